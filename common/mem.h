@@ -1,0 +1,79 @@
+/*
+ * Memory backends: one table of functions per way the NIC reaches a buffer
+ * (perftest's memory_ctx idea, one file per backend: mem_host.c, mem_cuda.c,
+ * mem_bounce.c).
+ */
+#ifndef GDR_MEM_H
+#define GDR_MEM_H
+
+#include <infiniband/verbs.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum gdr_mem_kind {
+	GDR_MEM_HOST = 0,
+	GDR_MEM_DMABUF,
+	GDR_MEM_PEERMEM,
+	GDR_MEM_BOUNCE,
+	GDR_MEM__COUNT
+};
+
+const char *gdr_mem_kind_name(enum gdr_mem_kind kind);
+/* "host" -> GDR_MEM_HOST; -EINVAL for anything else. */
+int gdr_mem_kind_parse(const char *name);
+
+struct gdr_cuda;
+struct gdr_gpu;
+
+/* What a backend may need from the program. */
+struct gdr_mem_env {
+	struct ibv_pd *pd;
+	const char *nic;         /* verbs device name, for messages */
+	const char *sysfs_root;  /* "/" normally; GDRPERF_ROOT in tests */
+	struct gdr_cuda *cuda;   /* NULL when no driver could be loaded */
+	struct gdr_gpu *gpu;     /* opened GPU, NULL when none */
+	const char *cuda_why;    /* why cuda is NULL */
+	int hugepages;           /* host: try MAP_HUGETLB first */
+	size_t bounce_chunk;     /* bounce: staging chunk size */
+	unsigned int bounce_slots;
+};
+
+struct gdr_mem {
+	const struct gdr_mem_ops *ops;
+	const struct gdr_mem_env *env;
+	size_t len;       /* bytes usable at addr */
+	uint64_t addr;    /* address the NIC uses (host VA or device VA = iova) */
+	void *host;       /* host mapping, NULL for device memory */
+	struct ibv_mr *mr;
+	void *priv;       /* backend state */
+};
+
+struct gdr_mem_ops {
+	enum gdr_mem_kind kind;
+	/*
+	 * Can this path run here at all? 0, or -errno with the reason in why
+	 * (e.g. "nvidia_peermem not loaded (/sys/module/nvidia_peermem absent)").
+	 */
+	int (*available)(const struct gdr_mem_env *env, char *why, size_t wlen);
+	/* Allocate len bytes and register them with access; 0 or -errno + why. */
+	int (*alloc_reg)(struct gdr_mem *m, size_t len, int access, char *why, size_t wlen);
+	/* Host <-> buffer copies (patterns for --validate). */
+	int (*write)(struct gdr_mem *m, size_t off, const void *src, size_t len);
+	int (*read)(struct gdr_mem *m, size_t off, void *dst, size_t len);
+	/* Deregister and free; safe on a half-built m. */
+	void (*free)(struct gdr_mem *m);
+};
+
+const struct gdr_mem_ops *gdr_mem_ops_for(enum gdr_mem_kind kind);
+
+/* Convenience wrappers that fill m->ops/env. */
+int gdr_mem_open(struct gdr_mem *m, enum gdr_mem_kind kind, const struct gdr_mem_env *env,
+		 size_t len, int access, char *why, size_t wlen);
+void gdr_mem_close(struct gdr_mem *m);
+
+extern const struct gdr_mem_ops gdr_mem_host_ops;
+extern const struct gdr_mem_ops gdr_mem_dmabuf_ops;
+extern const struct gdr_mem_ops gdr_mem_peermem_ops;
+extern const struct gdr_mem_ops gdr_mem_bounce_ops;
+
+#endif

@@ -1,0 +1,167 @@
+#include "config.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *progname = "gdrperf";
+static int verbose = -1;
+
+void gdr_set_progname(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+
+	progname = slash ? slash + 1 : name;
+}
+
+const char *gdr_progname(void)
+{
+	return progname;
+}
+
+void gdr_set_verbose(int level)
+{
+	verbose = level;
+}
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n = snprintf(line, sizeof(line), "%s: %s", progname, kind);
+
+	if (n < 0 || (size_t)n >= sizeof(line))
+		n = 0;
+	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	/* One write per message so that two processes sharing a terminal do not interleave. */
+	size_t len = strlen(line);
+	if (len + 1 < sizeof(line)) {
+		line[len++] = '\n';
+		line[len] = '\0';
+	}
+	fflush(stdout);
+	if (write(STDERR_FILENO, line, len) < 0)
+		return;
+}
+
+void gdr_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void gdr_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void gdr_dbg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbose < 0) {
+		const char *env = getenv("GDRPERF_DEBUG");
+		verbose = env && *env && strcmp(env, "0") ? 1 : 0;
+	}
+	if (verbose <= 0)
+		return;
+	va_start(ap, fmt);
+	vmsg("debug: ", fmt, ap);
+	va_end(ap);
+}
+
+uint64_t gdr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double gdr_now_s(void)
+{
+	return (double)gdr_now_ns() / 1e9;
+}
+
+char *gdr_strlcpy(char *dst, const char *src, size_t size)
+{
+	if (size == 0)
+		return dst;
+	snprintf(dst, size, "%s", src ? src : "");
+	return dst;
+}
+
+const char *gdr_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int u = 0;
+	uint64_t v = bytes;
+
+	while (u + 1 < GDR_ARRAY_SIZE(unit) && v >= 1024 && v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)v, unit[u]);
+	return buf;
+}
+
+const char *gdr_rooted_path(const char *root, const char *path, char *out, size_t len)
+{
+	if (!root || !*root || !strcmp(root, "/"))
+		snprintf(out, len, "%s", path);
+	else
+		snprintf(out, len, "%s%s%s", root, path[0] == '/' ? "" : "/", path);
+	return out;
+}
+
+ssize_t gdr_read_rooted(const char *root, const char *path, char *buf, size_t len)
+{
+	char full[4096];
+	ssize_t total = 0;
+	int fd;
+
+	if (len == 0)
+		return -EINVAL;
+	gdr_rooted_path(root, path, full, sizeof(full));
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < len - 1) {
+		ssize_t n = read(fd, buf + total, len - 1 - total);
+		if (n < 0) {
+			int e = errno;
+			if (e == EINTR)
+				continue;
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = '\0';
+	while (total > 0 && (buf[total - 1] == '\n' || buf[total - 1] == '\r'))
+		buf[--total] = '\0';
+	return total;
+}
+
+int gdr_exists_rooted(const char *root, const char *path)
+{
+	char full[4096];
+	struct stat st;
+
+	return stat(gdr_rooted_path(root, path, full, sizeof(full)), &st) == 0;
+}
