@@ -76,4 +76,18 @@ extern const struct gdr_mem_ops gdr_mem_dmabuf_ops;
 extern const struct gdr_mem_ops gdr_mem_peermem_ops;
 extern const struct gdr_mem_ops gdr_mem_bounce_ops;
 
+
+/*
+ * Shared probes (used by the backends and by gdr_doctor).
+ * NIC DMA-BUF support: ibv_reg_dmabuf_mr(pd, 0, 0, 0, -1, 0);
+ * EOPNOTSUPP/EPROTONOSUPPORT = unsupported, any other errno = supported.
+ * Returns 1 supported, 0 unsupported (why says so), <0 error.
+ */
+int gdr_dmabuf_probe_nic(struct ibv_pd *pd, char *why, size_t wlen);
+/*
+ * Peer-memory client: nvidia_peermem / nv_peer_mem under root (sysfs paths
+ * of DESIGN.md). Returns 1 and the client's name and version in found, or 0
+ * and the reason in why.
+ */
+int gdr_peermem_detect(const char *root, char *found, size_t flen, char *why, size_t wlen);
 #endif
