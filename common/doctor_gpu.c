@@ -27,7 +27,7 @@ struct pci_gpu {
 /* BAR1 is the second line of the resource file: "0xstart 0xend 0xflags". */
 static uint64_t read_bar1(const char *root, const char *bdf)
 {
-	char path[256], buf[2048];
+	char path[320], buf[2048];
 	unsigned long long start, end, flags;
 	const char *line;
 

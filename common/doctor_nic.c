@@ -97,7 +97,7 @@ static int cmp_nic(const void *a, const void *b)
 
 static int scan_sysfs(const char *root, struct nic_info *nics, int max)
 {
-	char dir[4096], pdir[4096], rel[256];
+	char dir[4096], pdir[4096], rel[320];
 	struct dirent *de, *pe;
 	int n = 0;
 	DIR *d, *pd;
@@ -218,7 +218,7 @@ static int scan_verbs(struct nic_info *nics, int max, char *why, size_t wlen)
 
 static void port_checks(struct gdr_doctor *doc, const struct nic_info *nic, int *any_active)
 {
-	char name[48], gids[256];
+	char name[96], gids[256];
 	struct gdr_check *c;
 
 	for (int p = 0; p < nic->nports; p++) {
@@ -275,7 +275,7 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 		goto out_free;
 	}
 	for (int i = 0; i < n; i++) {
-		char name[48];
+		char name[96];
 
 		port_checks(doc, &nics[i], &any_active);
 		snprintf(name, sizeof(name), "%s.dmabuf", nics[i].name);
