@@ -168,7 +168,9 @@ static int parse_channel(struct gdr_nccl_log *log, struct gdr_nccl_proc *proc, c
 		return 0;
 	via = strstr(msg, " via NET/");
 	if (!via)
-		return strstr(msg, " via ") != NULL; /* P2P, SHM, CollNet...: not the network */
+		/* Intra-node transports: NCCL's lines, but not the network. */
+		return strstr(msg, " via P2P/") || strstr(msg, " via SHM/") ||
+		       strstr(msg, " via CollNet") || strstr(msg, " via NVLS");
 	rest = via + 9;
 	copy_word(transport, sizeof(transport), rest, "/\r\n");
 	if (!log->chan_net[0])
