@@ -40,7 +40,7 @@
  *   cuEventSynchronize               2000    v1        PFN_cuEventSynchronize_v2000
  *   cuPointerSetAttribute            6000    v1        PFN_cuPointerSetAttribute_v6000
  *   cuPointerGetAttribute            4000    v1        PFN_cuPointerGetAttribute_v4000
- *   cuMemGetHandleForAddressRange   11070    v1        PFN_cuMemGetHandleForAddressRange_v11070 (optional)
+ *   cuMemGetHandleForAddressRange   11070    v1        PFN_..._v11070 (optional: DMA-BUF)
  *
  * All lookups pass CU_GET_PROC_ADDRESS_LEGACY_STREAM: we always name our
  * streams, and the legacy variants behave the same on a named stream.
@@ -126,8 +126,10 @@ struct gdr_cuda_sym {
 	int optional; /* missing = feature absent, not a broken driver */
 };
 
+/* clang-format off */
 #define SYM(fn, ver, field) { #fn, ver, offsetof(struct gdr_cuda, field), 0 }
 #define OPT(fn, ver, field) { #fn, ver, offsetof(struct gdr_cuda, field), 1 }
+/* clang-format on */
 
 static const struct gdr_cuda_sym gdr_cuda_syms[] = {
 	SYM(cuGetErrorName, 6000, GetErrorName),
@@ -209,8 +211,8 @@ static const char *cu_describe(const struct gdr_cuda *cu, CUresult rc, char *buf
 }
 
 /* Record "<what>: NAME: text" as the last error (and in why) and map rc to -errno. */
-__attribute__((format(printf, 5, 6))) static int cu_fail(struct gdr_cuda *cu, CUresult rc,
-							  char *why, size_t wlen, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static int
+cu_fail(struct gdr_cuda *cu, CUresult rc, char *why, size_t wlen, const char *fmt, ...)
 {
 	char what[160], desc[160];
 	va_list ap;
@@ -226,9 +228,8 @@ __attribute__((format(printf, 5, 6))) static int cu_fail(struct gdr_cuda *cu, CU
 }
 
 /* 0 on success, else cu_fail(): one call per driver call keeps the callers flat. */
-__attribute__((format(printf, 5, 6))) static int cu_check(struct gdr_cuda *cu, char *why,
-							   size_t wlen, CUresult rc, const char *fmt,
-							   ...)
+__attribute__((format(printf, 5, 6))) static int
+cu_check(struct gdr_cuda *cu, char *why, size_t wlen, CUresult rc, const char *fmt, ...)
 {
 	char what[160];
 	va_list ap;
@@ -264,8 +265,8 @@ static int cu_resolve(struct gdr_cuda *cu, char *why, size_t wlen)
 			continue;
 		}
 		if (s->optional) {
-			gdr_dbg("%s: %s (ABI %d) not available: CUresult %d", cu->libname,
-				s->name, s->version, (int)rc);
+			gdr_dbg("%s: %s (ABI %d) not available: CUresult %d", cu->libname, s->name,
+				s->version, (int)rc);
 			continue;
 		}
 		return cu_fail(cu, rc == CUDA_SUCCESS ? CUDA_ERROR_NOT_FOUND : rc, why, wlen,
@@ -398,8 +399,7 @@ static int gpu_attr(struct gdr_cuda *cu, CUdevice dev, CUdevice_attribute attr)
 	return v;
 }
 
-int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, char *why,
-		      size_t wlen)
+int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, char *why, size_t wlen)
 {
 	unsigned int dom, bus, dev, fn;
 	char raw[64];
@@ -414,11 +414,11 @@ int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, cha
 		return ret;
 	gpu->device = d;
 	ret = cu_check(cu, why, wlen, cu->DeviceGetName(gpu->name, (int)sizeof(gpu->name), d),
-		      "GPU %d: cuDeviceGetName", ordinal);
+		       "GPU %d: cuDeviceGetName", ordinal);
 	if (ret)
 		return ret;
 	ret = cu_check(cu, why, wlen, cu->DeviceGetPCIBusId(raw, (int)sizeof(raw), d),
-		      "GPU %d: cuDeviceGetPCIBusId", ordinal);
+		       "GPU %d: cuDeviceGetPCIBusId", ordinal);
 	if (ret)
 		return ret;
 	/* The driver writes "0000:3B:00.0"; everything else in gdrperf speaks sysfs case. */
@@ -428,7 +428,7 @@ int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, cha
 		for (size_t i = 0; i < sizeof(gpu->bus_id) - 1 && raw[i]; i++)
 			gpu->bus_id[i] = (char)tolower((unsigned char)raw[i]);
 	ret = cu_check(cu, why, wlen, cu->DeviceTotalMem(&total, d), "GPU %d: cuDeviceTotalMem",
-		      ordinal);
+		       ordinal);
 	if (ret)
 		return ret;
 	gpu->total_mem = total;
@@ -494,11 +494,11 @@ int gdr_cuda_gpu_open(struct gdr_cuda *cu, struct gdr_gpu *gpu, char *why, size_
 	int ret;
 
 	ret = cu_check(cu, why, wlen, cu->DevicePrimaryCtxRetain(&ctx, gpu->device),
-		      "GPU %d (%s): cuDevicePrimaryCtxRetain", gpu->ordinal, gpu->bus_id);
+		       "GPU %d (%s): cuDevicePrimaryCtxRetain", gpu->ordinal, gpu->bus_id);
 	if (ret)
 		return ret;
 	ret = cu_check(cu, why, wlen, cu->CtxSetCurrent(ctx), "GPU %d (%s): cuCtxSetCurrent",
-		      gpu->ordinal, gpu->bus_id);
+		       gpu->ordinal, gpu->bus_id);
 	if (ret) {
 		cu->DevicePrimaryCtxRelease(gpu->device);
 		return ret;
@@ -524,7 +524,7 @@ int gdr_cuda_make_current(struct gdr_cuda *cu, struct gdr_gpu *gpu)
 		return -EINVAL;
 	}
 	return cu_check(cu, NULL, 0, cu->CtxSetCurrent((CUcontext)gpu->ctx),
-		       "GPU %d (%s): cuCtxSetCurrent", gpu->ordinal, gpu->bus_id);
+			"GPU %d (%s): cuCtxSetCurrent", gpu->ordinal, gpu->bus_id);
 }
 
 int gdr_cuda_alloc(struct gdr_cuda *cu, size_t len, uint64_t *dptr, char *why, size_t wlen)
@@ -534,7 +534,7 @@ int gdr_cuda_alloc(struct gdr_cuda *cu, size_t len, uint64_t *dptr, char *why, s
 	int ret;
 
 	ret = cu_check(cu, why, wlen, cu->MemAlloc(&p, len), "cuMemAlloc(%s)",
-		      gdr_fmt_size(len, sz, sizeof(sz)));
+		       gdr_fmt_size(len, sz, sizeof(sz)));
 	*dptr = ret ? 0 : (uint64_t)p;
 	return ret;
 }
@@ -543,17 +543,17 @@ void gdr_cuda_free(struct gdr_cuda *cu, uint64_t dptr)
 {
 	if (dptr)
 		cu_check(cu, NULL, 0, cu->MemFree((CUdeviceptr)dptr), "cuMemFree(0x%llx)",
-			(unsigned long long)dptr);
+			 (unsigned long long)dptr);
 }
 
 int gdr_cuda_set_sync_memops(struct gdr_cuda *cu, uint64_t dptr, char *why, size_t wlen)
 {
 	unsigned int on = 1;
 
-	return cu_check(cu, why, wlen,
-		       cu->PointerSetAttribute(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
-					       (CUdeviceptr)dptr),
-		       "cuPointerSetAttribute(0x%llx, SYNC_MEMOPS)", (unsigned long long)dptr);
+	return cu_check(
+	    cu, why, wlen,
+	    cu->PointerSetAttribute(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)dptr),
+	    "cuPointerSetAttribute(0x%llx, SYNC_MEMOPS)", (unsigned long long)dptr);
 }
 
 int gdr_cuda_get_sync_memops(struct gdr_cuda *cu, uint64_t dptr, int *on, char *why, size_t wlen)
@@ -562,10 +562,10 @@ int gdr_cuda_get_sync_memops(struct gdr_cuda *cu, uint64_t dptr, int *on, char *
 	unsigned int v = 0;
 	int ret;
 
-	ret = cu_check(cu, why, wlen,
-		      cu->PointerGetAttribute(&v, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
-					      (CUdeviceptr)dptr),
-		      "cuPointerGetAttribute(0x%llx, SYNC_MEMOPS)", (unsigned long long)dptr);
+	ret = cu_check(
+	    cu, why, wlen,
+	    cu->PointerGetAttribute(&v, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)dptr),
+	    "cuPointerGetAttribute(0x%llx, SYNC_MEMOPS)", (unsigned long long)dptr);
 	*on = ret ? 0 : v != 0;
 	return ret;
 }
@@ -587,10 +587,10 @@ int gdr_cuda_dmabuf_fd(struct gdr_cuda *cu, uint64_t dptr, size_t len, int *fd, 
 		return -EOPNOTSUPP;
 	}
 	ret = cu_check(cu, why, wlen,
-		      cu->MemGetHandleForAddressRange(&h, (CUdeviceptr)dptr, len,
-						      CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
-		      "cuMemGetHandleForAddressRange(0x%llx, %s, DMA_BUF_FD)",
-		      (unsigned long long)dptr, gdr_fmt_size(len, sz, sizeof(sz)));
+		       cu->MemGetHandleForAddressRange(&h, (CUdeviceptr)dptr, len,
+						       CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+		       "cuMemGetHandleForAddressRange(0x%llx, %s, DMA_BUF_FD)",
+		       (unsigned long long)dptr, gdr_fmt_size(len, sz, sizeof(sz)));
 	if (ret)
 		return ret;
 	*fd = h;
@@ -612,7 +612,7 @@ int gdr_cuda_host_alloc(struct gdr_cuda *cu, size_t len, void **ptr, char *why, 
 	*ptr = NULL;
 	/* PORTABLE: the bounce ring is pinned for every context, whichever thread made it. */
 	ret = cu_check(cu, why, wlen, cu->MemHostAlloc(ptr, len, CU_MEMHOSTALLOC_PORTABLE),
-		      "cuMemHostAlloc(%s)", gdr_fmt_size(len, sz, sizeof(sz)));
+		       "cuMemHostAlloc(%s)", gdr_fmt_size(len, sz, sizeof(sz)));
 	if (ret)
 		*ptr = NULL;
 	return ret;
@@ -627,13 +627,13 @@ void gdr_cuda_host_free(struct gdr_cuda *cu, void *ptr)
 int gdr_cuda_htod(struct gdr_cuda *cu, uint64_t dst, const void *src, size_t len)
 {
 	return cu_check(cu, NULL, 0, cu->MemcpyHtoD((CUdeviceptr)dst, src, len),
-		       "cuMemcpyHtoD(0x%llx, %zu)", (unsigned long long)dst, len);
+			"cuMemcpyHtoD(0x%llx, %zu)", (unsigned long long)dst, len);
 }
 
 int gdr_cuda_dtoh(struct gdr_cuda *cu, void *dst, uint64_t src, size_t len)
 {
 	return cu_check(cu, NULL, 0, cu->MemcpyDtoH(dst, (CUdeviceptr)src, len),
-		       "cuMemcpyDtoH(0x%llx, %zu)", (unsigned long long)src, len);
+			"cuMemcpyDtoH(0x%llx, %zu)", (unsigned long long)src, len);
 }
 
 int gdr_cuda_stream_create(struct gdr_cuda *cu, gdr_cuda_stream_t *s)
@@ -642,7 +642,8 @@ int gdr_cuda_stream_create(struct gdr_cuda *cu, gdr_cuda_stream_t *s)
 	int ret;
 
 	/* Non-blocking: the pipeline's streams must not wait on the legacy default stream. */
-	ret = cu_check(cu, NULL, 0, cu->StreamCreate(&st, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+	ret =
+	    cu_check(cu, NULL, 0, cu->StreamCreate(&st, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
 	*s = ret ? NULL : (gdr_cuda_stream_t)st;
 	return ret;
 }
@@ -662,14 +663,14 @@ int gdr_cuda_htod_async(struct gdr_cuda *cu, uint64_t dst, const void *src, size
 			gdr_cuda_stream_t s)
 {
 	return cu_check(cu, NULL, 0, cu->MemcpyHtoDAsync((CUdeviceptr)dst, src, len, (CUstream)s),
-		       "cuMemcpyHtoDAsync(0x%llx, %zu)", (unsigned long long)dst, len);
+			"cuMemcpyHtoDAsync(0x%llx, %zu)", (unsigned long long)dst, len);
 }
 
 int gdr_cuda_dtoh_async(struct gdr_cuda *cu, void *dst, uint64_t src, size_t len,
 			gdr_cuda_stream_t s)
 {
 	return cu_check(cu, NULL, 0, cu->MemcpyDtoHAsync(dst, (CUdeviceptr)src, len, (CUstream)s),
-		       "cuMemcpyDtoHAsync(0x%llx, %zu)", (unsigned long long)src, len);
+			"cuMemcpyDtoHAsync(0x%llx, %zu)", (unsigned long long)src, len);
 }
 
 int gdr_cuda_event_create(struct gdr_cuda *cu, gdr_cuda_event_t *e)
@@ -754,8 +755,7 @@ int gdr_cuda_device_count(struct gdr_cuda *cu, int *count)
 	return -ENOSYS;
 }
 
-int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, char *why,
-		      size_t wlen)
+int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, char *why, size_t wlen)
 {
 	(void)cu;
 	(void)ordinal;

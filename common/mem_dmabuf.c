@@ -74,10 +74,11 @@ static int dmabuf_available(const struct gdr_mem_env *env, char *why, size_t wle
 		return -EOPNOTSUPP;
 	}
 	if (env->gpu->dmabuf_supported <= 0) {
-		snprintf(why, wlen,
-			 "%s: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = %s (needs the open GPU kernel "
-			 "module and Linux >= 5.12)",
-			 name, env->gpu->dmabuf_supported == 0 ? "0" : "unknown");
+		snprintf(
+		    why, wlen,
+		    "%s: CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = %s (needs the open GPU kernel "
+		    "module and Linux >= 5.12)",
+		    name, env->gpu->dmabuf_supported == 0 ? "0" : "unknown");
 		return -EOPNOTSUPP;
 	}
 #ifndef HAVE_IBV_REG_DMABUF_MR
@@ -95,8 +96,8 @@ static int dmabuf_available(const struct gdr_mem_env *env, char *why, size_t wle
 	return 0;
 }
 
-static int dmabuf_register(struct gdr_mem *m, int fd, const struct gdr_dmabuf_range *r,
-			   int access, char *why, size_t wlen)
+static int dmabuf_register(struct gdr_mem *m, int fd, const struct gdr_dmabuf_range *r, int access,
+			   char *why, size_t wlen)
 {
 	const struct gdr_mem_env *env = m->env;
 
@@ -118,15 +119,13 @@ static int dmabuf_register(struct gdr_mem *m, int fd, const struct gdr_dmabuf_ra
 	else
 		snprintf(why, wlen, "%s: ibv_reg_dmabuf_mr(%s at offset %llu, iova 0x%llx): %s",
 			 nic_name(env), gdr_fmt_size(m->len, sz, sizeof(sz)),
-			 (unsigned long long)r->offset, (unsigned long long)m->addr,
-			 strerror(err));
+			 (unsigned long long)r->offset, (unsigned long long)m->addr, strerror(err));
 	return -err;
 #else
 	(void)fd;
 	(void)r;
 	(void)access;
-	snprintf(why, wlen, "%s: built with a libibverbs without ibv_reg_dmabuf_mr",
-		 nic_name(env));
+	snprintf(why, wlen, "%s: built with a libibverbs without ibv_reg_dmabuf_mr", nic_name(env));
 	return -EOPNOTSUPP;
 #endif
 }

@@ -68,12 +68,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FAKE_MAX_DEV 16
-#define FAKE_GPU_PAGE (64u * 1024)
-#define FAKE_MAX_FAIL 16
-#define FAKE_MAGIC_CTX 0x63747821u
+#define FAKE_MAX_DEV	  16
+#define FAKE_GPU_PAGE	  (64u * 1024)
+#define FAKE_MAX_FAIL	  16
+#define FAKE_MAGIC_CTX	  0x63747821u
 #define FAKE_MAGIC_STREAM 0x73747221u
-#define FAKE_MAGIC_EVENT 0x65767421u
+#define FAKE_MAGIC_EVENT  0x65767421u
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -127,7 +127,7 @@ struct fake_stream {
 };
 
 struct fake_fail {
-	char fn[48];
+	char fn[128];
 	CUresult rc;
 };
 
@@ -161,23 +161,23 @@ static struct {
 static _Thread_local struct fake_ctx *tls_ctx;
 
 /* Names and strings as the real driver words them. */
-#define FAKE_ERRORS(X)                                                                   \
-	X(CUDA_SUCCESS, "no error")                                                      \
-	X(CUDA_ERROR_INVALID_VALUE, "invalid argument")                                  \
-	X(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")                                     \
-	X(CUDA_ERROR_NOT_INITIALIZED, "initialization error")                            \
-	X(CUDA_ERROR_DEINITIALIZED, "driver shutting down")                              \
-	X(CUDA_ERROR_NO_DEVICE, "no CUDA-capable device is detected")                    \
-	X(CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal")                           \
-	X(CUDA_ERROR_INVALID_CONTEXT, "invalid device context")                          \
-	X(CUDA_ERROR_INVALID_HANDLE, "invalid resource handle")                          \
-	X(CUDA_ERROR_NOT_FOUND, "named symbol not found")                                \
-	X(CUDA_ERROR_NOT_READY, "device not ready")                                      \
-	X(CUDA_ERROR_ILLEGAL_ADDRESS, "an illegal memory access was encountered")        \
-	X(CUDA_ERROR_NOT_PERMITTED, "operation not permitted")                           \
-	X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                           \
-	X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,                                              \
-	  "system has unsupported display driver / cuda driver combination")             \
+#define FAKE_ERRORS(X)                                                                             \
+	X(CUDA_SUCCESS, "no error")                                                                \
+	X(CUDA_ERROR_INVALID_VALUE, "invalid argument")                                            \
+	X(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")                                               \
+	X(CUDA_ERROR_NOT_INITIALIZED, "initialization error")                                      \
+	X(CUDA_ERROR_DEINITIALIZED, "driver shutting down")                                        \
+	X(CUDA_ERROR_NO_DEVICE, "no CUDA-capable device is detected")                              \
+	X(CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal")                                     \
+	X(CUDA_ERROR_INVALID_CONTEXT, "invalid device context")                                    \
+	X(CUDA_ERROR_INVALID_HANDLE, "invalid resource handle")                                    \
+	X(CUDA_ERROR_NOT_FOUND, "named symbol not found")                                          \
+	X(CUDA_ERROR_NOT_READY, "device not ready")                                                \
+	X(CUDA_ERROR_ILLEGAL_ADDRESS, "an illegal memory access was encountered")                  \
+	X(CUDA_ERROR_NOT_PERMITTED, "operation not permitted")                                     \
+	X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                                     \
+	X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,                                                       \
+	  "system has unsupported display driver / cuda driver combination")                       \
 	X(CUDA_ERROR_UNKNOWN, "unknown error")
 
 static const struct {
@@ -297,12 +297,12 @@ static void load_cfg(struct fake_cfg *c)
 			}
 		}
 		c->dmabuf[i] = field(getenv("GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED"), i, f, sizeof(f))
-				       ? atoi(f)
-				       : 1;
-		c->gdr[i] = field(getenv("GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED"), i, f,
-				  sizeof(f))
-				    ? atoi(f)
-				    : 1;
+				   ? atoi(f)
+				   : 1;
+		c->gdr[i] =
+		    field(getenv("GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED"), i, f, sizeof(f))
+			? atoi(f)
+			: 1;
 	}
 	e = getenv("GDRPERF_FAKE_CUDA_DMABUF");
 	c->dmabuf_rc = e && *e && strcmp(e, "memfd") ? parse_cuerr(e) : CUDA_SUCCESS;
@@ -484,8 +484,7 @@ static CUresult enqueue(struct fake_stream *s, struct fake_op *op)
 	return CUDA_SUCCESS;
 }
 
-static CUresult copy_async(void *dst, const void *src, size_t len, const void *host,
-			   CUstream hs)
+static CUresult copy_async(void *dst, const void *src, size_t len, const void *host, CUstream hs)
 {
 	struct fake_stream *s;
 	struct fake_op *op;
@@ -1058,8 +1057,7 @@ static CUresult fake_EventSynchronize(CUevent h)
 	return CUDA_SUCCESS;
 }
 
-static CUresult fake_PointerSetAttribute(const void *value, CUpointer_attribute attr,
-					 CUdeviceptr p)
+static CUresult fake_PointerSetAttribute(const void *value, CUpointer_attribute attr, CUdeviceptr p)
 {
 	CUresult rc = enter("cuPointerSetAttribute", true);
 	struct fake_alloc *a;

@@ -23,12 +23,17 @@
 #ifdef HAVE_CUDA
 
 static const char *const fake_vars[] = {
-	"GDRPERF_FAKE_CUDA_DEVICES",	 "GDRPERF_FAKE_CUDA_NAMES",
-	"GDRPERF_FAKE_CUDA_BUS_IDS",	 "GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED",
+	"GDRPERF_FAKE_CUDA_DEVICES",
+	"GDRPERF_FAKE_CUDA_NAMES",
+	"GDRPERF_FAKE_CUDA_BUS_IDS",
+	"GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED",
 	"GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_DMABUF",	 "GDRPERF_FAKE_CUDA_MEM_LIMIT",
-	"GDRPERF_FAKE_CUDA_DRIVER_VERSION", "GDRPERF_FAKE_CUDA_COPY_DELAY_US",
-	"GDRPERF_FAKE_CUDA_COPY_GBPS",	 "GDRPERF_FAKE_CUDA_ALLOC_OFFSET",
+	"GDRPERF_FAKE_CUDA_DMABUF",
+	"GDRPERF_FAKE_CUDA_MEM_LIMIT",
+	"GDRPERF_FAKE_CUDA_DRIVER_VERSION",
+	"GDRPERF_FAKE_CUDA_COPY_DELAY_US",
+	"GDRPERF_FAKE_CUDA_COPY_GBPS",
+	"GDRPERF_FAKE_CUDA_ALLOC_OFFSET",
 	"GDRPERF_FAKE_CUDA_FAIL",
 };
 
@@ -213,7 +218,7 @@ static void test_error_strings(void **state)
 	assert_int_equal(gdr_cuda_htod(cu, d + (1u << 20) - 8, buf, sizeof(buf)), -EINVAL);
 	assert_non_null(strstr(gdr_cuda_last_error(cu), "cuMemcpyHtoD("));
 	assert_non_null(strstr(gdr_cuda_last_error(cu), "CUDA_ERROR_INVALID_VALUE: invalid "
-							 "argument"));
+							"argument"));
 	gdr_cuda_free(cu, d);
 	/* Freed: the whole limit is available again. */
 	assert_int_equal(gdr_cuda_alloc(cu, 1u << 20, &d, why, sizeof(why)), 0);

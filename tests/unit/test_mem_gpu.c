@@ -49,31 +49,29 @@ static void test_peermem_detect(void **state)
 	char found[128], why[256];
 
 	(void)state;
-	assert_int_equal(gdr_peermem_detect(CUDA_ROOTS "/none", found, sizeof(found), why,
-					    sizeof(why)),
-			 0);
+	assert_int_equal(
+	    gdr_peermem_detect(CUDA_ROOTS "/none", found, sizeof(found), why, sizeof(why)), 0);
 	assert_string_equal(why, "nvidia_peermem not loaded (/sys/module/nvidia_peermem absent; "
 				 "no nv_peer_mem or memory_peers/nv_mem either): modprobe "
 				 "nvidia-peermem");
-	assert_int_equal(gdr_peermem_detect(CUDA_ROOTS "/nvidia_peermem", found, sizeof(found),
-					    why, sizeof(why)),
+	assert_int_equal(gdr_peermem_detect(CUDA_ROOTS "/nvidia_peermem", found, sizeof(found), why,
+					    sizeof(why)),
 			 1);
 	assert_string_equal(found, "nvidia_peermem 550.54.15");
-	assert_int_equal(gdr_peermem_detect(CUDA_ROOTS "/nv_peer_mem", found, sizeof(found), why,
-					    sizeof(why)),
-			 1);
+	assert_int_equal(
+	    gdr_peermem_detect(CUDA_ROOTS "/nv_peer_mem", found, sizeof(found), why, sizeof(why)),
+	    1);
 	assert_string_equal(found, "nv_peer_mem 1.3-0");
-	assert_int_equal(gdr_peermem_detect(CUDA_ROOTS "/memory_peers", found, sizeof(found), why,
-					    sizeof(why)),
-			 1);
+	assert_int_equal(
+	    gdr_peermem_detect(CUDA_ROOTS "/memory_peers", found, sizeof(found), why, sizeof(why)),
+	    1);
 	assert_string_equal(found, "nv_mem 1.2 (memory_peers)");
 	assert_int_equal(gdr_peermem_detect(CUDA_ROOTS "/memory_peers_nc", found, sizeof(found),
 					    why, sizeof(why)),
 			 1);
 	assert_string_equal(found, "nv_mem_nc 1.2 (memory_peers)");
-	assert_int_equal(gdr_peermem_detect(CUDA_ROOTS "/noversion", found, sizeof(found), why,
-					    sizeof(why)),
-			 1);
+	assert_int_equal(
+	    gdr_peermem_detect(CUDA_ROOTS "/noversion", found, sizeof(found), why, sizeof(why)), 1);
 	assert_string_equal(found, "nvidia_peermem (version unknown)");
 }
 
@@ -109,12 +107,17 @@ static void test_no_driver(void **state)
 #ifdef HAVE_CUDA
 
 static const char *const fake_vars[] = {
-	"GDRPERF_FAKE_CUDA_DEVICES",	 "GDRPERF_FAKE_CUDA_NAMES",
-	"GDRPERF_FAKE_CUDA_BUS_IDS",	 "GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED",
+	"GDRPERF_FAKE_CUDA_DEVICES",
+	"GDRPERF_FAKE_CUDA_NAMES",
+	"GDRPERF_FAKE_CUDA_BUS_IDS",
+	"GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED",
 	"GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_DMABUF",	 "GDRPERF_FAKE_CUDA_MEM_LIMIT",
-	"GDRPERF_FAKE_CUDA_DRIVER_VERSION", "GDRPERF_FAKE_CUDA_COPY_DELAY_US",
-	"GDRPERF_FAKE_CUDA_COPY_GBPS",	 "GDRPERF_FAKE_CUDA_ALLOC_OFFSET",
+	"GDRPERF_FAKE_CUDA_DMABUF",
+	"GDRPERF_FAKE_CUDA_MEM_LIMIT",
+	"GDRPERF_FAKE_CUDA_DRIVER_VERSION",
+	"GDRPERF_FAKE_CUDA_COPY_DELAY_US",
+	"GDRPERF_FAKE_CUDA_COPY_GBPS",
+	"GDRPERF_FAKE_CUDA_ALLOC_OFFSET",
 	"GDRPERF_FAKE_CUDA_FAIL",
 };
 
@@ -296,8 +299,7 @@ static void test_oom(void **state)
 	/* Rounded up to whole GPU pages before asking. */
 	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): cuMemAlloc(1088 KiB): "
 				 "CUDA_ERROR_OUT_OF_MEMORY: out of memory");
-	assert_int_equal(gdr_mem_peermem_ops.alloc_reg(&m, 2u << 20, 0, why, sizeof(why)),
-			 -ENOMEM);
+	assert_int_equal(gdr_mem_peermem_ops.alloc_reg(&m, 2u << 20, 0, why, sizeof(why)), -ENOMEM);
 	assert_non_null(strstr(why, "cuMemAlloc(2 MiB): CUDA_ERROR_OUT_OF_MEMORY"));
 	down(&f);
 }
@@ -310,7 +312,8 @@ static void test_peermem_available(void **state)
 	(void)state;
 	up(&f, CUDA_ROOTS "/none");
 	assert_int_equal(gdr_mem_peermem_ops.available(&f.env, why, sizeof(why)), -ENOENT);
-	assert_non_null(strstr(why, "nvidia_peermem not loaded (/sys/module/nvidia_peermem absent"));
+	assert_non_null(
+	    strstr(why, "nvidia_peermem not loaded (/sys/module/nvidia_peermem absent"));
 	assert_ptr_equal(strstr(why, "nvidia_peermem not loaded"), why);
 	down(&f);
 
