@@ -22,50 +22,49 @@ struct doctor_opts {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: gdr_doctor [options]\n"
-		"       gdr_doctor --nccl-log FILE|- [--expect PATH] [--json FILE|-]\n"
-		"\n"
-		"Says which GPUDirect RDMA path this node can use (DMA-BUF, nvidia-peermem,\n"
-		"both, or none and why), or, with --nccl-log, which path NCCL used according\n"
-		"to an NCCL_DEBUG=INFO log.\n"
-		"\n"
-		"Options:\n"
-		"  -r, --root DIR        read /proc, /sys, /boot and /usr/lib below DIR (default /);\n"
-		"                        RDMA devices are then read from DIR/sys/class/infiniband\n"
-		"                        and not probed, the memlock limit from DIR/proc/self/limits\n"
-		"  -e, --expect PATH     dmabuf | peermem | any: exit 0 when PATH is usable (or,\n"
-		"                        with --nccl-log, was used), 1 when not\n"
-		"  -j, --json FILE|-     also write the report as JSON to FILE (- = stdout, and\n"
-		"                        then no text report)\n"
-		"  -l, --nccl-log FILE|- read an NCCL_DEBUG=INFO log (- = stdin) instead of\n"
-		"                        checking the node\n"
-		"  -q, --quiet           print only the verdict (or the log's conclusion)\n"
-		"  -h, --help            this text\n"
-		"\n"
-		"Each check prints pass, warn, fail or n-a, the value seen, and the fix; a check\n"
-		"that rules a path out says [blocks dmabuf|peermem]. The last line is the\n"
-		"verdict: \"DMA-BUF available\", \"nvidia-peermem only\", \"both (DMA-BUF\n"
-		"preferred)\" or \"no GPUDirect RDMA: <first blocking reason>\".\n"
-		"NCCL_* variables are read from this process's environment.\n"
-		"Environment: GDRPERF_LIBCUDA names the libcuda.so.1 to load (test hook).\n"
-		"\n"
-		"Exit status: 0 the expected path is usable (always 0 without --expect, unless\n"
-		"the --nccl-log input is not an NCCL log), 1 it is not, 2 usage error or a\n"
-		"file that cannot be opened.\n");
+	fprintf(
+	    out,
+	    "Usage: gdr_doctor [options]\n"
+	    "       gdr_doctor --nccl-log FILE|- [--expect PATH] [--json FILE|-]\n"
+	    "\n"
+	    "Says which GPUDirect RDMA path this node can use (DMA-BUF, nvidia-peermem,\n"
+	    "both, or none and why), or, with --nccl-log, which path NCCL used according\n"
+	    "to an NCCL_DEBUG=INFO log.\n"
+	    "\n"
+	    "Options:\n"
+	    "  -r, --root DIR        read /proc, /sys, /boot and /usr/lib below DIR (default /);\n"
+	    "                        RDMA devices are then read from DIR/sys/class/infiniband\n"
+	    "                        and not probed, the memlock limit from DIR/proc/self/limits\n"
+	    "  -e, --expect PATH     dmabuf | peermem | any: exit 0 when PATH is usable (or,\n"
+	    "                        with --nccl-log, was used), 1 when not\n"
+	    "  -j, --json FILE|-     also write the report as JSON to FILE (- = stdout, and\n"
+	    "                        then no text report)\n"
+	    "  -l, --nccl-log FILE|- read an NCCL_DEBUG=INFO log (- = stdin) instead of\n"
+	    "                        checking the node\n"
+	    "  -q, --quiet           print only the verdict (or the log's conclusion)\n"
+	    "  -h, --help            this text\n"
+	    "\n"
+	    "Each check prints pass, warn, fail or n-a, the value seen, and the fix; a check\n"
+	    "that rules a path out says [blocks dmabuf|peermem]. The last line is the\n"
+	    "verdict: \"DMA-BUF available\", \"nvidia-peermem only\", \"both (DMA-BUF\n"
+	    "preferred)\" or \"no GPUDirect RDMA: <first blocking reason>\".\n"
+	    "NCCL_* variables are read from this process's environment.\n"
+	    "Environment: GDRPERF_LIBCUDA names the libcuda.so.1 to load (test hook).\n"
+	    "\n"
+	    "Exit status: 0 the expected path is usable (always 0 without --expect, unless\n"
+	    "the --nccl-log input is not an NCCL log), 1 it is not, 2 usage error or a\n"
+	    "file that cannot be opened.\n");
 }
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
 {
-	static const struct option longopts[] = {
-		{ .name = "root", .has_arg = 1, .val = 'r' },
-		{ .name = "expect", .has_arg = 1, .val = 'e' },
-		{ .name = "json", .has_arg = 1, .val = 'j' },
-		{ .name = "nccl-log", .has_arg = 1, .val = 'l' },
-		{ .name = "quiet", .has_arg = 0, .val = 'q' },
-		{ .name = "help", .has_arg = 0, .val = 'h' },
-		{}
-	};
+	static const struct option longopts[] = { { .name = "root", .has_arg = 1, .val = 'r' },
+						  { .name = "expect", .has_arg = 1, .val = 'e' },
+						  { .name = "json", .has_arg = 1, .val = 'j' },
+						  { .name = "nccl-log", .has_arg = 1, .val = 'l' },
+						  { .name = "quiet", .has_arg = 0, .val = 'q' },
+						  { .name = "help", .has_arg = 0, .val = 'h' },
+						  {} };
 	int c, e;
 
 	while ((c = getopt_long(argc, argv, "r:e:j:l:qh", longopts, NULL)) != -1) {

@@ -27,15 +27,15 @@ enum gdr_check_status {
 /* Which path a check blocks when it fails (a bit mask). */
 #define GDR_BLOCK_DMABUF  0x1
 #define GDR_BLOCK_PEERMEM 0x2
-#define GDR_BLOCK_BOTH    (GDR_BLOCK_DMABUF | GDR_BLOCK_PEERMEM)
+#define GDR_BLOCK_BOTH	  (GDR_BLOCK_DMABUF | GDR_BLOCK_PEERMEM)
 
 #define GDR_DOCTOR_MAX_CHECKS 128
 
 struct gdr_check {
-	char name[48];      /* "kernel", "gpu0.dmabuf", "mlx5_0.port1" */
+	char name[48]; /* "kernel", "gpu0.dmabuf", "mlx5_0.port1" */
 	enum gdr_check_status status;
-	char value[256];    /* what was seen */
-	char fix[256];      /* what to do; empty when nothing to do */
+	char value[256];     /* what was seen */
+	char fix[256];	     /* what to do; empty when nothing to do */
 	unsigned int blocks; /* GDR_BLOCK_* this check blocks */
 };
 
@@ -48,10 +48,10 @@ enum gdr_expect {
 };
 
 struct gdr_doctor {
-	const char *root;  /* "/" or a fixture tree */
+	const char *root; /* "/" or a fixture tree */
 	struct gdr_check checks[GDR_DOCTOR_MAX_CHECKS];
 	unsigned int nchecks;
-	unsigned int dropped; /* checks that did not fit */
+	unsigned int dropped;	   /* checks that did not fit */
 	struct gdr_check overflow; /* written by gdr_doctor_add when the list is full */
 	/* Facts the later checks use. */
 	char kernel_release[128];
@@ -75,14 +75,13 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc);
 struct gdr_check *gdr_doctor_add(struct gdr_doctor *doc, const char *name,
 				 enum gdr_check_status status, unsigned int blocks);
 void gdr_check_value(struct gdr_check *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void gdr_check_fix(struct gdr_check *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
+void gdr_check_fix(struct gdr_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 const char *gdr_check_status_name(enum gdr_check_status s);
 
 struct gdr_verdict {
-	int dmabuf;   /* usable: 1/0 */
+	int dmabuf; /* usable: 1/0 */
 	int peermem;
 	char text[352]; /* exactly one of the four verdict lines of the issue */
 };
@@ -108,7 +107,8 @@ int gdr_kernel_version_parse(const char *release, int *major, int *minor);
 int gdr_nvidia_version_parse(const char *text, char *version, size_t vlen, int *open_module);
 /* Look up CONFIG_<name> in kernel config text: 'y', 'm', 'n' (absent or "is not set"). */
 char gdr_kconfig_lookup(const char *text, const char *name);
-/* Parse "Max locked memory" from /proc/PID/limits text: soft limit in bytes, UINT64_MAX = unlimited. */
+/* Parse "Max locked memory" from /proc/PID/limits text: soft limit in bytes, UINT64_MAX =
+ * unlimited. */
 int gdr_limits_memlock_parse(const char *text, unsigned long long *soft);
 
 /*

@@ -20,8 +20,8 @@
 
 struct pci_gpu {
 	char bdf[32];
-	uint64_t bar1;  /* 0 = unknown */
-	int matched;    /* reported together with a CUDA device */
+	uint64_t bar1; /* 0 = unknown */
+	int matched;   /* reported together with a CUDA device */
 };
 
 /* BAR1 is the second line of the resource file: "0xstart 0xend 0xflags". */
@@ -124,7 +124,8 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 		if (pg)
 			pg->matched = 1;
 		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
-		gdr_check_value(c, "%s %s, %s", gpu.bus_id, gpu.name, bar1_text(pg, bar, sizeof(bar)));
+		gdr_check_value(c, "%s %s, %s", gpu.bus_id, gpu.name,
+				bar1_text(pg, bar, sizeof(bar)));
 
 		snprintf(name, sizeof(name), "gpu%d.dmabuf", i);
 		if (gpu.dmabuf_supported > 0) {
@@ -132,10 +133,14 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
 			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=1");
 		} else {
-			c = gdr_doctor_add(doc, name, gpu.dmabuf_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
+			c = gdr_doctor_add(
+			    doc, name, gpu.dmabuf_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA,
+			    0);
 			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=%s",
 					gpu.dmabuf_supported == 0 ? "0" : "unknown");
-			gdr_check_fix(c, "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver");
+			gdr_check_fix(
+			    c,
+			    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver");
 		}
 		snprintf(name, sizeof(name), "gpu%d.gdr", i);
 		if (gpu.gdr_supported > 0) {
@@ -143,10 +148,12 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
 			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED=1");
 		} else {
-			c = gdr_doctor_add(doc, name, gpu.gdr_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
+			c = gdr_doctor_add(
+			    doc, name, gpu.gdr_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
 			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED=%s",
 					gpu.gdr_supported == 0 ? "0" : "unknown");
-			gdr_check_fix(c, "GeForce and some virtualised GPUs do not support GPUDirect RDMA");
+			gdr_check_fix(
+			    c, "GeForce and some virtualised GPUs do not support GPUDirect RDMA");
 		}
 	}
 	doc->dmabuf_usable_gpu = any_dmabuf;
@@ -203,7 +210,8 @@ void gdr_doctor_gpu_checks(struct gdr_doctor *doc)
 		snprintf(name, sizeof(name), "pci-gpu%u", i);
 		c = gdr_doctor_add(doc, name, cu ? GDR_CHECK_WARN : GDR_CHECK_NA, 0);
 		gdr_check_value(c, "%s, %s%s", pci[i].bdf, bar1_text(&pci[i], bar, sizeof(bar)),
-				cu ? " (not visible to CUDA)" : "; attributes unknown: no CUDA driver");
+				cu ? " (not visible to CUDA)"
+				   : "; attributes unknown: no CUDA driver");
 	}
 	if (!cu && npci == 0) {
 		c = gdr_doctor_add(doc, "gpus", GDR_CHECK_NA, 0);

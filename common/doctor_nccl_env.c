@@ -68,9 +68,11 @@ static void check_gdr_level(struct gdr_doctor *doc, const char *val)
 	 * lvl with the distance of each GPU to its nearest NIC and fail when a pair
 	 * is farther than the level allows. Until then only the name is checked.
 	 */
-	c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", lvl <= 2 ? GDR_CHECK_WARN : GDR_CHECK_PASS, 0);
-	gdr_check_value(c, "%s: GDR only for GPU-NIC pairs at %s or closer (distances not measured "
-			   "here: see gdr_topo)",
+	c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", lvl <= 2 ? GDR_CHECK_WARN : GDR_CHECK_PASS,
+			   0);
+	gdr_check_value(c,
+			"%s: GDR only for GPU-NIC pairs at %s or closer (distances not measured "
+			"here: see gdr_topo)",
 			val, gdr_levels[lvl]);
 	if (lvl <= 2)
 		gdr_check_fix(c, "check with gdr_topo that every GPU's NIC is at %s or closer",
@@ -100,17 +102,20 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 	v = getenv("NCCL_IB_DISABLE");
 	if (v && atoi(v) == 1) {
 		c = gdr_doctor_add(doc, "NCCL_IB_DISABLE", GDR_CHECK_FAIL, 0);
-		gdr_check_value(c, "1: NCCL's IB/RoCE transport is off, inter-node traffic uses sockets");
+		gdr_check_value(
+		    c, "1: NCCL's IB/RoCE transport is off, inter-node traffic uses sockets");
 		gdr_check_fix(c, "unset NCCL_IB_DISABLE");
 	}
 	v = getenv("NCCL_DMABUF_ENABLE");
 	if (v && atoi(v) == 0) {
 		int ok = node_dmabuf_ok(doc);
 
-		c = gdr_doctor_add(doc, "NCCL_DMABUF_ENABLE", ok ? GDR_CHECK_WARN : GDR_CHECK_PASS, 0);
-		gdr_check_value(c, "0: NCCL will not use DMA-BUF%s",
-				ok ? " although this node supports it (peer memory or no GDR instead)"
-				   : " (this node cannot anyway)");
+		c = gdr_doctor_add(doc, "NCCL_DMABUF_ENABLE", ok ? GDR_CHECK_WARN : GDR_CHECK_PASS,
+				   0);
+		gdr_check_value(
+		    c, "0: NCCL will not use DMA-BUF%s",
+		    ok ? " although this node supports it (peer memory or no GDR instead)"
+		       : " (this node cannot anyway)");
 		if (ok)
 			gdr_check_fix(c, "unset NCCL_DMABUF_ENABLE");
 	}
@@ -121,12 +126,16 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 	if (v && *v) {
 		int on = atoi(v) != 0;
 
-		c = gdr_doctor_add(doc, "NCCL_NET_GDR_READ", on ? GDR_CHECK_PASS : GDR_CHECK_WARN, 0);
-		gdr_check_value(c, "%s: %s", v,
-				on ? "the NIC reads send buffers from GPU memory"
-				   : "sends are staged through host memory (receives still use GDR)");
+		c = gdr_doctor_add(doc, "NCCL_NET_GDR_READ", on ? GDR_CHECK_PASS : GDR_CHECK_WARN,
+				   0);
+		gdr_check_value(
+		    c, "%s: %s", v,
+		    on ? "the NIC reads send buffers from GPU memory"
+		       : "sends are staged through host memory (receives still use GDR)");
 		if (!on)
-			gdr_check_fix(c, "unset NCCL_NET_GDR_READ unless reads from GPU memory are slow here");
+			gdr_check_fix(
+			    c,
+			    "unset NCCL_NET_GDR_READ unless reads from GPU memory are slow here");
 	}
 	if (doc->nchecks == before) {
 		c = gdr_doctor_add(doc, "nccl-env", GDR_CHECK_PASS, 0);

@@ -22,9 +22,9 @@
 
 struct nic_port {
 	int num;
-	char state[32];      /* "ACTIVE", "DOWN", ... */
+	char state[32]; /* "ACTIVE", "DOWN", ... */
 	int active;
-	int ethernet;        /* link layer Ethernet = RoCE */
+	int ethernet; /* link layer Ethernet = RoCE */
 	char gids[MAX_GIDS][64];
 	char gid_types[MAX_GIDS][16];
 	int gid_index[MAX_GIDS];
@@ -35,7 +35,7 @@ struct nic_info {
 	char name[64];
 	struct nic_port ports[MAX_PORTS];
 	int nports;
-	int probe;            /* 1 supported, 0 not, -1 not probed */
+	int probe; /* 1 supported, 0 not, -1 not probed */
 	char probe_why[256];
 };
 
@@ -72,7 +72,8 @@ static void sysfs_port(const char *root, const char *dev, struct nic_port *p)
 	gdr_strlcpy(p->state, colon ? colon + 2 : buf, sizeof(p->state));
 	p->active = !strcmp(p->state, "ACTIVE");
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/link_layer", dev, p->num);
-	p->ethernet = gdr_read_rooted(root, path, buf, sizeof(buf)) >= 0 && !strcmp(buf, "Ethernet");
+	p->ethernet =
+	    gdr_read_rooted(root, path, buf, sizeof(buf)) >= 0 && !strcmp(buf, "Ethernet");
 	if (!p->ethernet)
 		return;
 	for (int i = 0; i < 256 && p->ngids < MAX_GIDS; i++) {
@@ -139,9 +140,10 @@ static void fmt_gid(const union ibv_gid *g, char *out, size_t len)
 {
 	const uint8_t *b = g->raw;
 
-	snprintf(out, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-		 b[13], b[14], b[15]);
+	snprintf(out, len,
+		 "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x", b[0],
+		 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+		 b[14], b[15]);
 }
 
 static void verbs_device(struct ibv_device *dev, struct nic_info *nic)
@@ -172,7 +174,8 @@ static void verbs_device(struct ibv_device *dev, struct nic_info *nic)
 			gdr_strlcpy(np->state, ibv_port_state_str(pa.state), sizeof(np->state));
 			np->active = pa.state == IBV_PORT_ACTIVE;
 			np->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
-			for (int i = 0; np->ethernet && i < pa.gid_tbl_len && np->ngids < MAX_GIDS; i++) {
+			for (int i = 0; np->ethernet && i < pa.gid_tbl_len && np->ngids < MAX_GIDS;
+			     i++) {
 				union ibv_gid gid;
 
 				if (ibv_query_gid(ctx, (uint8_t)p, i, &gid))
@@ -189,7 +192,8 @@ static void verbs_device(struct ibv_device *dev, struct nic_info *nic)
 	}
 	pd = ibv_alloc_pd(ctx);
 	if (!pd) {
-		snprintf(nic->probe_why, sizeof(nic->probe_why), "ibv_alloc_pd: %s", strerror(errno));
+		snprintf(nic->probe_why, sizeof(nic->probe_why), "ibv_alloc_pd: %s",
+			 strerror(errno));
 	} else {
 		int rc = gdr_dmabuf_probe_nic(pd, nic->probe_why, sizeof(nic->probe_why));
 
@@ -227,9 +231,11 @@ static void port_checks(struct gdr_doctor *doc, const struct nic_info *nic, int 
 
 		snprintf(name, sizeof(name), "%s.port%d", nic->name, np->num);
 		c = gdr_doctor_add(doc, name, np->active ? GDR_CHECK_PASS : GDR_CHECK_WARN, 0);
-		gdr_check_value(c, "%s, %s", np->state, np->ethernet ? "RoCE (Ethernet)" : "InfiniBand");
+		gdr_check_value(c, "%s, %s", np->state,
+				np->ethernet ? "RoCE (Ethernet)" : "InfiniBand");
 		if (!np->active)
-			gdr_check_fix(c, "bring the link up (cable, switch port, ip link set <netdev> up)");
+			gdr_check_fix(
+			    c, "bring the link up (cable, switch port, ip link set <netdev> up)");
 		*any_active |= np->active;
 		if (!np->ethernet)
 			continue;
@@ -237,14 +243,16 @@ static void port_checks(struct gdr_doctor *doc, const struct nic_info *nic, int 
 		if (np->ngids == 0) {
 			c = gdr_doctor_add(doc, name, GDR_CHECK_WARN, 0);
 			gdr_check_value(c, "no RoCE GID");
-			gdr_check_fix(c, "give the port's netdev an IP address (RoCE GIDs follow it)");
+			gdr_check_fix(c,
+				      "give the port's netdev an IP address (RoCE GIDs follow it)");
 			continue;
 		}
 		gids[0] = '\0';
 		for (int i = 0; i < np->ngids && off < sizeof(gids); i++)
-			off += snprintf(gids + off, sizeof(gids) - off, "%s%d=%s%s%s%s", i ? "; " : "",
-					np->gid_index[i], np->gids[i], np->gid_types[i][0] ? " (" : "",
-					np->gid_types[i], np->gid_types[i][0] ? ")" : "");
+			off +=
+			    snprintf(gids + off, sizeof(gids) - off, "%s%d=%s%s%s%s", i ? "; " : "",
+				     np->gid_index[i], np->gids[i], np->gid_types[i][0] ? " (" : "",
+				     np->gid_types[i], np->gid_types[i][0] ? ")" : "");
 		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "%s", gids);
 	}
@@ -269,9 +277,11 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 	doc->nic_count = n;
 	if (n == 0) {
 		c = gdr_doctor_add(doc, "rdma-devices", GDR_CHECK_NA, GDR_BLOCK_BOTH);
-		gdr_check_value(c, "no RDMA devices%s%s%s", why[0] ? " (" : "", why, why[0] ? ")" : "");
-		gdr_check_fix(c, "load the NIC's RDMA driver (mlx5_ib, ...) or pass the RDMA device "
-				 "into the container (/dev/infiniband, RDMA shared device plugin)");
+		gdr_check_value(c, "no RDMA devices%s%s%s", why[0] ? " (" : "", why,
+				why[0] ? ")" : "");
+		gdr_check_fix(c,
+			      "load the NIC's RDMA driver (mlx5_ib, ...) or pass the RDMA device "
+			      "into the container (/dev/infiniband, RDMA shared device plugin)");
 		goto out_free;
 	}
 	for (int i = 0; i < n; i++) {
@@ -290,8 +300,9 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 			probed = 1;
 			c = gdr_doctor_add(doc, name, GDR_CHECK_FAIL, 0);
 			gdr_check_value(c, "%s", nics[i].probe_why);
-			gdr_check_fix(c, "needs kernel >= 5.12 with the provider's DMA-BUF support "
-					 "(mlx5: inbox >= 5.12 or MOFED >= 5.5) and rdma-core >= 34");
+			gdr_check_fix(c,
+				      "needs kernel >= 5.12 with the provider's DMA-BUF support "
+				      "(mlx5: inbox >= 5.12 or MOFED >= 5.5) and rdma-core >= 34");
 			if (!first_unsupported)
 				first_unsupported = c;
 		} else {
@@ -303,7 +314,8 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 		first_unsupported->blocks |= GDR_BLOCK_DMABUF;
 	if (!any_active) {
 		c = gdr_doctor_add(doc, "rdma-ports", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
-		gdr_check_value(c, "no ACTIVE port on any of %d RDMA device%s", n, n == 1 ? "" : "s");
+		gdr_check_value(c, "no ACTIVE port on any of %d RDMA device%s", n,
+				n == 1 ? "" : "s");
 		gdr_check_fix(c, "bring a link up (ibstat / rdma link show)");
 	}
 out_free:

@@ -52,7 +52,8 @@ int gdr_nvidia_version_parse(const char *text, char *version, size_t vlen, int *
 	if (!km)
 		return -EINVAL;
 	*open_module = strstr(text, "Open Kernel Module") != NULL;
-	/* The version is the first token after "Kernel Module" that starts with a digit and has a dot. */
+	/* The version is the first token after "Kernel Module" that starts with a digit and has a
+	 * dot. */
 	for (p = km + 13; *p && *p != '\n'; p++) {
 		if (isdigit((unsigned char)*p) && (p[-1] == ' ' || p[-1] == '\t')) {
 			n = strspn(p, "0123456789.");
@@ -74,8 +75,10 @@ char gdr_kconfig_lookup(const char *text, const char *name)
 {
 	size_t nl = strlen(name);
 
-	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (!strncmp(line, "CONFIG_", 7) && !strncmp(line + 7, name, nl) && line[7 + nl] == '=')
+	for (const char *line = text; line && *line;
+	     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (!strncmp(line, "CONFIG_", 7) && !strncmp(line + 7, name, nl) &&
+		    line[7 + nl] == '=')
 			return line[8 + nl] == 'y' ? 'y' : line[8 + nl] == 'm' ? 'm' : 'n';
 	}
 	return 'n';
@@ -184,8 +187,9 @@ static void check_kconfig(struct gdr_doctor *doc)
 
 	if (!text) {
 		c = gdr_doctor_add(doc, "kconfig", GDR_CHECK_NA, 0);
-		gdr_check_value(c, "CONFIG_DMA_SHARED_BUFFER unknown (no /boot/config-%s, "
-				   "no readable /proc/config.gz)",
+		gdr_check_value(c,
+				"CONFIG_DMA_SHARED_BUFFER unknown (no /boot/config-%s, "
+				"no readable /proc/config.gz)",
 				doc->kernel_release[0] ? doc->kernel_release : "<release>");
 		return;
 	}
@@ -198,7 +202,8 @@ static void check_kconfig(struct gdr_doctor *doc)
 	}
 	c = gdr_doctor_add(doc, "kconfig", GDR_CHECK_FAIL, GDR_BLOCK_DMABUF);
 	gdr_check_value(c, "CONFIG_DMA_SHARED_BUFFER not set (%s)", src);
-	gdr_check_fix(c, "use a kernel built with CONFIG_DMA_SHARED_BUFFER=y, or use nvidia-peermem");
+	gdr_check_fix(c,
+		      "use a kernel built with CONFIG_DMA_SHARED_BUFFER=y, or use nvidia-peermem");
 	doc->dmabuf_node_ok = 0;
 }
 
@@ -238,7 +243,8 @@ static void check_driver(struct gdr_doctor *doc)
 	if (open_module)
 		gdr_check_value(c, "open kernel module %s is older than 515", ver);
 	else
-		gdr_check_value(c, "proprietary kernel module (DMA-BUF export needs the open module)");
+		gdr_check_value(c,
+				"proprietary kernel module (DMA-BUF export needs the open module)");
 	gdr_check_fix(c, "install the open GPU kernel modules (e.g. nvidia-driver-XXX-open, "
 			 "GPU Operator driver.kernelModuleType=open), driver >= 515");
 	doc->dmabuf_node_ok = 0;
@@ -266,8 +272,12 @@ static void check_peermem(struct gdr_doctor *doc)
 static void check_rdma_core(struct gdr_doctor *doc)
 {
 	static const char *const dirs[] = {
-		"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-		"/usr/lib/powerpc64le-linux-gnu", "/usr/lib64", "/usr/lib", "/lib64",
+		"/usr/lib/x86_64-linux-gnu",
+		"/usr/lib/aarch64-linux-gnu",
+		"/usr/lib/powerpc64le-linux-gnu",
+		"/usr/lib64",
+		"/usr/lib",
+		"/lib64",
 	};
 	struct gdr_check *c;
 	char path[256], full[4096], target[512];
@@ -334,7 +344,8 @@ static void check_mofed(struct gdr_doctor *doc)
 
 	if (find_on_path("ofed_info", exe, sizeof(exe))) {
 		c = gdr_doctor_add(doc, "mofed", GDR_CHECK_NA, 0);
-		gdr_check_value(c, "ofed_info not on PATH (inbox rdma-core, or MOFED tools not installed)");
+		gdr_check_value(
+		    c, "ofed_info not on PATH (inbox rdma-core, or MOFED tools not installed)");
 		return;
 	}
 	if (strchr(exe, '\'')) {
@@ -382,7 +393,8 @@ static void check_memlock(struct gdr_doctor *doc)
 		soft = rl.rlim_cur == RLIM_INFINITY ? ULLONG_MAX : (unsigned long long)rl.rlim_cur;
 		src = "RLIMIT_MEMLOCK";
 	} else {
-		/* A fixture tree says what the limit is, so that tests do not depend on the host. */
+		/* A fixture tree says what the limit is, so that tests do not depend on the host.
+		 */
 		if (gdr_read_rooted(doc->root, "/proc/self/limits", buf, sizeof(buf)) < 0 ||
 		    gdr_limits_memlock_parse(buf, &soft)) {
 			c = gdr_doctor_add(doc, "memlock", GDR_CHECK_NA, 0);

@@ -270,7 +270,8 @@ static int parse_plugin(struct gdr_nccl_log *log, const char *msg, const char *r
 		if (strstr(msg, "disabling GDR") || strstr(msg, "GDR not supported"))
 			note(log, NF_PLUGIN_GDR_OFF, raw);
 		if ((p = strstr(msg, "Support for DMA-BUF registrations: ")) != NULL)
-			note(log, !strncmp(p + 35, "true", 4) ? NF_PLUGIN_DMABUF : NF_PLUGIN_NO_DMABUF,
+			note(log,
+			     !strncmp(p + 35, "true", 4) ? NF_PLUGIN_DMABUF : NF_PLUGIN_NO_DMABUF,
 			     raw);
 		return 1;
 	}
@@ -352,7 +353,7 @@ static void cite(struct gdr_nccl_log *log, enum gdr_nccl_fact f)
 }
 
 static void conclude(struct gdr_nccl_log *log, enum gdr_nccl_path p, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void conclude(struct gdr_nccl_log *log, enum gdr_nccl_path p, const char *fmt, ...)
 {
@@ -376,29 +377,36 @@ static void conclude_gdr_path(struct gdr_nccl_log *log)
 {
 	const unsigned int *n = log->count;
 
-	cite(log, n[NF_CHAN_GDR] ? NF_CHAN_GDR : n[NF_PAIR_GDR_ON] ? NF_PAIR_GDR_ON : NF_RING_GDR_ON);
+	cite(log, n[NF_CHAN_GDR]      ? NF_CHAN_GDR
+		  : n[NF_PAIR_GDR_ON] ? NF_PAIR_GDR_ON
+				      : NF_RING_GDR_ON);
 	/* ncclIbDmaBufSupport and the DMA-BUF path arrived in 2.12. */
 	if (version_before(log, 2, 12)) {
 		cite(log, NF_VERSION);
-		conclude(log, GDR_NCCL_PEERMEM, "GPUDirect RDMA in use, and NCCL %s predates DMA-BUF "
-			 "support (2.12): its GDR is peer memory", log->version);
+		conclude(log, GDR_NCCL_PEERMEM,
+			 "GPUDirect RDMA in use, and NCCL %s predates DMA-BUF "
+			 "support (2.12): its GDR is peer memory",
+			 log->version);
 		return;
 	}
 	if (n[NF_ENV_DMABUF_OFF]) {
 		cite(log, NF_ENV_DMABUF_OFF);
-		conclude(log, GDR_NCCL_PEERMEM, "GPUDirect RDMA in use with NCCL_DMABUF_ENABLE=0: "
+		conclude(log, GDR_NCCL_PEERMEM,
+			 "GPUDirect RDMA in use with NCCL_DMABUF_ENABLE=0: "
 			 "peer memory");
 		return;
 	}
 	if (n[NF_PLUGIN_NO_DMABUF]) {
 		cite(log, NF_PLUGIN_NO_DMABUF);
-		conclude(log, GDR_NCCL_PEERMEM, "GPUDirect RDMA in use and the plugin reports no "
+		conclude(log, GDR_NCCL_PEERMEM,
+			 "GPUDirect RDMA in use and the plugin reports no "
 			 "DMA-BUF registration: peer memory");
 		return;
 	}
 	if (n[NF_PLUGIN_PEERMEM] && !n[NF_PLUGIN_DMABUF]) {
 		cite(log, NF_PLUGIN_PEERMEM);
-		conclude(log, GDR_NCCL_PEERMEM, "GPUDirect RDMA in use; the plugin lists the NIC's "
+		conclude(log, GDR_NCCL_PEERMEM,
+			 "GPUDirect RDMA in use; the plugin lists the NIC's "
 			 "GDR as nvidia-peermem only, never (DMABUF)");
 		return;
 	}
@@ -406,11 +414,13 @@ static void conclude_gdr_path(struct gdr_nccl_log *log)
 		cite(log, NF_GPU_DMABUF);
 		if (n[NF_PLUGIN_DMABUF]) {
 			cite(log, NF_PLUGIN_DMABUF);
-			conclude(log, GDR_NCCL_DMABUF, "GPUDirect RDMA in use; the GPU and the NIC both "
+			conclude(log, GDR_NCCL_DMABUF,
+				 "GPUDirect RDMA in use; the GPU and the NIC both "
 				 "take DMA-BUF, and NCCL prefers DMA-BUF over peer memory");
 			return;
 		}
-		conclude(log, GDR_NCCL_DMABUF, "GPUDirect RDMA in use and the GPU supports DMA-BUF: "
+		conclude(log, GDR_NCCL_DMABUF,
+			 "GPUDirect RDMA in use and the GPU supports DMA-BUF: "
 			 "NCCL registers through DMA-BUF whenever the NIC accepts it (NCCL's IB "
 			 "transport does not log the NIC side; gdr_doctor on the node shows it)");
 		return;
@@ -418,12 +428,16 @@ static void conclude_gdr_path(struct gdr_nccl_log *log)
 	if (n[NF_VERSION] && n[NF_INIT]) {
 		cite(log, NF_VERSION);
 		cite(log, NF_INIT);
-		conclude(log, GDR_NCCL_PEERMEM, "GPUDirect RDMA in use; NCCL %s prints \"DMA-BUF is "
-			 "available\" during init when it will use DMA-BUF, and this log covers init "
-			 "without it: peer memory", log->version);
+		conclude(
+		    log, GDR_NCCL_PEERMEM,
+		    "GPUDirect RDMA in use; NCCL %s prints \"DMA-BUF is "
+		    "available\" during init when it will use DMA-BUF, and this log covers init "
+		    "without it: peer memory",
+		    log->version);
 		return;
 	}
-	conclude(log, GDR_NCCL_UNKNOWN, "GPUDirect RDMA in use (/GDRDMA), but the log does not "
+	conclude(log, GDR_NCCL_UNKNOWN,
+		 "GPUDirect RDMA in use (/GDRDMA), but the log does not "
 		 "show whether through DMA-BUF or peer memory (no NCCL version or init lines)");
 }
 
@@ -431,8 +445,9 @@ void gdr_nccl_log_finish(struct gdr_nccl_log *log)
 {
 	const unsigned int *n = log->count;
 	int gdr_used = n[NF_CHAN_GDR] || n[NF_RING_GDR_ON] || n[NF_PAIR_GDR_ON];
-	int socket_only = (n[NF_CHAN_SOCKET] && n[NF_CHAN_SOCKET] == n[NF_CHAN_NOGDR] + n[NF_CHAN_GDR]) ||
-			  (!strcmp(log->network, "Socket") && !n[NF_CHAN_GDR]);
+	int socket_only =
+	    (n[NF_CHAN_SOCKET] && n[NF_CHAN_SOCKET] == n[NF_CHAN_NOGDR] + n[NF_CHAN_GDR]) ||
+	    (!strcmp(log->network, "Socket") && !n[NF_CHAN_GDR]);
 
 	log->ncited = 0;
 	if (!gdr_nccl_log_is_nccl(log)) {
@@ -455,14 +470,16 @@ void gdr_nccl_log_finish(struct gdr_nccl_log *log)
 		cite(log, n[NF_CHAN_SOCKET] ? NF_CHAN_SOCKET : NF_NETWORK);
 		cite(log, NF_ENV_IB_OFF);
 		cite(log, NF_NO_IB_DEVICE);
-		conclude(log, GDR_NCCL_NONE, "the network transport is Socket: TCP through host "
+		conclude(log, GDR_NCCL_NONE,
+			 "the network transport is Socket: TCP through host "
 			 "memory, no RDMA");
 		return;
 	}
 	if (n[NF_PLUGIN_GDR_OFF]) {
 		cite(log, NF_PLUGIN_GDR_OFF);
 		cite(log, NF_CHAN_NOGDR);
-		conclude(log, GDR_NCCL_NONE, "the net plugin disabled GPUDirect RDMA; its buffers "
+		conclude(log, GDR_NCCL_NONE,
+			 "the net plugin disabled GPUDirect RDMA; its buffers "
 			 "are staged through host memory");
 		return;
 	}
@@ -472,13 +489,16 @@ void gdr_nccl_log_finish(struct gdr_nccl_log *log)
 		cite(log, NF_PAIR_GDR_OFF);
 		cite(log, NF_GPU_DMABUF);
 		cite(log, NF_PLUGIN_DMABUF);
-		conclude(log, GDR_NCCL_NONE, "%u network channel line%s, none with /GDRDMA: buffers "
-			 "staged through host memory%s%s", n[NF_CHAN_NOGDR],
-			 n[NF_CHAN_NOGDR] == 1 ? "" : "s",
-			 n[NF_GPU_DMABUF] ? " (\"DMA-BUF is available\" is only the GPU's capability)"
-					  : "",
-			 n[NF_PLUGIN_DMABUF] ? " (the plugin's DMA-BUF line is the NIC's capability; "
-					       "NCCL still chose no GDR)" : "");
+		conclude(
+		    log, GDR_NCCL_NONE,
+		    "%u network channel line%s, none with /GDRDMA: buffers "
+		    "staged through host memory%s%s",
+		    n[NF_CHAN_NOGDR], n[NF_CHAN_NOGDR] == 1 ? "" : "s",
+		    n[NF_GPU_DMABUF] ? " (\"DMA-BUF is available\" is only the GPU's capability)"
+				     : "",
+		    n[NF_PLUGIN_DMABUF] ? " (the plugin's DMA-BUF line is the NIC's capability; "
+					  "NCCL still chose no GDR)"
+					: "");
 		return;
 	}
 	if (n[NF_RING_GDR_OFF]) {
@@ -488,24 +508,29 @@ void gdr_nccl_log_finish(struct gdr_nccl_log *log)
 	}
 	if (n[NF_HCA_GDR_OFF] && !n[NF_HCA_GDR_ON]) {
 		cite(log, NF_HCA_GDR_OFF);
-		conclude(log, GDR_NCCL_NONE, "GPU Direct RDMA is disabled for every HCA the log "
+		conclude(log, GDR_NCCL_NONE,
+			 "GPU Direct RDMA is disabled for every HCA the log "
 			 "names (no peer-memory module and no DMA-BUF on the NIC side)");
 		return;
 	}
 	if (n[NF_PAIR_GDR_OFF]) {
 		cite(log, NF_PAIR_GDR_OFF);
 		cite(log, NF_ENV_GDR_LEVEL);
-		conclude(log, GDR_NCCL_NONE, "GPU Direct RDMA disabled for the GPU/HCA pair by "
-			 "distance (%s, beyond NCCL_NET_GDR_LEVEL or its default)", log->distance);
+		conclude(log, GDR_NCCL_NONE,
+			 "GPU Direct RDMA disabled for the GPU/HCA pair by "
+			 "distance (%s, beyond NCCL_NET_GDR_LEVEL or its default)",
+			 log->distance);
 		return;
 	}
 	cite(log, NF_HCA_GDR_ON);
 	cite(log, NF_GPU_DMABUF);
 	cite(log, NF_NETWORK);
-	conclude(log, GDR_NCCL_UNKNOWN, "no network channel line and no GPUDirect decision in the "
+	conclude(log, GDR_NCCL_UNKNOWN,
+		 "no network channel line and no GPUDirect decision in the "
 		 "log (cut short, or a single-node run)%s",
 		 n[NF_HCA_GDR_ON] || n[NF_GPU_DMABUF] ? "; the GDR/DMA-BUF lines present are "
-						       "capabilities, not use" : "");
+							"capabilities, not use"
+						      : "");
 }
 
 static void print_line(FILE *out, const struct gdr_nccl_line *l)
@@ -524,7 +549,9 @@ void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *n
 	}
 	fprintf(out, "  NCCL version:   %s\n", log->version[0] ? log->version : "not in the log");
 	fprintf(out, "  transport:      %s\n",
-		log->chan_net[0] ? log->chan_net : log->network[0] ? log->network : "not in the log");
+		log->chan_net[0]  ? log->chan_net
+		: log->network[0] ? log->network
+				  : "not in the log");
 	if (log->plugin[0] || n[NF_PLUGIN])
 		fprintf(out, "  net plugin:     %s\n", log->plugin[0] ? log->plugin : "yes");
 	fprintf(out, "  GDR per HCA:    %u enabled, %u disabled lines\n", n[NF_HCA_GDR_ON],
@@ -540,7 +567,9 @@ void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *n
 	if (n[NF_PLUGIN_DMABUF] || n[NF_PLUGIN_NO_DMABUF] || n[NF_PLUGIN_PEERMEM] ||
 	    n[NF_PLUGIN_GDR_OFF])
 		fprintf(out, "  plugin says:    NIC DMA-BUF %s, NIC peermem %s%s\n",
-			n[NF_PLUGIN_DMABUF] ? "yes" : n[NF_PLUGIN_NO_DMABUF] ? "no" : "not said",
+			n[NF_PLUGIN_DMABUF]	 ? "yes"
+			: n[NF_PLUGIN_NO_DMABUF] ? "no"
+						 : "not said",
 			n[NF_PLUGIN_PEERMEM] ? "yes" : "not said",
 			n[NF_PLUGIN_GDR_OFF] ? ", GDR disabled by the plugin" : "");
 	fprintf(out, "  channels:       %u over the network, %u with /GDRDMA\n",
@@ -590,8 +619,9 @@ void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *na
 
 		fputs(i ? ", {\"id\": " : "{\"id\": ", out);
 		gdr_json_str(out, p->id);
-		fprintf(out, ", \"dev\": %d, \"net_channels\": %u, \"gdrdma_channels\": %u, "
-			     "\"gpu_dmabuf\": %s}",
+		fprintf(out,
+			", \"dev\": %d, \"net_channels\": %u, \"gdrdma_channels\": %u, "
+			"\"gpu_dmabuf\": %s}",
 			p->dev, p->chan_net, p->chan_gdr, p->gpu_dmabuf ? "true" : "false");
 	}
 	fputs("],\n  \"conclusion\": ", out);

@@ -22,27 +22,27 @@ enum gdr_nccl_path {
 /* Facts the reader records, each with the first line that showed it. */
 enum gdr_nccl_fact {
 	NF_VERSION = 0,
-	NF_NETWORK,        /* "Using network X" */
-	NF_PLUGIN,         /* an external net plugin was loaded */
-	NF_GPU_DMABUF,     /* "DMA-BUF is available on GPU device N": a GPU capability */
-	NF_HCA_GDR_ON,     /* "GPU Direct RDMA Enabled for HCA": NIC+driver capability */
+	NF_NETWORK,    /* "Using network X" */
+	NF_PLUGIN,     /* an external net plugin was loaded */
+	NF_GPU_DMABUF, /* "DMA-BUF is available on GPU device N": a GPU capability */
+	NF_HCA_GDR_ON, /* "GPU Direct RDMA Enabled for HCA": NIC+driver capability */
 	NF_HCA_GDR_OFF,
-	NF_PAIR_GDR_ON,    /* "GPU Direct RDMA Enabled for GPU x / HCA y (distance ...)" */
+	NF_PAIR_GDR_ON, /* "GPU Direct RDMA Enabled for GPU x / HCA y (distance ...)" */
 	NF_PAIR_GDR_OFF,
-	NF_CHAN_GDR,       /* a network channel with /GDRDMA: GDR in use */
-	NF_CHAN_NOGDR,     /* a network channel without it */
-	NF_CHAN_SOCKET,    /* a channel over NET/Socket */
-	NF_RING_GDR_ON,    /* "Connected all rings, use ring PXN x GDR 1" */
+	NF_CHAN_GDR,	/* a network channel with /GDRDMA: GDR in use */
+	NF_CHAN_NOGDR,	/* a network channel without it */
+	NF_CHAN_SOCKET, /* a channel over NET/Socket */
+	NF_RING_GDR_ON, /* "Connected all rings, use ring PXN x GDR 1" */
 	NF_RING_GDR_OFF,
 	NF_PLUGIN_GDR_OFF, /* plugin says it disabled GDR (aws-ofi-nccl) */
 	NF_PLUGIN_DMABUF,  /* plugin says the NIC takes DMA-BUF */
 	NF_PLUGIN_NO_DMABUF,
 	NF_PLUGIN_PEERMEM, /* plugin says GDR via nvidia-peermem works */
 	NF_ENV_DMABUF_OFF, /* NCCL_DMABUF_ENABLE set by environment to 0 */
-	NF_ENV_IB_OFF,     /* NCCL_IB_DISABLE set by environment to 1 */
+	NF_ENV_IB_OFF,	   /* NCCL_IB_DISABLE set by environment to 1 */
 	NF_ENV_GDR_LEVEL,
-	NF_NO_IB_DEVICE,   /* "NET/IB : No device found." */
-	NF_INIT,           /* init reached the point where the DMA-BUF check prints */
+	NF_NO_IB_DEVICE, /* "NET/IB : No device found." */
+	NF_INIT,	 /* init reached the point where the DMA-BUF check prints */
 	NF__COUNT
 };
 
@@ -54,21 +54,21 @@ struct gdr_nccl_line {
 #define GDR_NCCL_MAX_PROCS 64
 
 struct gdr_nccl_proc {
-	char id[96];        /* "host:pid" as the log prints it; "" when lines carry no prefix */
-	int dev;            /* CUDA device in "[N]", -1 when absent */
+	char id[96]; /* "host:pid" as the log prints it; "" when lines carry no prefix */
+	int dev;     /* CUDA device in "[N]", -1 when absent */
 	unsigned int chan_net, chan_gdr;
 	int gpu_dmabuf;
 };
 
 struct gdr_nccl_log {
 	unsigned long lines, nccl_lines;
-	char version[48];   /* "2.21.5+cuda12.4" */
+	char version[48];	    /* "2.21.5+cuda12.4" */
 	int vmajor, vminor, vpatch; /* -1 when unknown */
-	char network[64];   /* "IB", "Socket", "IBext_v8", "Libfabric" */
-	char chan_net[64];  /* transport named in the network channel lines */
+	char network[64];	    /* "IB", "Socket", "IBext_v8", "Libfabric" */
+	char chan_net[64];	    /* transport named in the network channel lines */
 	char plugin[160];
 	char gdr_level[16];
-	char distance[48];  /* last "distance X <= Y" seen */
+	char distance[48]; /* last "distance X <= Y" seen */
 	unsigned int count[NF__COUNT];
 	struct gdr_nccl_line first[NF__COUNT];
 	struct gdr_nccl_proc procs[GDR_NCCL_MAX_PROCS];

@@ -31,14 +31,17 @@ static void test_nvidia_version(void **state)
 	int open;
 
 	(void)state;
-	assert_int_equal(gdr_nvidia_version_parse("NVRM version: NVIDIA UNIX Open Kernel Module for "
-						  "x86_64  550.54.15  Release Build  (dvs@x)  Tue Mar",
-						  v, sizeof(v), &open), 0);
+	assert_int_equal(
+	    gdr_nvidia_version_parse("NVRM version: NVIDIA UNIX Open Kernel Module for "
+				     "x86_64  550.54.15  Release Build  (dvs@x)  Tue Mar",
+				     v, sizeof(v), &open),
+	    0);
 	assert_string_equal(v, "550.54.15");
 	assert_true(open);
 	assert_int_equal(gdr_nvidia_version_parse("NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
 						  "535.104.05  Sat Aug 19 01:15:15 UTC 2023",
-						  v, sizeof(v), &open), 0);
+						  v, sizeof(v), &open),
+			 0);
 	assert_string_equal(v, "535.104.05");
 	assert_false(open);
 	assert_int_not_equal(gdr_nvidia_version_parse("garbage", v, sizeof(v), &open), 0);
@@ -53,7 +56,8 @@ static void test_kconfig(void **state)
 	assert_int_equal(gdr_kconfig_lookup(cfg, "DMA_SHARED_BUFFER"), 'y');
 	assert_int_equal(gdr_kconfig_lookup(cfg, "INFINIBAND"), 'm');
 	assert_int_equal(gdr_kconfig_lookup(cfg, "FOO"), 'n');
-	assert_int_equal(gdr_kconfig_lookup("CONFIG_DMA_SHARED_BUFFER_X=y\n", "DMA_SHARED_BUFFER"), 'n');
+	assert_int_equal(gdr_kconfig_lookup("CONFIG_DMA_SHARED_BUFFER_X=y\n", "DMA_SHARED_BUFFER"),
+			 'n');
 }
 
 static void test_memlock(void **state)
@@ -61,9 +65,15 @@ static void test_memlock(void **state)
 	unsigned long long v;
 
 	(void)state;
-	assert_int_equal(gdr_limits_memlock_parse("Max locked memory         65536                65536                bytes\n", &v), 0);
+	assert_int_equal(
+	    gdr_limits_memlock_parse(
+		"Max locked memory         65536                65536                bytes\n", &v),
+	    0);
 	assert_true(v == 65536);
-	assert_int_equal(gdr_limits_memlock_parse("Max locked memory         unlimited            unlimited            bytes\n", &v), 0);
+	assert_int_equal(
+	    gdr_limits_memlock_parse(
+		"Max locked memory         unlimited            unlimited            bytes\n", &v),
+	    0);
 	assert_true(v == ULLONG_MAX);
 	assert_int_not_equal(gdr_limits_memlock_parse("Max open files 1024\n", &v), 0);
 }
@@ -110,12 +120,9 @@ static void test_verdict(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kernel_version),
-		cmocka_unit_test(test_nvidia_version),
-		cmocka_unit_test(test_kconfig),
-		cmocka_unit_test(test_memlock),
-		cmocka_unit_test(test_gdr_level),
-		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_kernel_version), cmocka_unit_test(test_nvidia_version),
+		cmocka_unit_test(test_kconfig),	       cmocka_unit_test(test_memlock),
+		cmocka_unit_test(test_gdr_level),      cmocka_unit_test(test_verdict),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,7 +60,8 @@ static void test_dmabuf_when_gdr_and_gpu_capable(void **state)
 	static const char *const l[] = {
 		"NCCL version 2.18.5+cuda12.2",
 		"a:1:1 [0] NCCL INFO DMA-BUF is available on GPU device 0",
-		"a:1:1 [0] NCCL INFO Channel 00/1 : 1[0] -> 0[0] [receive] via NET/IB/0/GDRDMA/Shared",
+		"a:1:1 [0] NCCL INFO Channel 00/1 : 1[0] -> 0[0] [receive] via "
+		"NET/IB/0/GDRDMA/Shared",
 		NULL,
 	};
 	struct gdr_nccl_log log;
@@ -74,7 +75,8 @@ static void test_old_version_is_peermem(void **state)
 {
 	static const char *const l[] = {
 		"NCCL version 2.7.6+cuda11.1",
-		"h:1:2 [0] NCCL INFO Channel 01 : 2[c7000] -> 0[87000] [receive] via NET/IB/5/GDRDMA",
+		"h:1:2 [0] NCCL INFO Channel 01 : 2[c7000] -> 0[87000] [receive] via "
+		"NET/IB/5/GDRDMA",
 		NULL,
 	};
 	struct gdr_nccl_log log;
@@ -140,7 +142,8 @@ static void test_plugin_dmabuf_but_nccl_disables(void **state)
 static void test_distance_parsed(void **state)
 {
 	static const char *const l[] = {
-		"x:8:9 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 42000 / HCA 0 (distance 6 > 4)",
+		"x:8:9 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 42000 / HCA 0 (distance 6 > "
+		"4)",
 		NULL,
 	};
 	struct gdr_nccl_log log;
