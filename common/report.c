@@ -25,7 +25,7 @@ enum col_kind {
 	COL_U64,
 	COL_UINT,
 	COL_INT,
-	COL_BW,   /* Gb/s, 3 decimals; empty unless the row is a measurement */
+	COL_BW,	  /* Gb/s, 3 decimals; empty unless the row is a measurement */
 	COL_RATE, /* Mpps, 6 decimals as perftest prints it (8 MiB messages run at ~0.001 Mpps) */
 	COL_PCT,  /* %, 1 decimal; empty when < 0 */
 };
@@ -36,30 +36,37 @@ struct col {
 	size_t off;
 };
 
+/* clang-format off */
 #define C(field, kind) { #field, kind, offsetof(struct gdr_result, field) }
+/* clang-format on */
 static const struct col cols[] = {
-	C(timestamp, COL_STR),	   C(host, COL_STR),	     C(peer, COL_STR),
-	C(role, COL_STR),	   C(verb, COL_STR),	     C(path, COL_STR),
-	C(path_remote, COL_STR),   C(size_bytes, COL_U64),   C(iters, COL_U64),
-	C(qps, COL_UINT),	   C(tx_depth, COL_UINT),    C(post_list, COL_UINT),
-	C(bidir, COL_INT),	   C(repeats, COL_UINT),     C(bw_peak_gbps, COL_BW),
-	C(bw_avg_gbps, COL_BW),	   C(bw_median_gbps, COL_BW), C(bw_min_gbps, COL_BW),
-	C(bw_max_gbps, COL_BW),	   C(msg_rate_mpps, COL_RATE), C(cpu_util_pct, COL_PCT),
-	C(gpu, COL_STR),	   C(gpu_bus_id, COL_STR),   C(gpu_name, COL_STR),
-	C(nic, COL_STR),	   C(nic_bus_id, COL_STR),   C(distance, COL_STR),
-	C(pcie_bridges, COL_NUMSTR), C(gpu_numa, COL_NUMSTR), C(nic_numa, COL_NUMSTR),
-	C(status, COL_STR),	   C(note, COL_STR),	     C(label, COL_STR),
-	C(version, COL_STR),
+	C(timestamp, COL_STR),	   C(host, COL_STR),
+	C(peer, COL_STR),	   C(role, COL_STR),
+	C(verb, COL_STR),	   C(path, COL_STR),
+	C(path_remote, COL_STR),   C(size_bytes, COL_U64),
+	C(iters, COL_U64),	   C(qps, COL_UINT),
+	C(tx_depth, COL_UINT),	   C(post_list, COL_UINT),
+	C(bidir, COL_INT),	   C(repeats, COL_UINT),
+	C(bw_peak_gbps, COL_BW),   C(bw_avg_gbps, COL_BW),
+	C(bw_median_gbps, COL_BW), C(bw_min_gbps, COL_BW),
+	C(bw_max_gbps, COL_BW),	   C(msg_rate_mpps, COL_RATE),
+	C(cpu_util_pct, COL_PCT),  C(gpu, COL_STR),
+	C(gpu_bus_id, COL_STR),	   C(gpu_name, COL_STR),
+	C(nic, COL_STR),	   C(nic_bus_id, COL_STR),
+	C(distance, COL_STR),	   C(pcie_bridges, COL_NUMSTR),
+	C(gpu_numa, COL_NUMSTR),   C(nic_numa, COL_NUMSTR),
+	C(status, COL_STR),	   C(note, COL_STR),
+	C(label, COL_STR),	   C(version, COL_STR),
 };
 #undef C
 
 _Static_assert(sizeof(cols) / sizeof(cols[0]) == GDR_CSV_COLUMNS, "CSV column count");
 
 static const char csv_header[] =
-	"timestamp,host,peer,role,verb,path,path_remote,size_bytes,iters,qps,tx_depth,post_list,"
-	"bidir,repeats,bw_peak_gbps,bw_avg_gbps,bw_median_gbps,bw_min_gbps,bw_max_gbps,"
-	"msg_rate_mpps,cpu_util_pct,gpu,gpu_bus_id,gpu_name,nic,nic_bus_id,distance,pcie_bridges,"
-	"gpu_numa,nic_numa,status,note,label,version";
+    "timestamp,host,peer,role,verb,path,path_remote,size_bytes,iters,qps,tx_depth,post_list,"
+    "bidir,repeats,bw_peak_gbps,bw_avg_gbps,bw_median_gbps,bw_min_gbps,bw_max_gbps,"
+    "msg_rate_mpps,cpu_util_pct,gpu,gpu_bus_id,gpu_name,nic,nic_bus_id,distance,pcie_bridges,"
+    "gpu_numa,nic_numa,status,note,label,version";
 
 const char *gdr_csv_header(void)
 {
@@ -172,7 +179,8 @@ static enum val_type col_value(const struct gdr_result *r, const struct col *c, 
 			return VAL_NULL;
 		return c->kind == COL_NUMSTR && is_json_int(buf) ? VAL_NUM : VAL_STR;
 	case COL_U64:
-		snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)(const void *)base);
+		snprintf(buf, len, "%llu",
+			 (unsigned long long)*(const uint64_t *)(const void *)base);
 		return VAL_NUM;
 	case COL_UINT:
 		snprintf(buf, len, "%u", *(const unsigned int *)(const void *)base);
@@ -328,10 +336,11 @@ static int csv_check_existing(struct gdr_csv *csv, off_t size, char *why, size_t
 	}
 	if (strcmp(first, csv_header)) {
 		header_diff(first, what, sizeof(what));
-		snprintf(why, wlen,
-			 "%s: not a gdrperf %s CSV file: its first line is a different header (%s); "
-			 "write to another file or move this one away",
-			 csv->path, PACKAGE_VERSION, what);
+		snprintf(
+		    why, wlen,
+		    "%s: not a gdrperf %s CSV file: its first line is a different header (%s); "
+		    "write to another file or move this one away",
+		    csv->path, PACKAGE_VERSION, what);
 		return -EINVAL;
 	}
 	if (pread(csv->fd, &last, 1, size - 1) != 1) {
@@ -340,9 +349,10 @@ static int csv_check_existing(struct gdr_csv *csv, off_t size, char *why, size_t
 		return -EIO;
 	}
 	if (last != '\n') {
-		gdr_warn("%s: last line has no newline (a row cut short by a crash or a full disk); "
-			 "it is left as it is and new rows start on a new line",
-			 csv->path);
+		gdr_warn(
+		    "%s: last line has no newline (a row cut short by a crash or a full disk); "
+		    "it is left as it is and new rows start on a new line",
+		    csv->path);
 		return write_all_once(csv->fd, "\n", 1);
 	}
 	return 0;
@@ -503,8 +513,7 @@ int gdr_json_open(struct gdr_json **out, const char *path, char *why, size_t wle
 	}
 	if (access(dir, W_OK | X_OK)) {
 		int e = errno;
-		snprintf(why, wlen, "%s: directory %s is not writable: %s", path, dir,
-			 strerror(e));
+		snprintf(why, wlen, "%s: directory %s is not writable: %s", path, dir, strerror(e));
 		return -e;
 	}
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
@@ -712,7 +721,7 @@ out_free:
 
 /* Human table, perftest's layout with the path and verb in front. */
 
-#define TABLE_DASHES \
+#define TABLE_DASHES                                                                               \
 	"----------------------------------------------------------------------------------------" \
 	"-----------------------------------"
 

@@ -88,8 +88,8 @@ static void test_not_finite(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_odd),	 cmocka_unit_test(test_even),
-		cmocka_unit_test(test_one),	 cmocka_unit_test(test_zero),
+		cmocka_unit_test(test_odd),	   cmocka_unit_test(test_even),
+		cmocka_unit_test(test_one),	   cmocka_unit_test(test_zero),
 		cmocka_unit_test(test_not_finite),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
