@@ -274,6 +274,15 @@ static unsigned int count_columns(const char *line)
 	return n;
 }
 
+static int write_header(int fd)
+{
+	char line[sizeof(csv_header) + 1];
+
+	memcpy(line, csv_header, sizeof(csv_header) - 1);
+	line[sizeof(csv_header) - 1] = '\n';
+	return write_all_once(fd, line, sizeof(csv_header));
+}
+
 /* Name the first column where line differs from our header, for the refusal message. */
 static void header_diff(const char *line, char *what, size_t len)
 {
@@ -389,9 +398,7 @@ int gdr_csv_open(struct gdr_csv **out, const char *path, char *why, size_t wlen)
 	csv->regular = S_ISREG(st.st_mode);
 	if (!csv->regular) {
 		/* A pipe or terminal is a fresh stream each run: header always. */
-		ret = write_all_once(csv->fd, csv_header, sizeof(csv_header) - 1);
-		if (!ret)
-			ret = write_all_once(csv->fd, "\n", 1);
+		ret = write_header(csv->fd);
 		if (ret) {
 			snprintf(why, wlen, "%s: cannot write the header: %s", path,
 				 strerror(-ret));
@@ -408,11 +415,7 @@ int gdr_csv_open(struct gdr_csv **out, const char *path, char *why, size_t wlen)
 		goto out_unlock;
 	}
 	if (st.st_size == 0) {
-		char line[sizeof(csv_header) + 1];
-
-		memcpy(line, csv_header, sizeof(csv_header) - 1);
-		line[sizeof(csv_header) - 1] = '\n';
-		ret = write_all_once(csv->fd, line, sizeof(csv_header));
+		ret = write_header(csv->fd);
 		if (ret) {
 			/* Leave an empty file, not half a header. */
 			if (ftruncate(csv->fd, 0))
