@@ -773,21 +773,15 @@ void gdr_result_init(struct gdr_result *r)
 	time_t now = time(NULL);
 	struct tm tm;
 
+	/* Callers fill a stack struct field by field: whatever they skip must read as unknown. */
+	memset(r, 0, sizeof(*r));
+	r->cpu_util_pct = -1;
+	gdr_strlcpy(r->status, "ok", sizeof(r->status));
 	if (gmtime_r(&now, &tm))
 		strftime(r->timestamp, sizeof(r->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	else
-		r->timestamp[0] = '\0';
 	if (gethostname(r->host, sizeof(r->host)))
 		r->host[0] = '\0';
 	/* POSIX leaves a truncated name unterminated. */
 	r->host[sizeof(r->host) - 1] = '\0';
 	gdr_strlcpy(r->version, PACKAGE_VERSION, sizeof(r->version));
-}
-
-void gdr_result_reset(struct gdr_result *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->cpu_util_pct = -1;
-	gdr_strlcpy(r->status, "ok", sizeof(r->status));
-	gdr_result_init(r);
 }

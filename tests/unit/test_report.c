@@ -113,7 +113,7 @@ static int parse_line(const char *line)
 
 static void fill(struct gdr_result *r)
 {
-	gdr_result_reset(r);
+	gdr_result_init(r);
 	strcpy(r->timestamp, "2026-11-29T21:25:51Z");
 	strcpy(r->host, "node-a");
 	strcpy(r->peer, "node-b");
@@ -664,7 +664,7 @@ static void test_result_init(void **state)
 
 	(void)state;
 	memset(&r, 0x55, sizeof(r));
-	gdr_result_reset(&r);
+	gdr_result_init(&r);
 	assert_int_equal(strlen(r.timestamp), 20);
 	assert_int_equal(r.timestamp[4], '-');
 	assert_int_equal(r.timestamp[10], 'T');
