@@ -253,6 +253,36 @@ static void fill_conn_param(struct gdr_conn *c, struct rdma_conn_param *p, const
 	p->private_data_len = plen;
 }
 
+/*
+ * A refused attempt's QP flushes its posted receives into the shared CQs;
+ * once the QP is destroyed nothing more can arrive, so drop them here or the
+ * next control receive would read a flush as a dead peer.
+ */
+static void drain(struct gdr_conn *c)
+{
+	struct ibv_wc wc[16];
+
+	if (c->ctrl_cq)
+		while (ibv_poll_cq(c->ctrl_cq, 16, wc) > 0)
+			;
+	if (c->data_cq)
+		while (ibv_poll_cq(c->data_cq, 16, wc) > 0)
+			;
+}
+
+/*
+ * rdma_cm's default ACK timeout can be so long (or, on some providers,
+ * infinite) that a send to a dead peer never completes: ask for about 0.27 s
+ * per try (4.096 us * 2^16), so 7 retries end within a few seconds.
+ */
+static void set_ack_timeout(struct rdma_cm_id *id)
+{
+	uint8_t t = 16;
+
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t)))
+		gdr_dbg("rdma_set_option(ACK_TIMEOUT): %s", strerror(errno));
+}
+
 static void addr_str(const struct sockaddr *sa, char *out, size_t len)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
@@ -327,9 +357,14 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 	}
 	if (rdma_bind_addr(c->listen_id, (struct sockaddr *)&ss)) {
 		r = -errno;
-		if (r == -EADDRINUSE)
+		/* rdma_cm says EADDRNOTAVAIL, not EADDRINUSE, for a taken wildcard port. */
+		if (r == -EADDRINUSE || (r == -EADDRNOTAVAIL && !o->bind_addr))
 			snprintf(why, wlen, "port %u is already in use (another gdrperf server?)",
 				 o->port);
+		else if (r == -EADDRNOTAVAIL)
+			snprintf(why, wlen, "--bind %s port %u: %s (not an address of an RDMA device, "
+					    "or the port is taken)",
+				 o->bind_addr, o->port, strerror(-r));
 		else
 			snprintf(why, wlen, "rdma_bind_addr(%s port %u): %s",
 				 o->bind_addr ? o->bind_addr : "any", o->port, strerror(-r));
@@ -389,6 +424,7 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 				rdma_destroy_id(id);
 				continue;
 			}
+			set_ack_timeout(id);
 			r = create_qp(c, id, h.qp_index, why, wlen);
 			if (r) {
 				reject_with(id, r, "server cannot create a QP");
@@ -506,6 +542,7 @@ static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struc
 		r = -ENODEV;
 		goto out_destroy_id;
 	}
+	set_ack_timeout(id);
 	r = create_qp(c, id, index, why, wlen);
 	if (r)
 		goto out_destroy_id;
@@ -562,6 +599,7 @@ static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struc
 out_destroy_qp:
 	rdma_destroy_qp(id);
 	c->id[index] = NULL;
+	drain(c);
 out_destroy_id:
 	rdma_destroy_id(id);
 	return r;
