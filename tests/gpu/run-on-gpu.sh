@@ -11,9 +11,12 @@
 #      and each GPU path's skip reason.
 # Logs go to $OUT (the device tool's output folder) or ./gpu-run.
 #
-# usage: tests/gpu/run-on-gpu.sh [--quick] [--no-check] [--gpu N|BDF] [--fake]
-#   --fake   run the probe against tests/fake_cuda/libcuda.so.1 (to try this
-#            script on a machine without a GPU)
+# usage: tests/gpu/run-on-gpu.sh [--quick] [--no-check] [--probe-only] [--gpu N|BDF] [--fake]
+#   --quick       smaller buffers (64 MiB instead of 256 MiB / 1 GiB)
+#   --no-check    skip make check (the unit tests against the fake driver)
+#   --probe-only  skip the autotools build, compile only the probe with cc
+#   --fake        run the probe against tests/fake_cuda/libcuda.so.1 (to try
+#                 this script on a machine without a GPU)
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,13 +26,15 @@ quick=
 check=yes
 gpu=0
 fake=
+full=yes
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=--quick ;;
 	--no-check) check= ;;
 	--gpu) gpu=$2; shift ;;
 	--fake) fake=yes ;;
-	*) echo "usage: $0 [--quick] [--no-check] [--gpu N|BDF] [--fake]" >&2; exit 2 ;;
+	--probe-only) full= ;;
+	*) echo "usage: $0 [--quick] [--no-check] [--probe-only] [--gpu N|BDF] [--fake]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -128,7 +133,7 @@ fi
 
 probe=$out/gpu_probe
 built=
-if [ "$autotools" = yes ] && [ -n "$verbs" ] && have make; then
+if [ -n "$full" ] && [ "$autotools" = yes ] && [ -n "$verbs" ] && have make; then
 	say "== full build (autotools), log in $log"
 	cd "$top" || exit 1
 	if run ./autogen.sh && run ./configure --with-cuda="$cuda_dir" &&
@@ -143,6 +148,7 @@ if [ "$autotools" = yes ] && [ -n "$verbs" ] && have make; then
 			fi
 		fi
 		run make fake-cuda
+		# shellcheck disable=SC2046 # pkg-config prints several words on purpose
 		run $cc -std=c11 -O2 -Wall -Wextra -I. -iquote common -I"$cuda_dir/include" \
 			-o "$probe" tests/gpu/gpu_probe.c common/libgdrperf.a \
 			$(pkg-config --libs librdmacm libibverbs hwloc) -ldl -lpthread || built=
