@@ -155,7 +155,8 @@ if [ -n "$full" ] && [ "$autotools" = yes ] && [ -n "$verbs" ] && have make; the
 			built=
 		fi
 	else
-		say "full build failed: falling back to compiling the probe alone"
+		say "full build failed (last lines below, all in $log): compiling the probe alone"
+		tail -n 5 "$log"
 	fi
 fi
 if [ -z "$built" ]; then
@@ -176,8 +177,10 @@ if [ -z "$built" ]; then
 		-o "$probe" tests/gpu/gpu_probe.c common/util.c common/cuda.c common/mem_gpu.c \
 		common/mem_dmabuf.c common/mem_peermem.c -libverbs -ldl -lpthread || {
 		say "RESULT: probe build failed (see $log)"
+		rm -rf "$cfg"
 		exit 1
 	}
+	rm -rf "$cfg"
 	built=probe
 fi
 
