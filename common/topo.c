@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -34,19 +35,41 @@ const char *gdr_topo_class_name(enum gdr_topo_class c)
 	return (unsigned int)c < GDR_ARRAY_SIZE(names) ? names[c] : "unknown";
 }
 
+/* Up to max hex digits, nothing else (sscanf's %x would take "0x" and signs). */
+static const char *hex_field(const char *s, int max, unsigned int *out)
+{
+	int n = 0;
+
+	*out = 0;
+	while (n < max && isxdigit((unsigned char)s[n])) {
+		*out = *out * 16 + (isdigit((unsigned char)s[n])
+					? s[n] - '0'
+					: (tolower((unsigned char)s[n]) - 'a' + 10));
+		n++;
+	}
+	return n ? s + n : NULL;
+}
+
 int gdr_topo_busid_norm(const char *in, char *out, size_t len)
 {
-	unsigned int dom = 0, bus, dev, fn;
-	char tail;
+	unsigned int a, b, dom = 0, bus, dev, fn;
+	const char *s = in ? hex_field(in, 8, &a) : NULL;
 
-	if (!in)
+	/* [domain:]bus:dev.fn; CUDA writes a 4-digit domain, nvidia-smi an 8-digit one. */
+	if (!s || *s != ':' || !(s = hex_field(s + 1, 8, &b)))
 		return -EINVAL;
-	if (sscanf(in, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4) {
-		dom = 0;
-		if (sscanf(in, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
+	if (*s == ':') {
+		dom = a;
+		bus = b;
+		if (!(s = hex_field(s + 1, 2, &dev)))
 			return -EINVAL;
+	} else {
+		bus = a;
+		dev = b;
 	}
-	if (bus > 0xff || dev > 0x1f || fn > 7 || dom > 0xffff)
+	if (*s != '.' || !(s = hex_field(s + 1, 1, &fn)) || *s)
+		return -EINVAL;
+	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
 		return -EINVAL;
 	snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
 	return 0;
