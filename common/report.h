@@ -42,6 +42,10 @@ struct gdr_result {
 	char version[16];
 };
 
+/* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
+#define GDR_CSV_COLUMNS 34
+#define GDR_CSV_ROW_MAX 4096
+
 /* The CSV header line, without newline. */
 const char *gdr_csv_header(void);
 /* Format r as one CSV line with trailing newline (RFC 4180 quoting). Returns length or -ENOSPC. */
@@ -57,6 +61,8 @@ int gdr_csv_open(struct gdr_csv **out, const char *path, char *why, size_t wlen)
 /* Append one row with a single write(2); 0 or -errno. */
 int gdr_csv_append(struct gdr_csv *csv, const struct gdr_result *r);
 void gdr_csv_close(struct gdr_csv *csv);
+/* The path given to gdr_csv_open, for messages about a failed append. */
+const char *gdr_csv_path(const struct gdr_csv *csv);
 
 struct gdr_json;
 /* Check path's directory is writable now; results are written at close. */
@@ -71,5 +77,7 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits);
 
 /* Fill timestamp/host/version of r. */
 void gdr_result_init(struct gdr_result *r);
+/* Zero r, mark cpu_util_pct unknown (-1) and status "ok", then gdr_result_init. */
+void gdr_result_reset(struct gdr_result *r);
 
 #endif
