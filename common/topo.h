@@ -148,6 +148,13 @@ const char *gdr_nccl_verdict(const struct gdr_nccl_env *env, enum gdr_topo_class
 const char *gdr_topo_describe(const struct gdr_topo_pair *p, const struct gdr_nccl_env *env,
 			      char *buf, size_t len);
 
+struct gdr_result;
+/*
+ * Fill the CSV topology columns of r (gpu, gpu_bus_id, gpu_name when empty,
+ * nic, nic_bus_id, distance, pcie_bridges, gpu_numa, nic_numa); unknown = "".
+ */
+void gdr_topo_fill_result(const struct gdr_topo_pair *p, struct gdr_result *r);
+
 /* Parse a PCI bus id in any usual spelling into "dddd:bb:dd.f". 0 or -EINVAL. */
 int gdr_topo_busid_norm(const char *in, char *out, size_t len);
 

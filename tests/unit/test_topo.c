@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "topo.h"
 
 static const char *xml(const char *name, char *buf, size_t len)
@@ -369,6 +370,34 @@ static void test_describe(void **state)
 	gdr_topo_free(t);
 }
 
+static void test_fill_result(void **state)
+{
+	struct gdr_topo *t = load("soft-roce.xml");
+	struct gdr_topo_pair p = pair(t, "0000:01:00.0", "mlx5_0");
+	struct gdr_result r = { .gpu_name = "NVIDIA L40S (from CUDA)" };
+
+	(void)state;
+	gdr_topo_fill_result(&p, &r);
+	assert_string_equal(r.gpu, "0");
+	assert_string_equal(r.gpu_bus_id, "0000:01:00.0");
+	assert_string_equal(r.gpu_name, "NVIDIA L40S (from CUDA)");
+	assert_string_equal(r.nic, "mlx5_0");
+	assert_string_equal(r.nic_bus_id, "0000:02:00.0");
+	assert_string_equal(r.distance, "PHB");
+	assert_string_equal(r.pcie_bridges, "2");
+	assert_string_equal(r.gpu_numa, "0");
+	assert_string_equal(r.nic_numa, "0");
+	p = pair(t, "0000:01:00.0", "rxe0");
+	r.gpu_name[0] = '\0';
+	gdr_topo_fill_result(&p, &r);
+	assert_string_equal(r.gpu_name, "NVIDIA L40S");
+	assert_string_equal(r.distance, "unknown");
+	assert_string_equal(r.pcie_bridges, "");
+	assert_string_equal(r.nic_bus_id, "");
+	assert_string_equal(r.nic_numa, "");
+	gdr_topo_free(t);
+}
+
 static void put(const char *root, const char *rel, const char *text)
 {
 	char path[4096];
@@ -544,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_real_exports),
 		cmocka_unit_test(test_bind),
+		cmocka_unit_test(test_fill_result),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
