@@ -24,9 +24,11 @@
 #include "topo_int.h"
 #include "util.h"
 
-#define PCI_VENDOR_NVIDIA 0x10de
-#define PCI_CLASS_VGA	  0x0300
-#define PCI_CLASS_3D	  0x0302
+#define PCI_VENDOR_NVIDIA      0x10de
+#define PCI_CLASS_VGA	       0x0300
+#define PCI_CLASS_3D	       0x0302
+#define PCI_VENDOR_MELLANOX    0x15b3
+#define PCI_BASE_CLASS_NETWORK 0x02
 
 const char *gdr_topo_class_name(enum gdr_topo_class c)
 {
@@ -318,6 +320,38 @@ static int find_nics(struct gdr_topo *t)
 	return 0;
 }
 
+/*
+ * Mellanox/NVIDIA network functions that carry no RDMA device: a missing
+ * mlx5_ib (or a port in a mode without RDMA) makes a NIC vanish from the list,
+ * and the operator should hear about it. Other vendors' RDMA NICs are plain
+ * Ethernet functions without their driver, so they cannot be told apart.
+ */
+static int find_bare_hcas(struct gdr_topo *t)
+{
+	hwloc_obj_t o = NULL;
+	int i;
+
+	while ((o = hwloc_get_next_pcidev(t->topo, o))) {
+		char bus[GDR_BUSID_LEN], (*b)[GDR_BUSID_LEN];
+
+		if (o->attr->pcidev.vendor_id != PCI_VENDOR_MELLANOX ||
+		    (o->attr->pcidev.class_id >> 8) != PCI_BASE_CLASS_NETWORK)
+			continue;
+		for (i = 0; i < t->nnic; i++)
+			if (t->nics[i].pci == o)
+				break;
+		if (i < t->nnic)
+			continue;
+		gdr_topo_obj_busid(o, bus, sizeof(bus));
+		b = realloc(t->bare, (t->nbare + 1) * sizeof(*t->bare));
+		if (!b)
+			return -ENOMEM;
+		t->bare = b;
+		gdr_strlcpy(t->bare[t->nbare++], bus, sizeof(t->bare[0]));
+	}
+	return 0;
+}
+
 int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char *why, size_t wlen)
 {
 	struct gdr_topo *t;
@@ -373,6 +407,8 @@ int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char
 	err = find_gpus(t);
 	if (!err)
 		err = find_nics(t);
+	if (!err)
+		err = find_bare_hcas(t);
 	if (err) {
 		snprintf(why, wlen, "topology: %s", strerror(-err));
 		goto destroy_topo;
@@ -397,6 +433,7 @@ void gdr_topo_free(struct gdr_topo *t)
 	free(t->gpus);
 	free(t->gpu_pci);
 	free(t->nics);
+	free(t->bare);
 	free(t->xml);
 	free(t->root);
 	free(t);
@@ -448,4 +485,14 @@ const struct gdr_topo_nic *gdr_topo_find_nic(const struct gdr_topo *t, const cha
 		if (!strcmp(t->nics[i].pub.name, name))
 			return &t->nics[i].pub;
 	return NULL;
+}
+
+int gdr_topo_bare_hca_count(const struct gdr_topo *t)
+{
+	return t->nbare;
+}
+
+const char *gdr_topo_bare_hca(const struct gdr_topo *t, int i)
+{
+	return i >= 0 && i < t->nbare ? t->bare[i] : NULL;
 }

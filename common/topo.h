@@ -87,6 +87,13 @@ const struct gdr_topo_nic *gdr_topo_nic(const struct gdr_topo *t, int i);
 const struct gdr_topo_nic *gdr_topo_find_nic(const struct gdr_topo *t, const char *name);
 
 /*
+ * Mellanox/NVIDIA network PCI functions with no RDMA device (mlx5_ib not
+ * loaded?), by bus id; they are not NICs above.
+ */
+int gdr_topo_bare_hca_count(const struct gdr_topo *t);
+const char *gdr_topo_bare_hca(const struct gdr_topo *t, int i);
+
+/*
  * Classify the GPU at gpu_bus_id against NIC nic_name. Returns 0 with out
  * filled, cls = GDR_TOPO_UNKNOWN and a reason when either is not found or not
  * on PCI; -EINVAL when gpu_bus_id is not a PCI bus id.

@@ -21,6 +21,8 @@ struct gdr_topo {
 	hwloc_obj_t *gpu_pci;
 	int nnic;
 	struct gdr_topo_nic_int *nics;
+	int nbare;
+	char (*bare)[GDR_BUSID_LEN]; /* HCA functions without an RDMA device */
 };
 
 /* What the classifier found for two PCI functions. */

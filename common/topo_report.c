@@ -46,10 +46,15 @@ static void print_devices(FILE *out, const struct gdr_topo *t)
 		fprintf(out, "  GPU%-3d %s  NUMA %-2s  %-16s %s\n", g->index, g->bus_id,
 			numa(g->numa, nb, sizeof(nb)), g->link[0] ? g->link : "-", g->name);
 	}
-	if (!gdr_topo_nic_count(t)) {
+	if (!gdr_topo_nic_count(t))
 		fprintf(out, "\nNo RDMA NIC (OpenFabrics device) in the topology.\n");
+	for (i = 0; i < gdr_topo_bare_hca_count(t); i++)
+		fprintf(out,
+			"%s  %s: Mellanox network function without an RDMA device "
+			"(driver mlx5_ib/mlx4_ib not loaded?)\n",
+			i || !gdr_topo_nic_count(t) ? "" : "\n", gdr_topo_bare_hca(t, i));
+	if (!gdr_topo_nic_count(t))
 		return;
-	}
 	for (i = 0; i < gdr_topo_nic_count(t); i++)
 		if ((int)strlen(gdr_topo_nic(t, i)->name) > w)
 			w = strlen(gdr_topo_nic(t, i)->name);

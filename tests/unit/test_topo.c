@@ -240,6 +240,8 @@ static void test_nearest(void **state)
 
 	t = load("no-nic.xml");
 	assert_int_equal(gdr_topo_nic_count(t), 0);
+	assert_int_equal(gdr_topo_bare_hca_count(t), 1);
+	assert_string_equal(gdr_topo_bare_hca(t, 0), "0000:02:00.0");
 	assert_int_equal(gdr_topo_nearest_nic(t, "0000:01:00.0", NULL, NULL, &p), -ENOENT);
 	gdr_topo_free(t);
 }
