@@ -384,15 +384,9 @@ int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char
 		snprintf(why, wlen, "%s: %s", xml, strerror(errno));
 		goto destroy_topo;
 	}
-	if (xml && hwloc_topology_set_xml(t->topo, xml) < 0) {
-		err = errno ? -errno : -EINVAL;
-		snprintf(
-		    why, wlen,
-		    "%s: hwloc could not load this XML topology (%s; HWLOC_XML_VERBOSE=1 says why)",
-		    xml, strerror(-err));
-		goto destroy_topo;
-	}
-	if (hwloc_topology_load(t->topo) < 0) {
+	/* hwloc parses the file in set_xml (libxml2) or in load (its own parser). */
+	errno = 0;
+	if ((xml && hwloc_topology_set_xml(t->topo, xml) < 0) || hwloc_topology_load(t->topo) < 0) {
 		err = errno ? -errno : -EINVAL;
 		if (xml)
 			snprintf(why, wlen,

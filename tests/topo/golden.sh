@@ -53,10 +53,21 @@ golden() {
 	compare "$name" "$tmp/$name"
 }
 
+# hwloc's own XML parser (used when hwloc lacks libxml2, or with
+# HWLOC_LIBXML_IMPORT=0) rejects CRLF line ends, which the DGX-2H export keeps.
+crlf_ok=1
+if [ "${HWLOC_LIBXML_IMPORT:-1}" = 0 ] || ! ldd "$bin" 2>/dev/null | grep -q libxml2; then
+	crlf_ok=0
+fi
+
 # Every fixture and every real server export, with the per-pair details.
 for f in tests/topo/*.xml tests/topo/xml/*.xml; do
 	base=$(basename "$f" .xml)
 	[ "$base" = truncated ] && continue
+	if [ $crlf_ok = 0 ] && grep -q "$(printf '\r')" "$f"; then
+		ok "$base.out # SKIP CRLF file and hwloc without libxml2"
+		continue
+	fi
 	golden "$base.out" --topology-xml "$f" --pairs
 done
 
