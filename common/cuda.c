@@ -558,8 +558,8 @@ int gdr_cuda_set_sync_memops(struct gdr_cuda *cu, uint64_t dptr, char *why, size
 
 int gdr_cuda_get_sync_memops(struct gdr_cuda *cu, uint64_t dptr, int *on, char *why, size_t wlen)
 {
-	/* The driver writes a boolean: start from zero so any width reads right. */
-	unsigned int v = 0;
+	/* A boolean to the driver: from zero, any width it writes reads right. */
+	unsigned long long v = 0;
 	int ret;
 
 	ret = cu_check(

@@ -175,6 +175,9 @@ static void test_find_gpu(void **state)
 	assert_int_equal(gpu.dmabuf_supported, 0);
 	assert_int_equal(gdr_cuda_find_gpu(cu, "0001:86:00.0", &gpu, why, sizeof(why)), 0);
 	assert_int_equal(gpu.ordinal, 1);
+	/* nvidia-smi writes eight domain digits. */
+	assert_int_equal(gdr_cuda_find_gpu(cu, "00000000:3B:00.0", &gpu, why, sizeof(why)), 0);
+	assert_int_equal(gpu.ordinal, 0);
 
 	assert_int_equal(gdr_cuda_find_gpu(cu, "3", &gpu, why, sizeof(why)), -ENODEV);
 	assert_string_equal(why, "GPU 3 does not exist (3 GPUs: 0..2)");
@@ -380,6 +383,40 @@ static void test_async_order_and_events(void **state)
 	close_gpu(cu, &gpu);
 }
 
+/* Two streams overlap: what the bounce pipeline's speed-up rests on. */
+static void test_streams_overlap(void **state)
+{
+	const size_t len = 4096;
+	gdr_cuda_stream_t s[2];
+	struct gdr_cuda *cu;
+	struct gdr_gpu gpu;
+	char why[256] = "";
+	void *h;
+	uint64_t d;
+	double t0, dt;
+
+	(void)state;
+	setenv("GDRPERF_FAKE_CUDA_COPY_DELAY_US", "100000", 1);
+	cu = open_gpu0(&gpu);
+	assert_int_equal(gdr_cuda_alloc(cu, 2 * len, &d, why, sizeof(why)), 0);
+	assert_int_equal(gdr_cuda_host_alloc(cu, 2 * len, &h, why, sizeof(why)), 0);
+	assert_int_equal(gdr_cuda_stream_create(cu, &s[0]), 0);
+	assert_int_equal(gdr_cuda_stream_create(cu, &s[1]), 0);
+	t0 = gdr_now_s();
+	assert_int_equal(gdr_cuda_htod_async(cu, d, h, len, s[0]), 0);
+	assert_int_equal(gdr_cuda_htod_async(cu, d + len, (char *)h + len, len, s[1]), 0);
+	assert_int_equal(gdr_cuda_stream_sync(cu, s[0]), 0);
+	assert_int_equal(gdr_cuda_stream_sync(cu, s[1]), 0);
+	dt = gdr_now_s() - t0;
+	assert_true(dt >= 0.099);
+	assert_true(dt < 0.19);
+	gdr_cuda_stream_destroy(cu, s[0]);
+	gdr_cuda_stream_destroy(cu, s[1]);
+	gdr_cuda_host_free(cu, h);
+	gdr_cuda_free(cu, d);
+	close_gpu(cu, &gpu);
+}
+
 /* Pageable host memory makes an "async" copy synchronous, as on a GPU. */
 static void test_async_pageable_is_sync(void **state)
 {
@@ -465,6 +502,7 @@ int main(void)
 		cmocka_unit_test_setup(test_old_driver, reset_env),
 		cmocka_unit_test_setup(test_sync_memops, reset_env),
 		cmocka_unit_test_setup(test_async_order_and_events, reset_env),
+		cmocka_unit_test_setup(test_streams_overlap, reset_env),
 		cmocka_unit_test_setup(test_async_pageable_is_sync, reset_env),
 		cmocka_unit_test_setup(test_bandwidth_cap, reset_env),
 		cmocka_unit_test_setup(test_make_current, reset_env),
