@@ -274,6 +274,15 @@ static unsigned int count_columns(const char *line)
 	return n;
 }
 
+static int write_header(int fd)
+{
+	char line[sizeof(csv_header) + 1];
+
+	memcpy(line, csv_header, sizeof(csv_header) - 1);
+	line[sizeof(csv_header) - 1] = '\n';
+	return write_all_once(fd, line, sizeof(csv_header));
+}
+
 /* Name the first column where line differs from our header, for the refusal message. */
 static void header_diff(const char *line, char *what, size_t len)
 {
@@ -389,9 +398,7 @@ int gdr_csv_open(struct gdr_csv **out, const char *path, char *why, size_t wlen)
 	csv->regular = S_ISREG(st.st_mode);
 	if (!csv->regular) {
 		/* A pipe or terminal is a fresh stream each run: header always. */
-		ret = write_all_once(csv->fd, csv_header, sizeof(csv_header) - 1);
-		if (!ret)
-			ret = write_all_once(csv->fd, "\n", 1);
+		ret = write_header(csv->fd);
 		if (ret) {
 			snprintf(why, wlen, "%s: cannot write the header: %s", path,
 				 strerror(-ret));
@@ -408,11 +415,7 @@ int gdr_csv_open(struct gdr_csv **out, const char *path, char *why, size_t wlen)
 		goto out_unlock;
 	}
 	if (st.st_size == 0) {
-		char line[sizeof(csv_header) + 1];
-
-		memcpy(line, csv_header, sizeof(csv_header) - 1);
-		line[sizeof(csv_header) - 1] = '\n';
-		ret = write_all_once(csv->fd, line, sizeof(csv_header));
+		ret = write_header(csv->fd);
 		if (ret) {
 			/* Leave an empty file, not half a header. */
 			if (ftruncate(csv->fd, 0))
@@ -770,21 +773,15 @@ void gdr_result_init(struct gdr_result *r)
 	time_t now = time(NULL);
 	struct tm tm;
 
+	/* Callers fill a stack struct field by field: whatever they skip must read as unknown. */
+	memset(r, 0, sizeof(*r));
+	r->cpu_util_pct = -1;
+	gdr_strlcpy(r->status, "ok", sizeof(r->status));
 	if (gmtime_r(&now, &tm))
 		strftime(r->timestamp, sizeof(r->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	else
-		r->timestamp[0] = '\0';
 	if (gethostname(r->host, sizeof(r->host)))
 		r->host[0] = '\0';
 	/* POSIX leaves a truncated name unterminated. */
 	r->host[sizeof(r->host) - 1] = '\0';
 	gdr_strlcpy(r->version, PACKAGE_VERSION, sizeof(r->version));
-}
-
-void gdr_result_reset(struct gdr_result *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->cpu_util_pct = -1;
-	gdr_strlcpy(r->status, "ok", sizeof(r->status));
-	gdr_result_init(r);
 }

@@ -75,9 +75,10 @@ int gdr_json_close(struct gdr_json *js, char *why, size_t wlen);
 void gdr_table_header(FILE *out, int gbits);
 void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits);
 
-/* Fill timestamp/host/version of r. */
+/*
+ * Start a fresh result: zero r (empty strings = unknown), cpu_util_pct = -1
+ * (unknown), status "ok", then fill timestamp/host/version. Call it first.
+ */
 void gdr_result_init(struct gdr_result *r);
-/* Zero r, mark cpu_util_pct unknown (-1) and status "ok", then gdr_result_init. */
-void gdr_result_reset(struct gdr_result *r);
 
 #endif

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,7 +113,7 @@ static int parse_line(const char *line)
 
 static void fill(struct gdr_result *r)
 {
-	gdr_result_reset(r);
+	gdr_result_init(r);
 	strcpy(r->timestamp, "2026-11-29T21:25:51Z");
 	strcpy(r->host, "node-a");
 	strcpy(r->peer, "node-b");
@@ -447,6 +449,42 @@ static void test_csv_torn_last_row(void **state)
 	assert_string_equal(p, "");
 }
 
+/* A write cut short (disk full; here the file size limit) must not leave part of a row. */
+static void test_csv_short_write_rolled_back(void **state)
+{
+	struct gdr_csv *csv;
+	struct gdr_result r;
+	struct rlimit old, lim;
+	char path[128], why[512];
+	struct stat before, after;
+	void (*old_handler)(int);
+	int ret;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/full.csv", tmpdir);
+	fill(&r);
+	assert_int_equal(gdr_csv_open(&csv, path, why, sizeof(why)), 0);
+	assert_int_equal(gdr_csv_append(csv, &r), 0);
+	assert_int_equal(stat(path, &before), 0);
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)before.st_size + 50;
+	old_handler = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ret = gdr_csv_append(csv, &r);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_handler);
+
+	assert_int_equal(ret, -ENOSPC);
+	assert_int_equal(stat(path, &after), 0);
+	assert_int_equal(after.st_size, before.st_size);
+	/* And the file goes on normally afterwards. */
+	assert_int_equal(gdr_csv_append(csv, &r), 0);
+	gdr_csv_close(csv);
+	assert_int_equal(count_lines(slurp(path)), 3);
+}
+
 static void test_csv_unwritable(void **state)
 {
 	struct gdr_csv *csv;
@@ -626,7 +664,7 @@ static void test_result_init(void **state)
 
 	(void)state;
 	memset(&r, 0x55, sizeof(r));
-	gdr_result_reset(&r);
+	gdr_result_init(&r);
 	assert_int_equal(strlen(r.timestamp), 20);
 	assert_int_equal(r.timestamp[4], '-');
 	assert_int_equal(r.timestamp[10], 'T');
@@ -651,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_csv_header_once),
 		cmocka_unit_test(test_csv_mismatched_header),
 		cmocka_unit_test(test_csv_torn_last_row),
+		cmocka_unit_test(test_csv_short_write_rolled_back),
 		cmocka_unit_test(test_csv_unwritable),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_keys_are_csv_columns),
