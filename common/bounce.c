@@ -52,10 +52,10 @@ static const char *role(const struct run *r)
 	return r->sm.producer ? "producer" : "consumer";
 }
 
-static int cuda_fail(struct run *r, const char *what, int e)
+/* The driver's last error names the call ("cuEventQuery: CUDA_ERROR_...: ..."). */
+static int cuda_fail(struct run *r, int e)
 {
-	snprintf(r->why, r->wlen, "bounce %s: %s: %s", role(r), what,
-		 gdr_cuda_last_error(r->res->cuda));
+	snprintf(r->why, r->wlen, "bounce %s: %s", role(r), gdr_cuda_last_error(r->res->cuda));
 	return e < 0 ? e : -EIO;
 }
 
@@ -76,11 +76,10 @@ static int start_copies(struct run *r, int *progress)
 		else
 			e = gdr_cuda_htod_async(res->cuda, gpu, staging, len, res->stream);
 		if (e)
-			return cuda_fail(r, r->sm.producer ? "cuMemcpyDtoHAsync" : "cuMemcpyHtoDAsync",
-					 e);
+			return cuda_fail(r, e);
 		e = gdr_cuda_event_record(res->cuda, res->events[slot], res->stream);
 		if (e)
-			return cuda_fail(r, "cuEventRecord", e);
+			return cuda_fail(r, e);
 		gdr_bounce_sm_did_copy(&r->sm);
 		*progress = 1;
 	}
@@ -95,7 +94,7 @@ static int reap_copies(struct run *r, int *progress)
 		int q = gdr_cuda_event_query(r->res->cuda, r->res->events[slot]);
 
 		if (q < 0)
-			return cuda_fail(r, "cuEventQuery", q);
+			return cuda_fail(r, q);
 		if (q == 0)
 			break;
 		gdr_bounce_sm_copy_done(&r->sm);

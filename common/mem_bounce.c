@@ -48,7 +48,7 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 	const struct gdr_mem_env *env = m->env;
 	struct gdr_cuda *cu = env->cuda;
 	struct bounce_priv *bp;
-	char sz[32], err[256];
+	char sz[32], err[200];
 	int r;
 
 	if (env->bounce_chunk == 0 || env->bounce_slots == 0 ||
@@ -72,16 +72,12 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 		return r;
 	r = gdr_cuda_host_alloc(cu, bp->ring_len, &bp->ring, NULL, 0);
 	if (r) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "cuMemHostAlloc(staging %s)",
-			 gdr_fmt_size(bp->ring_len, sz, sizeof(sz)));
 		bp->ring = NULL;
-		return cuda_why(m, what, r, why, wlen);
+		return cuda_why(m, "bounce staging ring", r, why, wlen);
 	}
 	r = gdr_cuda_stream_create(cu, &bp->stream);
 	if (r)
-		return cuda_why(m, "cuStreamCreate", r, why, wlen);
+		return cuda_why(m, "bounce copy stream", r, why, wlen);
 	bp->have_stream = 1;
 	bp->events = calloc(bp->slots, sizeof(*bp->events));
 	if (!bp->events) {
@@ -91,7 +87,7 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 	for (; bp->nevents < bp->slots; bp->nevents++) {
 		r = gdr_cuda_event_create(cu, &bp->events[bp->nevents]);
 		if (r)
-			return cuda_why(m, "cuEventCreate", r, why, wlen);
+			return cuda_why(m, "bounce slot events", r, why, wlen);
 	}
 	if (!env->pd) {
 		snprintf(why, wlen, "bounce: no protection domain to register the staging ring with");
@@ -109,14 +105,37 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 	return 0;
 }
 
+/*
+ * --validate copies go through the pipeline's stream and wait for it: the
+ * stream is non-blocking, so a copy on the legacy stream (whose DMA may
+ * still run after a pageable cuMemcpyHtoD returns) would not be ordered
+ * before the pipeline's first D2H.
+ */
+static int bounce_copy(struct gdr_mem *m, size_t off, void *host, size_t len, int to_gpu)
+{
+	struct bounce_priv *bp = m->priv;
+	struct gdr_cuda *cu = m->env->cuda;
+	int r;
+
+	if (!bp || !bp->have_stream || !m->addr || off > m->len || len > m->len - off)
+		return -EINVAL;
+	r = gdr_cuda_make_current(cu, m->env->gpu);
+	if (!r)
+		r = to_gpu ? gdr_cuda_htod_async(cu, m->addr + off, host, len, bp->stream)
+			   : gdr_cuda_dtoh_async(cu, host, m->addr + off, len, bp->stream);
+	if (!r)
+		r = gdr_cuda_stream_sync(cu, bp->stream);
+	return r;
+}
+
 static int bounce_write(struct gdr_mem *m, size_t off, const void *src, size_t len)
 {
-	return gdr_mem_gpu_write(m, off, src, len);
+	return bounce_copy(m, off, (void *)src, len, 1);
 }
 
 static int bounce_read(struct gdr_mem *m, size_t off, void *dst, size_t len)
 {
-	return gdr_mem_gpu_read(m, off, dst, len);
+	return bounce_copy(m, off, dst, len, 0);
 }
 
 static void bounce_free(struct gdr_mem *m)

@@ -484,8 +484,8 @@ static void test_credit_batching(void **state)
 	assert_true(gdr_bounce_sm_can_credit(&cs, &v));
 	assert_int_equal(v, 9);
 	gdr_bounce_sm_did_credit(&cs, v);
-	assert_false(gdr_bounce_sm_finished(&cs)); /* three credits still in flight */
-	for (int i = 0; i < 3; i++)
+	assert_false(gdr_bounce_sm_finished(&cs)); /* four credits (2, 3, 8, 9) in flight */
+	for (int i = 0; i < 4; i++)
 		assert_int_equal(gdr_bounce_sm_credit_done(&cs, why, sizeof(why)), 0);
 	assert_true(gdr_bounce_sm_finished(&cs));
 	assert_int_equal(gdr_bounce_sm_credit_done(&cs, why, sizeof(why)), -EPROTO);
