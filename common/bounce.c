@@ -10,7 +10,8 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
+#include <poll.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -27,13 +28,16 @@
 #define WRID_CREDIT (1ull << 47)
 #define WRID_SEQ_MASK ((1ull << 40) - 1)
 #define POLL_BATCH 16
-#define IDLE_SPINS_BEFORE_YIELD 64
+/* Idle this long, then sleep instead of spinning (far above a chunk's time on real hardware). */
+#define IDLE_SPIN_NS 50000
+#define IDLE_SLEEP_MS 1
 
 struct run {
 	const struct gdr_bounce_res *res;
 	const struct gdr_bounce_cfg *cfg;
 	struct gdr_bounce_sm sm;
 	struct ibv_qp *qp;
+	int armed;          /* a completion on the control CQ will wake the channel */
 	char *why;
 	size_t wlen;
 };
@@ -322,6 +326,48 @@ static int reap_receives(struct run *r, int *progress)
 	return 0;
 }
 
+/*
+ * Nothing to do for a while: sleep rather than spin, so that the driver's
+ * copy threads (and, in a VM, the emulated NIC) get the CPU. With a copy in
+ * flight, sleep on it (the pipeline needs it next anyway). With receives
+ * expected, sleep on the control CQ's channel (armed first, then polled
+ * once more, so no completion slips in between), at most IDLE_SLEEP_MS since
+ * send completions do not wake it. Else (only sends in flight) a short nap.
+ */
+static int idle_wait(struct run *r)
+{
+	struct gdr_conn *c = r->cfg->conn;
+
+	if (r->sm.copy_done < r->sm.copy_issued) {
+		unsigned int slot = (unsigned int)(r->sm.copy_done % r->sm.slots);
+		int e = gdr_cuda_event_sync(r->res->cuda, r->res->events[slot]);
+
+		return e ? cuda_fail(r, e) : 0;
+	}
+	if (r->sm.peer < r->sm.total && c->ctrl_ch) {
+		struct pollfd pfd = { .fd = c->ctrl_ch->fd, .events = POLLIN };
+		struct ibv_cq *cq;
+		void *ctx;
+
+		if (!r->armed) {
+			if (ibv_req_notify_cq(c->ctrl_cq, 0)) {
+				snprintf(r->why, r->wlen, "%s: ibv_req_notify_cq failed", c->nic);
+				return -EIO;
+			}
+			r->armed = 1;
+			return 0;
+		}
+		if (poll(&pfd, 1, IDLE_SLEEP_MS) > 0 && ibv_get_cq_event(c->ctrl_ch, &cq, &ctx) == 0) {
+			c->ctrl_events++;
+			r->armed = 0;
+		}
+		return 0;
+	}
+	struct timespec ts = { .tv_nsec = 20000 };
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
 static void describe_state(const struct run *r, char *buf, size_t len)
 {
 	const struct gdr_bounce_sm *sm = &r->sm;
@@ -342,7 +388,8 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 	uint64_t seg_t[GDR_LOOP_SEGMENTS + 1], seg_d[GDR_LOOP_SEGMENTS + 1];
 	uint64_t start = 0, end = 0, now, last_progress, timed;
 	uint64_t stall_ns = (uint64_t)(cfg->stall_timeout * 1e9);
-	unsigned int seg = 1, idle = 0;
+	uint64_t idle_since = 0;
+	unsigned int seg = 1;
 	double cpu0 = cpu_seconds();
 	int e;
 
@@ -364,6 +411,12 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		return -EINVAL;
 	}
 	timed = r.sm.total - r.sm.barrier;
+	/*
+	 * Credits arrive in batches: a segment of a few chunks would time a
+	 * burst, not the pipeline. Too short a run reports no peak (the
+	 * report then uses the average).
+	 */
+	int segmented = timed >= (uint64_t)GDR_LOOP_SEGMENTS * 2 * res->slots;
 	now = last_progress = gdr_now_ns();
 	for (unsigned long spin = 0; !gdr_bounce_sm_finished(&r.sm); spin++) {
 		int progress = 0;
@@ -383,14 +436,18 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 			now = gdr_now_ns();
 		if (progress) {
 			last_progress = now;
-			idle = 0;
-		} else if (++idle >= IDLE_SPINS_BEFORE_YIELD) {
-			/* Copies run on driver threads: leave them the CPU while waiting. */
-			sched_yield();
+			idle_since = 0;
+		} else if (!idle_since) {
+			idle_since = gdr_now_ns();
+		} else if ((spin & 15) == 0 && gdr_now_ns() - idle_since > IDLE_SPIN_NS) {
+			if ((e = idle_wait(&r)))
+				return e;
+			now = gdr_now_ns();
 		}
 		uint64_t done = gdr_bounce_sm_delivered(&r.sm) - r.sm.barrier;
-		if (start && progress && seg <= GDR_LOOP_SEGMENTS &&
-		    done * GDR_LOOP_SEGMENTS >= timed * seg) {
+		/* A cumulative credit can cross several segment boundaries at once. */
+		while (segmented && start && progress && seg <= GDR_LOOP_SEGMENTS &&
+		       done * GDR_LOOP_SEGMENTS >= timed * seg) {
 			seg_t[seg] = now;
 			seg_d[seg] = done;
 			seg++;
@@ -422,7 +479,7 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 	out->msgs = cfg->iters;
 	out->bytes = cfg->iters * cfg->size;
 	out->elapsed_ns = end - start;
-	for (unsigned int s = 1; s < seg; s++) {
+	for (unsigned int s = 1; segmented && s < seg; s++) {
 		uint64_t dt = seg_t[s] - seg_t[s - 1];
 		if (dt > 0 && seg_d[s] > seg_d[s - 1]) {
 			double bps = (double)(seg_d[s] - seg_d[s - 1]) * cfg->size / r.sm.cpm * 1e9 / dt;
