@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bounce.h"
 #include "conn.h"
 #include "cuda.h"
 #include "loop.h"
@@ -82,6 +83,12 @@ static size_t src_off(const struct pbuf *b, unsigned int qp)
 static size_t dst_off(const struct pbuf *b, unsigned int qp)
 {
 	return src_off(b, qp) + b->region;
+}
+
+/* bounce: the pipeline runs on QP 0 only. */
+static unsigned int data_qps(const struct sess *s, const struct pbuf *b)
+{
+	return b->kind == GDR_MEM_BOUNCE ? 1 : s->plan.qps;
 }
 
 static int access_flags(const struct sess *s)
@@ -162,6 +169,10 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 	}
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
+	if (kind == GDR_MEM_BOUNCE &&
+	    gdr_bounce_plan_check(s->plan.bidir, s->plan.duration_ms, s->plan.bounce_chunk,
+				  s->conn.max_msg_sz, b->skip, sizeof(b->skip)))
+		return;
 	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
 			 sizeof(why));
 	if (r) {
@@ -181,7 +192,7 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 
 static int fill_sources(struct sess *s, struct pbuf *b)
 {
-	for (unsigned int q = 0; q < s->plan.qps; q++) {
+	for (unsigned int q = 0; q < data_qps(s, b); q++) {
 		gdr_pattern_fill(b->tmp, b->region, s->plan.seed, q);
 		int r = b->mem.ops->write(&b->mem, src_off(b, q), b->tmp, b->region);
 		if (r) {
@@ -195,7 +206,7 @@ static int fill_sources(struct sess *s, struct pbuf *b)
 
 static int poison_dests(struct sess *s, struct pbuf *b, uint64_t size)
 {
-	for (unsigned int q = 0; q < s->plan.qps; q++) {
+	for (unsigned int q = 0; q < data_qps(s, b); q++) {
 		gdr_pattern_poison(b->tmp, size, s->plan.seed, q);
 		int r = b->mem.ops->write(&b->mem, dst_off(b, q), b->tmp, size);
 		if (r) {
@@ -210,7 +221,7 @@ static int poison_dests(struct sess *s, struct pbuf *b, uint64_t size)
 /* 0 ok; -EILSEQ with the first bad byte in meas; other -errno on copy failure. */
 static int check_dests(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_msg_meas *m)
 {
-	for (unsigned int q = 0; q < s->plan.qps; q++) {
+	for (unsigned int q = 0; q < data_qps(s, b); q++) {
 		size_t off;
 		uint8_t want, got;
 		int r = b->mem.ops->read(&b->mem, dst_off(b, q), b->tmp, size);
@@ -278,6 +289,14 @@ static void exchange_local_buf(struct sess *s, const struct pbuf *b, struct gdr_
 			m->u.buf.qp[q].rkey = b->mem.mr ? b->mem.mr->rkey : 0;
 			m->u.buf.qp[q].len = b->region;
 		}
+		struct gdr_bounce_res br;
+		if (b->kind == GDR_MEM_BOUNCE && !gdr_mem_bounce_res(&b->mem, &br)) {
+			/* bounce: the peer reaches our staging ring only (QP 0). */
+			memset(m->u.buf.qp, 0, sizeof(m->u.buf.qp));
+			m->u.buf.qp[0].addr = (uintptr_t)br.ring;
+			m->u.buf.qp[0].rkey = br.rkey;
+			m->u.buf.qp[0].len = (uint64_t)br.slots * br.chunk;
+		}
 	} else {
 		gdr_strlcpy(m->u.buf.text, b->skip, sizeof(m->u.buf.text));
 	}
@@ -305,16 +324,49 @@ static int take_remote_buf(struct sess *s, struct pbuf *b, const struct gdr_msg 
 			 m->u.buf.nqps, s->plan.qps);
 		return -EPROTO;
 	}
-	for (unsigned int q = 0; q < s->plan.qps; q++) {
+	for (unsigned int q = 0; q < data_qps(s, b); q++) {
 		/* Never reach past what the peer registered for this QP. */
-		if (m->u.buf.qp[q].len < max_size(&s->plan)) {
+		uint64_t need = b->kind == GDR_MEM_BOUNCE /* bounce: the staging ring */
+					? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
+					: max_size(&s->plan);
+
+		if (m->u.buf.qp[q].len < need) {
 			snprintf(s->why, WHY, "peer registered %" PRIu64 " B for QP %u, plan needs %" PRIu64,
-				 m->u.buf.qp[q].len, q, max_size(&s->plan));
+				 m->u.buf.qp[q].len, q, need);
 			return -EPROTO;
 		}
 		b->remote[q] = m->u.buf.qp[q];
 	}
 	return 0;
+}
+
+/* bounce hook: this side's half of the staged pipeline (bounce.c) instead of the loop. */
+static int run_bounce(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_loop_out *out)
+{
+	struct gdr_bounce_res res;
+	int producer = is_write(s) == s->client; /* the side with the GPU source */
+	struct gdr_bounce_cfg cfg = {
+		.write = is_write(s),
+		.producer = producer,
+		.timed = s->client,
+		.size = size,
+		.iters = s->plan.iters,
+		.warmup = s->plan.warmup,
+		.gpu_off = producer ? src_off(b, 0) : dst_off(b, 0),
+		.raddr = b->remote[0].addr,
+		.rkey = b->remote[0].rkey,
+		.rlen = b->remote[0].len,
+		.tx_depth = s->plan.tx_depth,
+		.stall_timeout = s->o->timeout,
+		.stop = s->stop,
+		.conn = &s->conn,
+	};
+
+	if (gdr_mem_bounce_res(&b->mem, &res)) {
+		snprintf(s->why, WHY, "bounce: buffers not open");
+		return -EINVAL;
+	}
+	return gdr_bounce_run(&res, &cfg, out, s->why, WHY);
 }
 
 static int run_loop(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_loop_out *out)
@@ -334,6 +386,8 @@ static int run_loop(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_lo
 		.conn = &s->conn,
 	};
 
+	if (b->kind == GDR_MEM_BOUNCE)
+		return run_bounce(s, b, size, out);
 	for (unsigned int q = 0; q < s->plan.qps; q++) {
 		qps[q].qp = s->conn.id[q]->qp;
 		qps[q].laddr = b->mem.addr + (is_write(s) ? src_off(b, q) : dst_off(b, q));
@@ -398,7 +452,7 @@ static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind k
 	gdr_strlcpy(r->path, gdr_mem_kind_name(kind), sizeof(r->path));
 	gdr_strlcpy(r->path_remote, gdr_mem_kind_name(kind), sizeof(r->path_remote));
 	r->size_bytes = size;
-	r->qps = s->plan.qps;
+	r->qps = kind == GDR_MEM_BOUNCE ? 1 : s->plan.qps; /* bounce: QP 0 only */
 	r->tx_depth = s->plan.tx_depth;
 	r->post_list = s->plan.post_list;
 	r->bidir = s->plan.bidir;
@@ -444,6 +498,19 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 	if (note)
 		gdr_strlcpy(r.note, note, sizeof(r.note));
 	emit(s, &r);
+}
+
+/* Note of a measured row: validation, and for bounce the staging ring. */
+static const char *row_note(const struct sess *s, const struct pbuf *b, char *buf, size_t len)
+{
+	char c[32];
+
+	if (b->kind != GDR_MEM_BOUNCE)
+		return s->plan.validate ? "validated" : NULL;
+	snprintf(buf, len, "%sstaging %u x %s%s", s->plan.validate ? "validated; " : "",
+		 s->plan.bounce_slots, gdr_fmt_size(s->plan.bounce_chunk, c, sizeof(c)),
+		 s->plan.qps > 1 ? "; QP 0 only" : "");
+	return buf;
 }
 
 static void emit_skipped(struct sess *s, const struct pbuf *b)
@@ -526,8 +593,8 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			return -EILSEQ;
 		}
 	}
-	emit_measured(s, b->kind, size, &acc, "ok",
-		      s->plan.validate ? "validated" : NULL);
+	char note[GDR_TEXT_MAX];
+	emit_measured(s, b->kind, size, &acc, "ok", row_note(s, b, note, sizeof(note)));
 	return 0;
 }
 
@@ -640,6 +707,13 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 				gdr_strlcpy(res.u.meas.text, s->why, sizeof(res.u.meas.text));
 			else
 				meas_from_loop(&res.u.meas, &lo);
+		} else if (b->kind == GDR_MEM_BOUNCE) {
+			/* bounce: the server is half of the pipeline; a failure ends the session. */
+			struct gdr_loop_out lo;
+
+			r = run_loop(s, b, size, &lo);
+			if (r)
+				return r;
 		}
 		r = recv_msg(s, &done, GDR_MSG_DONE);
 		if (r)
@@ -673,7 +747,8 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 		if (rep + 1 == s->plan.repeat)
 			break;
 	}
-	emit_measured(s, b->kind, size, &acc, "ok", s->plan.validate ? "validated" : NULL);
+	char note[GDR_TEXT_MAX];
+	emit_measured(s, b->kind, size, &acc, "ok", row_note(s, b, note, sizeof(note)));
 	return 0;
 }
 
