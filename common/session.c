@@ -19,6 +19,7 @@
 #include "proto.h"
 #include "report.h"
 #include "stats.h"
+#include "topo.h"
 #include "util.h"
 
 #define WHY 512
@@ -35,6 +36,8 @@ struct sess {
 	char cuda_why[256];
 	struct gdr_csv *csv;
 	struct gdr_json *json;
+	struct gdr_topo_pair topo;   /* GPU-NIC placement for the CSV columns */
+	int have_topo;
 	volatile sig_atomic_t *stop;
 	char why[WHY];
 };
@@ -117,6 +120,32 @@ static uint64_t max_size(const struct gdr_plan *p)
 	return m;
 }
 
+/* The one line that explains the numbers: GPU-NIC PCIe distance and NCCL's verdict. */
+static void describe_topology(struct sess *s)
+{
+	struct gdr_topo *t;
+	struct gdr_nccl_env nenv;
+	char why[256], line[512];
+
+	if (gdr_topo_load(&t, s->o->topology_xml, NULL, why, sizeof(why))) {
+		printf("topology: unknown (%s)\n", why);
+		return;
+	}
+	if (gdr_topo_pair(t, s->gpu.bus_id, s->conn.nic, &s->topo) == 0) {
+		s->have_topo = 1;
+		if (!s->topo.gpu_name[0])
+			gdr_strlcpy(s->topo.gpu_name, s->gpu.name, sizeof(s->topo.gpu_name));
+		if (gdr_nccl_env_load(&nenv, why, sizeof(why))) {
+			gdr_warn("%s", why);
+			memset(&nenv, 0, sizeof(nenv));
+			gdr_nccl_parse_level(NULL, &nenv.level, why, sizeof(why));
+			gdr_nccl_parse_read(NULL, &nenv.read, why, sizeof(why));
+		}
+		printf("%s\n", gdr_topo_describe(&s->topo, &nenv, line, sizeof(line)));
+	}
+	gdr_topo_free(t);
+}
+
 static void ensure_cuda(struct sess *s)
 {
 	char why[256];
@@ -144,6 +173,7 @@ static void ensure_cuda(struct sess *s)
 	s->env.cuda = s->cuda;
 	s->env.gpu = &s->gpu;
 	printf("GPU %d: %s (%s)\n", s->gpu.ordinal, s->gpu.name, s->gpu.bus_id);
+	describe_topology(s);
 }
 
 static void pbuf_free(struct pbuf *b)
@@ -462,6 +492,9 @@ static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind k
 	if (s->o->label)
 		gdr_strlcpy(r->label, s->o->label, sizeof(r->label));
 	if (kind != GDR_MEM_HOST && s->cuda) {
+		if (s->have_topo)
+			gdr_topo_fill_result(&s->topo, r);
+		/* CUDA's own view of the GPU wins over the topology's. */
 		snprintf(r->gpu, sizeof(r->gpu), "%d", s->gpu.ordinal);
 		gdr_strlcpy(r->gpu_bus_id, s->gpu.bus_id, sizeof(r->gpu_bus_id));
 		gdr_strlcpy(r->gpu_name, s->gpu.name, sizeof(r->gpu_name));
@@ -598,6 +631,16 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 	return 0;
 }
 
+/* Once the plan is known: open the GPU if a path needs it, explain the placement, print the header. */
+static void prepare(struct sess *s)
+{
+	for (unsigned int i = 0; i < s->plan.nmem; i++)
+		if (s->plan.mem[i] != GDR_MEM_HOST)
+			ensure_cuda(s);
+	gdr_table_header(stdout, s->o->gbits);
+	fflush(stdout);
+}
+
 static int client_path(struct sess *s, unsigned int pi)
 {
 	struct pbuf b;
@@ -653,6 +696,7 @@ static int client_run(struct sess *s)
 		r = recv_msg(s, &reply, GDR_MSG_ACK);
 	if (r)
 		return r;
+	prepare(s);
 	for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++)
 		r = client_path(s, pi);
 	if (r) {
@@ -821,6 +865,8 @@ static int server_run(struct sess *s)
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_ACK;
 	r = send_msg(s, &m);
+	if (!r)
+		prepare(s);
 	for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++) {
 		r = recv_msg(s, &m, GDR_MSG_BUF);
 		if (!r)
@@ -875,7 +921,6 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	printf("%s %s: %s %s over %s, %u QP(s)\n", s->client ? "client" : "server",
 	       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted", s->conn.peer,
 	       s->conn.nic, s->conn.nqps);
-	gdr_table_header(stdout, o->gbits);
 	r = s->client ? client_run(s) : server_run(s);
 	if (r)
 		gdr_err("%s", s->why);

@@ -46,6 +46,12 @@ server gdr_write_bw --timeout 30
 client gdr_write_bw --timeout 30 --gpu 0 --mem all -n 50 --sizes 4K:16K --csv "$TMP/all.csv"
 wait_server
 check "--mem all: 4 paths x 3 sizes = 12 rows" bash -c "[ $CRC = 0 -a $SRC = 0 ] && [ \$(tail -n +2 '$TMP/all.csv' | wc -l) = 12 ]"
+check "--mem all: topology line before the table, rxe is 'not PCI' (unknown)" bash -c "
+	grep -q '^topology: GPU (.*) <-> rxe0 (not PCI): unknown' '$TMP/cli.out' &&
+	[ \$(grep -n '^topology:' '$TMP/cli.out' | cut -d: -f1) -lt \$(grep -n '^ path ' '$TMP/cli.out' | cut -d: -f1) ]"
+check "--mem all: GPU rows carry the GPU and distance 'unknown', host rows none" awk -F, '
+	NR > 1 && $6 != "host" && ($22 != "0" || $27 != "unknown") { bad = 1 }
+	NR > 1 && $6 == "host" && ($22 != "" || $27 != "") { bad = 1 } END { exit bad }' "$TMP/all.csv"
 check "--mem all: every row ok, or skipped with a note" awk -F, '
 	NR > 1 { if (!($31 == "ok" || ($31 == "skipped" && $32 != ""))) bad = 1; paths[$6] = 1 }
 	END { exit (bad || length(paths) != 4) }' "$TMP/all.csv"
