@@ -313,7 +313,8 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 {
 	struct sockaddr_storage ss;
 	struct rdma_cm_event *ev;
-	double deadline = gdr_now_s() + o->timeout;
+	/* A --persistent server waits for its next client as long as it takes. */
+	double deadline = gdr_now_s() + (o->persistent ? 1e9 : o->timeout);
 	unsigned int established = 0;
 	int r;
 
@@ -375,6 +376,7 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 		snprintf(why, wlen, "rdma_listen(port %u): %s", o->port, strerror(-r));
 		return r;
 	}
+	c->listening = 1;
 	gdr_dbg("listening on port %u", o->port);
 
 	while (c->nqps == 0 || established < c->nqps) {

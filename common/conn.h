@@ -42,6 +42,7 @@ struct gdr_conn {
 	double timeout;
 	volatile sig_atomic_t *stop;
 	int peer_gone;
+	int listening;             /* server: got as far as rdma_listen */
 };
 
 /* Server: wait (up to o->timeout) for one client and accept all its QPs. */

@@ -33,6 +33,7 @@ enum {
 	OPT_BIND,
 	OPT_HUGEPAGES,
 	OPT_NO_BIND,
+	OPT_PERSISTENT,
 };
 
 static const struct option long_opts[] = {
@@ -70,6 +71,7 @@ static const struct option long_opts[] = {
 	{ .name = "bind", .has_arg = 1, .val = OPT_BIND },
 	{ .name = "hugepages", .has_arg = 0, .val = OPT_HUGEPAGES },
 	{ .name = "no-bind", .has_arg = 0, .val = OPT_NO_BIND },
+	{ .name = "persistent", .has_arg = 0, .val = OPT_PERSISTENT },
 	{ .name = "verbose", .has_arg = 0, .val = 'v' },
 	{ .name = "help", .has_arg = 0, .val = 'h' },
 	{ .name = "version", .has_arg = 0, .val = 'V' },
@@ -101,6 +103,8 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 		"  -i, --ib-port=N          device port (default 1)\n"
 		"  -p, --port=N             rdma_cm port (default %d)\n"
 		"      --bind=ADDR          server: listen on ADDR only (default all addresses)\n"
+		"      --persistent         server: serve one client after another until SIGINT or\n"
+		"                           SIGTERM (a bad or dead client is logged, not fatal)\n"
 		"  -x, --gid-index=N        accepted for perftest compatibility; rdma_cm picks the GID\n"
 		"  -R, --rdma_cm            accepted for perftest compatibility (rdma_cm is always used)\n"
 		"      --timeout=SEC        give up on connect or on a silent peer after SEC (default 30)\n"
@@ -469,6 +473,9 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		case OPT_NO_BIND:
 			o->no_bind = 1;
 			break;
+		case OPT_PERSISTENT:
+			o->persistent = 1;
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -550,6 +557,10 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		o->nmem = 0;
 		for (int k = 0; k < GDR_MEM__COUNT; k++)
 			o->mem[o->nmem++] = (enum gdr_mem_kind)k;
+	}
+	if (o->persistent && o->server) {
+		gdr_err("--persistent is for the server (no SERVER argument)");
+		return -EINVAL;
 	}
 	if (o->verbose)
 		gdr_set_verbose(o->verbose);

@@ -58,6 +58,7 @@ struct gdr_opts {
 	const char *topology_xml;
 	int hugepages;
 	int no_bind;
+	int persistent;          /* server: serve one client after another until a signal */
 	int verbose;
 	unsigned int set;        /* GDR_SET_* bits given on the command line */
 };

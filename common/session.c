@@ -908,23 +908,37 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 		goto out_csv;
 	}
 
-	if (s->client)
-		r = gdr_conn_connect(&s->conn, o, stop, s->why, WHY);
-	else
-		r = gdr_conn_accept(&s->conn, o, stop, s->why, WHY);
-	if (r) {
-		gdr_err("%s", s->why);
-		goto out_conn;
+	for (;;) {
+		if (s->client)
+			r = gdr_conn_connect(&s->conn, o, stop, s->why, WHY);
+		else
+			r = gdr_conn_accept(&s->conn, o, stop, s->why, WHY);
+		if (r) {
+			gdr_err("%s", s->why);
+			/* A long-lived server outlives a client that failed to connect, not itself. */
+			if (!o->persistent || r == -EINTR || !s->conn.listening)
+				break;
+			gdr_conn_close(&s->conn);
+			continue;
+		}
+		s->env.pd = s->conn.pd;
+		s->env.nic = s->conn.nic;
+		printf("%s %s: %s %s over %s, %u QP(s)\n", s->client ? "client" : "server",
+		       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted", s->conn.peer,
+		       s->conn.nic, s->conn.nqps);
+		r = s->client ? client_run(s) : server_run(s);
+		if (r)
+			gdr_err("%s%s%s", o->persistent ? s->conn.peer : "", o->persistent ? ": " : "",
+				s->why);
+		if (!o->persistent || (stop && *stop))
+			break;
+		/* Next client: fresh connection and plan; the GPU stays open. */
+		gdr_conn_close(&s->conn);
+		memset(&s->plan, 0, sizeof(s->plan));
+		s->have_topo = 0;
+		s->cuda_tried = s->cuda != NULL;
+		fflush(stdout);
 	}
-	s->env.pd = s->conn.pd;
-	s->env.nic = s->conn.nic;
-	printf("%s %s: %s %s over %s, %u QP(s)\n", s->client ? "client" : "server",
-	       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted", s->conn.peer,
-	       s->conn.nic, s->conn.nqps);
-	r = s->client ? client_run(s) : server_run(s);
-	if (r)
-		gdr_err("%s", s->why);
-out_conn:
 	gdr_conn_close(&s->conn);
 	if (s->cuda) {
 		gdr_cuda_gpu_close(s->cuda, &s->gpu);
@@ -941,5 +955,7 @@ out_csv:
 	if (s->csv)
 		gdr_csv_close(s->csv);
 	free(s);
+	if (o->persistent && stop && *stop)
+		return 0; /* a long-lived server stopped on purpose */
 	return r ? 1 : 0;
 }

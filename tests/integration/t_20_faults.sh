@@ -105,4 +105,21 @@ check "memlock 64 KiB: client exits 1 naming RLIMIT_MEMLOCK" bash -c "[ $CRC = 1
 	grep -q 'RLIMIT_MEMLOCK is 64 KiB' '$TMP/cli.err'"
 check "memlock: the server does not hang (exits within its timeout)" [ "$SRC" != 124 ]
 
+# --persistent: one client after another; a bad client is logged, not fatal; SIGTERM ends it with 0.
+server gdr_write_bw --persistent --timeout 10 -n 30
+client gdr_write_bw --timeout 10 -n 30 -s 4K
+c1=$CRC
+client gdr_write_bw --timeout 10 -n 31
+c2=$CRC
+client gdr_write_bw --timeout 10 -n 30 -s 8K --csv "$TMP/pers.csv"
+c3=$CRC
+alive=0
+kill -0 "$SPID" 2>/dev/null && alive=1
+kill -TERM "$SPID"
+wait_server 15
+check "--persistent: good, bad, good clients get 0, 1, 0; server alive, exits 0 on SIGTERM" \
+	[ "$c1/$c2/$c3/$alive/$SRC" = "0/1/0/1/0" ]
+check "--persistent: the bad client is one line in the server's log" bash -c "
+	[ \$(grep -c 'plan mismatch: -n/--iters: server has 30, client asks 31' '$TMP/srv.err') = 1 ]"
+
 finish
