@@ -323,7 +323,7 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 
 int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv)
 {
-	uint64_t v, lo, hi;
+	uint64_t v = 0, lo, hi;
 	int c, size_modes = 0, use_cuda_dmabuf = 0, use_cuda = 0;
 	const char *sizes_arg = NULL;
 

@@ -42,11 +42,15 @@ int main(int argc, char **argv)
 {
 	static struct gdr_msg m;
 	struct gdr_opts o;
-	struct gdr_hello h = { .version = GDR_PROTO_VERSION, .nqps = 4, .qp_index = 1,
-			       .tx_depth = 128, .extra_recv = 16, .session = 0x1234 };
+	struct gdr_hello h = { .version = GDR_PROTO_VERSION,
+			       .nqps = 4,
+			       .qp_index = 1,
+			       .tx_depth = 128,
+			       .extra_recv = 16,
+			       .session = 0x1234 };
 	uint8_t hb[56] = { 0 };
-	char *args[] = { "gdr_write_bw", "-a", "-q", "4", "--mem", "host,bounce", "--validate",
-			 "--repeat", "3", "x", NULL };
+	char *args[] = { "gdr_write_bw", "-a",	     "-q", "4", "--mem", "host,bounce",
+			 "--validate",	 "--repeat", "3",  "x", NULL };
 	const char *dir = argc > 1 ? argv[1] : ".";
 	int bad = 0;
 
@@ -84,9 +88,12 @@ int main(int argc, char **argv)
 	bad |= seed(dir, "start", &m);
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_DONE;
-	m.u.meas = (struct gdr_msg_meas){ .iters = 5000, .bytes = 5000ull * 65536,
-					  .elapsed_ns = 123456789, .peak_bps = 2.5e9,
-					  .cpu_pct = 99.5, .valid = 1 };
+	m.u.meas = (struct gdr_msg_meas){ .iters = 5000,
+					  .bytes = 5000ull * 65536,
+					  .elapsed_ns = 123456789,
+					  .peak_bps = 2.5e9,
+					  .cpu_pct = 99.5,
+					  .valid = 1 };
 	bad |= seed(dir, "done", &m);
 	m.type = GDR_MSG_RESULT;
 	m.u.meas.valid = -1;
