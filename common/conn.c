@@ -398,13 +398,14 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 			r = gdr_hello_decode(pd, pd ? plen : 0, &h, hwhy, sizeof(hwhy));
 			rdma_ack_cm_event(ev);
 			if (r) {
-				gdr_warn("rejected a connect request: %s", hwhy);
 				reject_with(id, r, hwhy);
 				rdma_destroy_id(id);
+				/* The caller reports it: one line per bad client. */
 				if (r == -EPROTO) {
 					snprintf(why, wlen, "%s", hwhy);
 					return r;
 				}
+				gdr_warn("rejected a connect request: %s", hwhy);
 				continue;
 			}
 			if (c->nqps == 0) {

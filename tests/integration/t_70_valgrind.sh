@@ -1,0 +1,42 @@
+#!/bin/bash
+# memcheck on a short real run: the server under valgrind with a plain client,
+# then the client under valgrind with a plain server, WRITE and READ. Any
+# memcheck error (invalid access, uninitialised value used, definite leak)
+# fails the run through --error-exitcode. Suppressions: only rdma-core
+# provider internals, each justified in tests/sanitizers/valgrind.supp.
+. "$(dirname "$0")/bw_lib.sh"
+PORT=${GDRPERF_TEST_PORT:-25500}
+command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
+VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+	--show-leak-kinds=definite --track-origins=yes
+	--suppressions=${top_srcdir:-.}/tests/sanitizers/valgrind.supp"
+# Valgrind runs 20-50x slower (more under the VM's TCG): small runs, long timeouts.
+RUN="--timeout 60 -s 4K -n 50 --warmup 4"
+
+for prog in gdr_write_bw gdr_read_bw; do
+	PORT=$((PORT + 1))
+	# shellcheck disable=SC2086
+	$VG --log-file="$TMP/vg-srv.log" "$B/$prog" -p "$PORT" $RUN >"$TMP/srv.out" 2>"$TMP/srv.err" &
+	SPID=$!
+	# shellcheck disable=SC2086
+	timeout 300 "$B/$prog" -p "$PORT" $RUN "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
+	CRC=$?
+	wait_server 120
+	LOGS="$TMP/vg-srv.log $TMP/srv.err $TMP/cli.err" \
+		check "$prog: server under memcheck: clean, both exit 0 ($SRC/$CRC)" \
+		[ "$SRC/$CRC" = "0/0" ]
+
+	PORT=$((PORT + 1))
+	# shellcheck disable=SC2086
+	"$B/$prog" -p "$PORT" $RUN >"$TMP/srv.out" 2>"$TMP/srv.err" &
+	SPID=$!
+	# shellcheck disable=SC2086
+	timeout 300 $VG --log-file="$TMP/vg-cli.log" "$B/$prog" -p "$PORT" $RUN --csv "$TMP/vg.csv" \
+		"$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
+	CRC=$?
+	wait_server 120
+	LOGS="$TMP/vg-cli.log $TMP/srv.err $TMP/cli.err" \
+		check "$prog: client under memcheck: clean, both exit 0 ($SRC/$CRC)" \
+		[ "$SRC/$CRC" = "0/0" ]
+done
+finish
