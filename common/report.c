@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -396,6 +397,15 @@ int gdr_csv_open(struct gdr_csv **out, const char *path, char *why, size_t wlen)
 		goto out_close;
 	}
 	csv->regular = S_ISREG(st.st_mode);
+	/* A full disk fails now, before the run, not row by row after it (rows are ~500 B). */
+	struct statvfs vfs;
+	if (csv->regular && !fstatvfs(csv->fd, &vfs) &&
+	    (uint64_t)vfs.f_bavail * vfs.f_frsize < 2 * GDR_CSV_ROW_MAX) {
+		ret = -ENOSPC;
+		snprintf(why, wlen, "%s: %s (%llu bytes free)", path, strerror(ENOSPC),
+			 (unsigned long long)vfs.f_bavail * vfs.f_frsize);
+		goto out_close;
+	}
 	if (!csv->regular) {
 		/* A pipe or terminal is a fresh stream each run: header always. */
 		ret = write_header(csv->fd);
