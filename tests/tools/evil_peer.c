@@ -331,10 +331,11 @@ static int session_mode(struct evil *e, const char *mode)
 			}
 		}
 	}
-	gdr_conn_close(&e->c);
+	/* The MR first: the connection's PD cannot be freed while it holds one. */
 	if (mr)
 		ibv_dereg_mr(mr);
 	free(mem);
+	gdr_conn_close(&e->c);
 	return r;
 }
 
