@@ -357,11 +357,12 @@ static int take_remote_buf(struct sess *s, struct pbuf *b, const struct gdr_msg 
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
 		/* Never reach past what the peer registered for this QP. */
 		uint64_t need = b->kind == GDR_MEM_BOUNCE /* bounce: the staging ring */
-					? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
-					: max_size(&s->plan);
+				    ? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
+				    : max_size(&s->plan);
 
 		if (m->u.buf.qp[q].len < need) {
-			snprintf(s->why, WHY, "peer registered %" PRIu64 " B for QP %u, plan needs %" PRIu64,
+			snprintf(s->why, WHY,
+				 "peer registered %" PRIu64 " B for QP %u, plan needs %" PRIu64,
 				 m->u.buf.qp[q].len, q, need);
 			return -EPROTO;
 		}
@@ -752,7 +753,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			else
 				meas_from_loop(&res.u.meas, &lo);
 		} else if (b->kind == GDR_MEM_BOUNCE) {
-			/* bounce: the server is half of the pipeline; a failure ends the session. */
+			/* bounce: the server is half of the pipeline; a failure ends the run. */
 			struct gdr_loop_out lo;
 
 			r = run_loop(s, b, size, &lo);
