@@ -913,6 +913,10 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 			r = gdr_conn_connect(&s->conn, o, stop, s->why, WHY);
 		else
 			r = gdr_conn_accept(&s->conn, o, stop, s->why, WHY);
+		if (r == -EINTR && o->persistent) {
+			printf("server: stopped by a signal\n");
+			break;
+		}
 		if (r) {
 			gdr_err("%s", s->why);
 			/* A long-lived server outlives a client that failed to connect, not itself. */
