@@ -25,6 +25,15 @@
 
 #define WHY 512
 
+/* Per size: what both sides measured in every repeat. */
+struct acc {
+	double bps[10000];
+	double peak_bps;
+	double mps_sum, cpu_sum;
+	uint64_t iters;
+	unsigned int n;
+};
+
 struct sess {
 	struct gdr_opts *o;
 	struct gdr_conn conn;
@@ -44,6 +53,7 @@ struct sess {
 	char gpu_spec[64];           /* --gpu auto resolved to a bus id */
 	char devname[64];            /* -d auto resolved */
 	char bind[64];               /* the NIC's address, when -d steers rdma_cm */
+	struct acc acc;              /* the size being measured */
 	volatile sig_atomic_t *stop;
 	char why[WHY];
 };
@@ -461,14 +471,6 @@ static double meas_bps(const struct gdr_msg_meas *m)
 	return m->elapsed_ns ? (double)m->bytes * 1e9 / m->elapsed_ns : 0;
 }
 
-/* Per size: what both sides measured in every repeat. */
-struct acc {
-	double bps[10000];
-	double peak_bps;
-	double mps_sum, cpu_sum;
-	uint64_t iters;
-	unsigned int n;
-};
 
 static void acc_add(struct acc *a, const struct gdr_msg_meas *cli, const struct gdr_msg_meas *srv,
 		    uint64_t size, int bidir)
@@ -588,11 +590,11 @@ static void emit_skipped(struct sess *s, const struct pbuf *b)
 
 static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t size)
 {
-	static struct acc acc;
+	struct acc *acc = &s->acc;
 	struct gdr_msg m, reply;
 	int r;
 
-	memset(&acc, 0, sizeof(acc));
+	memset(acc, 0, sizeof(*acc));
 	if (s->plan.validate && checks_dst(s)) {
 		r = poison_dests(s, b, size);
 		if (r)
@@ -635,18 +637,18 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			snprintf(s->why, WHY, "server: %s", reply.u.meas.text);
 			return reply.u.meas.status;
 		}
-		acc_add(&acc, &m.u.meas, &reply.u.meas, size, s->plan.bidir);
+		acc_add(acc, &m.u.meas, &reply.u.meas, size, s->plan.bidir);
 		const struct gdr_msg_meas *bad = m.u.meas.valid < 0	   ? &m.u.meas
 						 : reply.u.meas.valid < 0 ? &reply.u.meas
 									  : NULL;
 		if (bad) {
-			emit_measured(s, b->kind, size, &acc, "failed", bad->text);
+			emit_measured(s, b->kind, size, acc, "failed", bad->text);
 			snprintf(s->why, WHY, "%s", bad->text);
 			return -EILSEQ;
 		}
 	}
 	char note[GDR_TEXT_MAX];
-	emit_measured(s, b->kind, size, &acc, "ok", row_note(s, b, note, sizeof(note)));
+	emit_measured(s, b->kind, size, acc, "ok", row_note(s, b, note, sizeof(note)));
 	return 0;
 }
 
@@ -733,13 +735,13 @@ static int client_run(struct sess *s)
 
 static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const struct gdr_msg *start)
 {
-	static struct acc acc;
+	struct acc *acc = &s->acc;
 	struct gdr_msg m, done, res;
 	int r;
 
 	for (unsigned int rep = 0;; rep++) {
 		if (rep == 0) {
-			memset(&acc, 0, sizeof(acc));
+			memset(acc, 0, sizeof(*acc));
 			m = *start;
 		} else {
 			r = recv_msg(s, &m, GDR_MSG_START);
@@ -800,12 +802,12 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			snprintf(s->why, WHY, "%s", res.u.meas.text);
 			return res.u.meas.status;
 		}
-		acc_add(&acc, &done.u.meas, &res.u.meas, size, s->plan.bidir);
+		acc_add(acc, &done.u.meas, &res.u.meas, size, s->plan.bidir);
 		const struct gdr_msg_meas *bad = done.u.meas.valid < 0  ? &done.u.meas
 						 : res.u.meas.valid < 0 ? &res.u.meas
 									: NULL;
 		if (bad) {
-			emit_measured(s, b->kind, size, &acc, "failed", bad->text);
+			emit_measured(s, b->kind, size, acc, "failed", bad->text);
 			snprintf(s->why, WHY, "%s", bad->text);
 			return -EILSEQ;
 		}
@@ -813,7 +815,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			break;
 	}
 	char note[GDR_TEXT_MAX];
-	emit_measured(s, b->kind, size, &acc, "ok", row_note(s, b, note, sizeof(note)));
+	emit_measured(s, b->kind, size, acc, "ok", row_note(s, b, note, sizeof(note)));
 	return 0;
 }
 
