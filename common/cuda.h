@@ -49,6 +49,8 @@ int gdr_cuda_make_current(struct gdr_cuda *cu, struct gdr_gpu *gpu);
 int gdr_cuda_alloc(struct gdr_cuda *cu, size_t len, uint64_t *dptr, char *why, size_t wlen);
 void gdr_cuda_free(struct gdr_cuda *cu, uint64_t dptr);
 int gdr_cuda_set_sync_memops(struct gdr_cuda *cu, uint64_t dptr, char *why, size_t wlen);
+/* CU_POINTER_ATTRIBUTE_SYNC_MEMOPS as the driver reports it (*on = 0 or 1). */
+int gdr_cuda_get_sync_memops(struct gdr_cuda *cu, uint64_t dptr, int *on, char *why, size_t wlen);
 /* cuMemGetHandleForAddressRange(DMA_BUF_FD) on [dptr, dptr+len): both page aligned. */
 int gdr_cuda_dmabuf_fd(struct gdr_cuda *cu, uint64_t dptr, size_t len, int *fd, char *why,
 		       size_t wlen);
@@ -79,6 +81,9 @@ int gdr_cuda_event_record(struct gdr_cuda *cu, gdr_cuda_event_t e, gdr_cuda_stre
 /* 1 = done, 0 = not yet, <0 error. */
 int gdr_cuda_event_query(struct gdr_cuda *cu, gdr_cuda_event_t e);
 int gdr_cuda_event_sync(struct gdr_cuda *cu, gdr_cuda_event_t e);
+
+/* Which lookup the driver offered: "cuGetProcAddress (v1)" or "cuGetProcAddress_v2". */
+const char *gdr_cuda_getproc_abi(struct gdr_cuda *cu);
 
 /* Text of the last error on this handle ("CUDA_ERROR_X: text"). */
 const char *gdr_cuda_last_error(struct gdr_cuda *cu);

@@ -90,4 +90,10 @@ int gdr_dmabuf_probe_nic(struct ibv_pd *pd, char *why, size_t wlen);
  * and the reason in why.
  */
 int gdr_peermem_detect(const char *root, char *found, size_t flen, char *why, size_t wlen);
+/*
+ * strerror(err) for a failed registration of len bytes; for ENOMEM/EPERM/EAGAIN
+ * adds RLIMIT_MEMLOCK and how to raise it (the usual cause).
+ */
+void gdr_explain_reg_errno(int err, size_t len, char *buf, size_t blen);
+
 #endif

@@ -42,6 +42,10 @@ struct gdr_result {
 	char version[16];
 };
 
+/* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
+#define GDR_CSV_COLUMNS 34
+#define GDR_CSV_ROW_MAX 4096
+
 /* The CSV header line, without newline. */
 const char *gdr_csv_header(void);
 /* Format r as one CSV line with trailing newline (RFC 4180 quoting). Returns length or -ENOSPC. */
@@ -57,6 +61,8 @@ int gdr_csv_open(struct gdr_csv **out, const char *path, char *why, size_t wlen)
 /* Append one row with a single write(2); 0 or -errno. */
 int gdr_csv_append(struct gdr_csv *csv, const struct gdr_result *r);
 void gdr_csv_close(struct gdr_csv *csv);
+/* The path given to gdr_csv_open, for messages about a failed append. */
+const char *gdr_csv_path(const struct gdr_csv *csv);
 
 struct gdr_json;
 /* Check path's directory is writable now; results are written at close. */
@@ -69,7 +75,10 @@ int gdr_json_close(struct gdr_json *js, char *why, size_t wlen);
 void gdr_table_header(FILE *out, int gbits);
 void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits);
 
-/* Fill timestamp/host/version of r. */
+/*
+ * Start a fresh result: zero r (empty strings = unknown), cpu_util_pct = -1
+ * (unknown), status "ok", then fill timestamp/host/version. Call it first.
+ */
 void gdr_result_init(struct gdr_result *r);
 
 #endif

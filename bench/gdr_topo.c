@@ -1,0 +1,155 @@
+/* gdr_topo: where each GPU sits relative to each RDMA NIC, and what NCCL would make of it. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo.h"
+#include "topo_report.h"
+#include "util.h"
+
+struct topo_opts {
+	const char *xml, *csv, *json, *level, *read;
+	int pairs;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: gdr_topo [OPTIONS]\n"
+		"GPU x RDMA NIC matrix in the legend of `nvidia-smi topo -m`, the nearest NIC of\n"
+		"each GPU, and whether NCCL would use GPUDirect RDMA for it.\n"
+		"\n"
+		"Options:\n"
+		"      --topology-xml FILE  read an hwloc XML export (lstopo FILE.xml) instead of\n"
+		"                           this system; $HWLOC_XMLFILE is used when not given\n"
+		"      --pairs              also print one line per GPU x NIC pair: switches and\n"
+		"                           bridges crossed, NUMA nodes, NCCL verdict\n"
+		"      --csv FILE           write one record per GPU x NIC pair as CSV\n"
+		"      --json FILE          write the same records as JSON\n"
+		"      --nccl-gdr-level L   judge as if NCCL_NET_GDR_LEVEL=L (LOC, PIX, PXB, PHB,\n"
+		"                           SYS or 0..5); default: the environment, else PXB\n"
+		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1)\n"
+		"  -h, --help               show this help and exit\n"
+		"\n"
+		"Warnings (on stderr): a GPU whose nearest NIC is SYS, GPUs that must share\n"
+		"their nearest NIC, a NIC with no GPU at PIX or PXB.\n"
+		"Exit status: 0 done (warnings included), 1 the topology or an output file\n"
+		"failed, 2 bad option or bad NCCL_NET_GDR_* value.\n");
+}
+
+enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ };
+
+static int parse(int argc, char **argv, struct topo_opts *o)
+{
+	static const struct option longopts[] = {
+		{ .name = "topology-xml", .has_arg = 1, .val = OPT_XML },
+		{ .name = "csv", .has_arg = 1, .val = OPT_CSV },
+		{ .name = "json", .has_arg = 1, .val = OPT_JSON },
+		{ .name = "pairs", .has_arg = 0, .val = OPT_PAIRS },
+		{ .name = "nccl-gdr-level", .has_arg = 1, .val = OPT_LEVEL },
+		{ .name = "nccl-gdr-read", .has_arg = 1, .val = OPT_READ },
+		{ .name = "help", .has_arg = 0, .val = 'h' },
+		{}
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_XML:
+			o->xml = optarg;
+			break;
+		case OPT_CSV:
+			o->csv = optarg;
+			break;
+		case OPT_JSON:
+			o->json = optarg;
+			break;
+		case OPT_PAIRS:
+			o->pairs = 1;
+			break;
+		case OPT_LEVEL:
+			o->level = optarg;
+			break;
+		case OPT_READ:
+			o->read = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
+			return -1;
+		default:
+			gdr_err("unknown or ambiguous option '%s' (see --help)", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		gdr_err("unexpected argument '%s' (see --help)", argv[optind]);
+		return -1;
+	}
+	if ((o->csv && !*o->csv) || (o->json && !*o->json) || (o->xml && !*o->xml)) {
+		gdr_err("%s: empty file name", o->csv && !*o->csv     ? "--csv"
+					       : o->json && !*o->json ? "--json"
+								      : "--topology-xml");
+		return -1;
+	}
+	return 0;
+}
+
+static int nccl_env(const struct topo_opts *o, struct gdr_nccl_env *env)
+{
+	char why[256];
+
+	if (gdr_nccl_env_load(env, why, sizeof(why))) {
+		gdr_err("%s", why);
+		return -1;
+	}
+	if (o->level) {
+		if (!*o->level || gdr_nccl_parse_level(o->level, &env->level, why, sizeof(why))) {
+			gdr_err(
+			    "--nccl-gdr-level %s: not a level (LOC, PIX, PXB, PHB, SYS, or 0..5)",
+			    o->level);
+			return -1;
+		}
+		env->level_set = 1;
+	}
+	if (o->read && (!*o->read || gdr_nccl_parse_read(o->read, &env->read, why, sizeof(why)))) {
+		gdr_err("--nccl-gdr-read %s: not an integer (0 = off, 1 = on)", o->read);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct topo_opts o = { 0 };
+	struct gdr_nccl_env env;
+	struct gdr_topo *t;
+	char why[512];
+	int rc = 0;
+
+	gdr_set_progname(argv[0]);
+	if (parse(argc, argv, &o) || nccl_env(&o, &env))
+		return 2;
+	if (gdr_topo_load(&t, o.xml, NULL, why, sizeof(why))) {
+		gdr_err("%s", why);
+		return 1;
+	}
+	gdr_topo_print(stdout, t, &env, o.pairs);
+	gdr_topo_warn(t);
+	if (o.csv && gdr_topo_write_csv(t, &env, o.csv, why, sizeof(why))) {
+		gdr_err("--csv %s", why);
+		rc = 1;
+	}
+	if (o.json && gdr_topo_write_json(t, &env, o.json, why, sizeof(why))) {
+		gdr_err("--json %s", why);
+		rc = 1;
+	}
+	gdr_topo_free(t);
+	return rc;
+}

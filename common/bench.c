@@ -1,0 +1,43 @@
+#include "config.h"
+
+#include "bench.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "session.h"
+#include "util.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
+{
+	struct gdr_opts o;
+	struct sigaction sa;
+	int r;
+
+	gdr_set_progname(argv[0]);
+	r = gdr_opts_parse(&o, verb, argc, argv);
+	if (r)
+		return r > 0 ? 0 : 2;
+
+	/* No SA_RESTART: a blocking poll() must return so the run can unwind. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r = gdr_session_run(&o, &stop_flag);
+	/* A --persistent server is stopped by a signal on purpose: that is success. */
+	if (stop_flag && !o.persistent)
+		return 130;
+	return r;
+}

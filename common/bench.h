@@ -1,0 +1,9 @@
+/* The main of gdr_write_bw and gdr_read_bw: options, signals, session, exit status. */
+#ifndef GDR_BENCH_H
+#define GDR_BENCH_H
+
+#include "options.h"
+
+int gdr_bench_main(int argc, char **argv, enum gdr_verb verb);
+
+#endif

@@ -1,0 +1,163 @@
+/*
+ * The bounce path ("no GPUDirect"): GPU buffers on both sides, the NIC only
+ * touches a pinned host staging ring of `slots` chunks on each side.
+ *
+ * Chunk c (one sequence over all messages of a run: ceil(size/chunk) chunks
+ * per message, the last one partial) always uses staging slot c % slots on
+ * both sides. The producer holds the GPU source, the consumer the GPU
+ * destination.
+ *  WRITE (producer = requester): D2H copy into the slot; when the copy is done
+ *   and the consumer has a free slot (credit), RDMA_WRITE_WITH_IMM (imm = c)
+ *   into the consumer's slot; the local slot is free when the WRITE completes.
+ *   The consumer starts the H2D copy for each arrival (imm must be the next
+ *   sequence number) and, when copies are done, returns credits as zero-length
+ *   SEND_WITH_IMM, imm = chunks freed so far (cumulative, batched).
+ *  READ (producer = target): D2H copy into the slot, then a zero-length
+ *   SEND_WITH_IMM "ready" (imm = c); the consumer RDMA_READs the chunk into its
+ *   own slot when that slot is free, returns a credit per completed READ
+ *   (cumulative, batched: the producer's slot is free again) and starts the
+ *   H2D copy; its own slot is free when that copy is done.
+ * Imm values are counts mod 2^32; the receiver expands them against its own
+ * 64-bit counter and refuses anything outside the window the protocol allows.
+ *
+ * The state machine below makes every decision and checks every input; it
+ * calls nothing (no verbs, no CUDA) so that it is unit-tested on its own.
+ * gdr_bounce_run() is the thin I/O layer that drives it on QP 0.
+ */
+#ifndef GDR_BOUNCE_H
+#define GDR_BOUNCE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda.h"
+
+struct gdr_conn;
+struct gdr_loop_out;
+struct gdr_mem;
+
+/* ---- state machine ---------------------------------------------------------------------- */
+
+struct gdr_bounce_sm {
+	/* Geometry and limits (fixed by init). */
+	int write;              /* 1: RDMA WRITE, 0: RDMA READ */
+	int producer;           /* this side holds the GPU source */
+	unsigned int slots;
+	unsigned int batch;     /* consumer: credits returned every batch chunks */
+	unsigned int sq_max;    /* outstanding sends this side may have */
+	uint64_t size, chunk, cpm; /* message size, chunk size, chunks per message */
+	uint64_t first;         /* sequence number of the first chunk */
+	uint64_t barrier;       /* first timed chunk: nothing from here on starts early */
+	uint64_t total;         /* one past the last chunk */
+
+	/* Progress, all absolute chunk numbers (first .. total). */
+	uint64_t copy_issued;   /* D2H (producer) or H2D (consumer) started */
+	uint64_t copy_done;
+	uint64_t posted;        /* WRITEs (P/WRITE), READs (C/READ), readies (P/READ) */
+	uint64_t completed;     /* their send completions */
+	uint64_t peer;          /* producer: credits received; consumer: chunks announced */
+	uint64_t credited;      /* consumer: credits sent */
+	unsigned int credits_out; /* credit sends in flight */
+};
+
+/*
+ * write/producer: role; size: message size (> 0); chunk: staging chunk
+ * (> 0); slots >= 1; sq_max >= 1: send-queue room; first: sequence number of
+ * chunk 0 (0 in a run; tests start near 2^32 to cross the wrap); warmup and
+ * iters: messages (untimed, then timed). -EINVAL on nonsense or overflow.
+ */
+int gdr_bounce_sm_init(struct gdr_bounce_sm *sm, int write, int producer, uint64_t size,
+		       uint64_t chunk, unsigned int slots, unsigned int sq_max, uint64_t first,
+		       uint64_t warmup, uint64_t iters);
+
+/* Chunk c: byte offset inside its message, length, staging slot. */
+void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *off,
+			uint64_t *len, unsigned int *slot);
+
+/*
+ * What may start now; each returns 1 with the chunk (or credit value) when
+ * it may, 0 when it must wait. The caller does it, then reports it with the
+ * matching _did call.
+ */
+int gdr_bounce_sm_can_copy(const struct gdr_bounce_sm *sm, uint64_t *c);
+void gdr_bounce_sm_did_copy(struct gdr_bounce_sm *sm);
+/* Copies complete in issue order (one stream). */
+void gdr_bounce_sm_copy_done(struct gdr_bounce_sm *sm);
+/* The next WRITE (P/WRITE), READ (C/READ) or ready (P/READ) to post. */
+int gdr_bounce_sm_can_post(const struct gdr_bounce_sm *sm, uint64_t *c);
+void gdr_bounce_sm_did_post(struct gdr_bounce_sm *sm);
+/* Consumer: a credit to send now (cumulative count in *value). */
+int gdr_bounce_sm_can_credit(const struct gdr_bounce_sm *sm, uint64_t *value);
+void gdr_bounce_sm_did_credit(struct gdr_bounce_sm *sm, uint64_t value);
+
+/*
+ * Completions and peer input. 0, or -EPROTO with why saying what the peer
+ * (or the local provider) did wrong; after an error the run is over.
+ * post_done: the send completion of the oldest posted WRITE/READ/ready.
+ * credit_done: the send completion of a credit.
+ */
+int gdr_bounce_sm_post_done(struct gdr_bounce_sm *sm, char *why, size_t wlen);
+int gdr_bounce_sm_credit_done(struct gdr_bounce_sm *sm, char *why, size_t wlen);
+/* Consumer: an RDMA_WRITE_WITH_IMM (WRITE) or ready (READ) carrying imm. */
+int gdr_bounce_sm_announce(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size_t wlen);
+/* Producer: a credit carrying imm. */
+int gdr_bounce_sm_credit(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size_t wlen);
+
+/* Is the timed part (chunks from barrier on) allowed to start / finished end to end? */
+int gdr_bounce_sm_timed_started(const struct gdr_bounce_sm *sm);
+/* Chunks of the run this side's measurement counts as delivered. */
+uint64_t gdr_bounce_sm_delivered(const struct gdr_bounce_sm *sm);
+/* Nothing of this side is in flight and nothing more will come: the run is over. */
+int gdr_bounce_sm_finished(const struct gdr_bounce_sm *sm);
+
+/* ---- buffers and the engine ------------------------------------------------------------- */
+
+/* What the engine needs from a bounce buffer (mem_bounce.c fills it). */
+struct gdr_bounce_res {
+	struct gdr_cuda *cuda;
+	uint64_t dptr;              /* GPU buffer */
+	size_t len;
+	uint8_t *ring;              /* pinned staging ring: slots * chunk */
+	size_t chunk;
+	unsigned int slots;
+	uint32_t lkey, rkey;
+	gdr_cuda_stream_t stream;
+	gdr_cuda_event_t *events;   /* one per slot */
+};
+
+/* 0, or -EINVAL when m is not an open bounce buffer. */
+int gdr_mem_bounce_res(const struct gdr_mem *m, struct gdr_bounce_res *res);
+
+struct gdr_bounce_cfg {
+	int write;                  /* 1: RDMA WRITE, 0: RDMA READ */
+	int producer;               /* this side holds the GPU source */
+	int timed;                  /* this side reports the measurement */
+	uint64_t size;
+	uint64_t iters, warmup;     /* messages */
+	uint64_t gpu_off;           /* source (producer) or destination in the GPU buffer */
+	uint64_t raddr;             /* peer's staging ring */
+	uint32_t rkey;
+	uint64_t rlen;
+	unsigned int tx_depth;
+	double stall_timeout;       /* no progress for this long = failure */
+	volatile sig_atomic_t *stop;
+	struct gdr_conn *conn;      /* QP 0 carries everything */
+};
+
+/*
+ * Run one repeat on this side. On return nothing of it is in flight. A
+ * control message from the peer during the run (ERROR, a failed DONE) ends
+ * it with the peer's reason in why.
+ */
+int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg *cfg,
+		   struct gdr_loop_out *out, char *why, size_t wlen);
+
+/*
+ * Why the plan cannot run the bounce path (bidirectional, duration mode,
+ * chunk above the port's max message size), or 0.
+ */
+int gdr_bounce_plan_check(int bidir, uint32_t duration_ms, uint64_t chunk, uint32_t max_msg_sz,
+			  char *why, size_t wlen);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * The bounce pipeline's credit and sequence logic (see bounce.h): pure
+ * bookkeeping on 64-bit chunk counters, so that every rule is tested without
+ * a NIC or a GPU.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bounce.h"
+
+int gdr_bounce_sm_init(struct gdr_bounce_sm *sm, int write, int producer, uint64_t size,
+		       uint64_t chunk, unsigned int slots, unsigned int sq_max, uint64_t first,
+		       uint64_t warmup, uint64_t iters)
+{
+	uint64_t cpm, msgs;
+
+	memset(sm, 0, sizeof(*sm));
+	if (size == 0 || chunk == 0 || slots == 0 || sq_max == 0 || iters == 0)
+		return -EINVAL;
+	cpm = size / chunk + (size % chunk != 0);
+	msgs = warmup + iters;
+	if (msgs < iters || msgs > (UINT64_MAX - first) / cpm)
+		return -EINVAL;
+	sm->write = !!write;
+	sm->producer = !!producer;
+	sm->slots = slots;
+	sm->batch = slots / 4 ? slots / 4 : 1;
+	sm->sq_max = sq_max;
+	sm->size = size;
+	sm->chunk = chunk;
+	sm->cpm = cpm;
+	sm->first = first;
+	sm->barrier = first + warmup * cpm;
+	sm->total = first + msgs * cpm;
+	sm->copy_issued = sm->copy_done = first;
+	sm->posted = sm->completed = first;
+	sm->peer = sm->credited = first;
+	return 0;
+}
+
+void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *off,
+			uint64_t *len, unsigned int *slot)
+{
+	uint64_t o = ((c - sm->first) % sm->cpm) * sm->chunk;
+
+	*off = o;
+	*len = sm->size - o < sm->chunk ? sm->size - o : sm->chunk;
+	*slot = (unsigned int)(c % sm->slots);
+}
+
+static uint64_t in_flight(const struct gdr_bounce_sm *sm)
+{
+	return sm->posted - sm->completed + sm->credits_out;
+}
+
+/* Chunks from the barrier on start only once everything before it is delivered. */
+static int past_barrier_ok(const struct gdr_bounce_sm *sm, uint64_t c)
+{
+	return c < sm->barrier || gdr_bounce_sm_delivered(sm) >= sm->barrier;
+}
+
+int gdr_bounce_sm_can_copy(const struct gdr_bounce_sm *sm, uint64_t *c)
+{
+	uint64_t n = sm->copy_issued;
+
+	if (n >= sm->total)
+		return 0;
+	if (sm->producer) {
+		/*
+		 * The slot of chunk n last held chunk n - slots: free once its WRITE
+		 * completed (WRITE) or the consumer's READ of it did (READ: a credit).
+		 */
+		uint64_t freed = sm->write ? sm->completed : sm->peer;
+
+		if (n - freed >= sm->slots || !past_barrier_ok(sm, n))
+			return 0;
+	} else {
+		/* The chunk must be in the local slot: arrived (WRITE) or read (READ). */
+		if (n >= (sm->write ? sm->peer : sm->completed))
+			return 0;
+	}
+	*c = n;
+	return 1;
+}
+
+void gdr_bounce_sm_did_copy(struct gdr_bounce_sm *sm)
+{
+	sm->copy_issued++;
+}
+
+void gdr_bounce_sm_copy_done(struct gdr_bounce_sm *sm)
+{
+	if (sm->copy_done < sm->copy_issued)
+		sm->copy_done++;
+}
+
+int gdr_bounce_sm_can_post(const struct gdr_bounce_sm *sm, uint64_t *c)
+{
+	uint64_t n = sm->posted;
+
+	if (in_flight(sm) >= sm->sq_max || n >= sm->total)
+		return 0;
+	if (sm->producer) {
+		if (n >= sm->copy_done)
+			return 0;
+		/* WRITE lands in the consumer's slot: it needs a credit. */
+		if (sm->write && n - sm->peer >= sm->slots)
+			return 0;
+	} else {
+		if (sm->write)
+			return 0;
+		/* READ: announced, and the own slot's previous chunk already copied to the GPU. */
+		if (n >= sm->peer || n - sm->copy_done >= sm->slots || !past_barrier_ok(sm, n))
+			return 0;
+	}
+	*c = n;
+	return 1;
+}
+
+void gdr_bounce_sm_did_post(struct gdr_bounce_sm *sm)
+{
+	sm->posted++;
+}
+
+int gdr_bounce_sm_can_credit(const struct gdr_bounce_sm *sm, uint64_t *value)
+{
+	uint64_t v;
+
+	if (sm->producer || in_flight(sm) >= sm->sq_max)
+		return 0;
+	/* WRITE: a slot is free after its H2D copy; READ: the producer's slot after our READ. */
+	v = sm->write ? sm->copy_done : sm->completed;
+	/*
+	 * READ: the credit that completes the warm-up is held until the warm-up's
+	 * last copy is done, so that the producer stages no timed chunk before the
+	 * consumer's clock starts.
+	 */
+	if (!sm->write && sm->credited < sm->barrier && v >= sm->barrier &&
+	    sm->copy_done < sm->barrier)
+		v = sm->barrier - 1;
+	if (v <= sm->credited)
+		return 0;
+	if (v - sm->credited < sm->batch && v != sm->total && v != sm->barrier)
+		return 0;
+	*value = v;
+	return 1;
+}
+
+void gdr_bounce_sm_did_credit(struct gdr_bounce_sm *sm, uint64_t value)
+{
+	sm->credited = value;
+	sm->credits_out++;
+}
+
+int gdr_bounce_sm_post_done(struct gdr_bounce_sm *sm, char *why, size_t wlen)
+{
+	if (sm->completed >= sm->posted) {
+		snprintf(why, wlen, "bounce: send completion with nothing posted");
+		return -EPROTO;
+	}
+	sm->completed++;
+	return 0;
+}
+
+int gdr_bounce_sm_credit_done(struct gdr_bounce_sm *sm, char *why, size_t wlen)
+{
+	if (sm->credits_out == 0) {
+		snprintf(why, wlen, "bounce: credit completion with no credit sent");
+		return -EPROTO;
+	}
+	sm->credits_out--;
+	return 0;
+}
+
+int gdr_bounce_sm_announce(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size_t wlen)
+{
+	const char *what = sm->write ? "RDMA WRITE with immediate" : "ready notice";
+
+	if (sm->producer) {
+		snprintf(why, wlen, "bounce protocol error: %s (imm %" PRIu32 ") at the producer",
+			 what, imm);
+		return -EPROTO;
+	}
+	if (sm->peer >= sm->total) {
+		snprintf(why, wlen,
+			 "bounce protocol error: %s (imm %" PRIu32 ") after the last of %" PRIu64
+			 " chunks",
+			 what, imm, sm->total - sm->first);
+		return -EPROTO;
+	}
+	if (imm != (uint32_t)sm->peer) {
+		snprintf(why, wlen,
+			 "bounce protocol error: %s for chunk %" PRIu32 ", expected chunk %" PRIu32,
+			 what, imm, (uint32_t)sm->peer);
+		return -EPROTO;
+	}
+	if (sm->peer - sm->credited >= sm->slots) {
+		snprintf(why, wlen,
+			 "bounce protocol error: the producer overran the staging ring (chunk %" PRIu32
+			 " with %" PRIu64 " chunks uncredited, %u slots)",
+			 imm, sm->peer - sm->credited, sm->slots);
+		return -EPROTO;
+	}
+	sm->peer++;
+	return 0;
+}
+
+int gdr_bounce_sm_credit(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size_t wlen)
+{
+	uint32_t delta = imm - (uint32_t)sm->peer;
+	uint64_t v = sm->peer + delta;
+
+	if (!sm->producer) {
+		snprintf(why, wlen, "bounce protocol error: credit (imm %" PRIu32 ") at the consumer",
+			 imm);
+		return -EPROTO;
+	}
+	/* Both the no-op and anything beyond what was sent: the window is at most slots wide. */
+	if (delta == 0 || delta > sm->posted - sm->peer) {
+		snprintf(why, wlen,
+			 "bounce protocol error: credit up to chunk %" PRIu32 " but %" PRIu32
+			 " already credited and %" PRIu32 " sent",
+			 imm, (uint32_t)sm->peer, (uint32_t)sm->posted);
+		return -EPROTO;
+	}
+	sm->peer = v;
+	return 0;
+}
+
+uint64_t gdr_bounce_sm_delivered(const struct gdr_bounce_sm *sm)
+{
+	/* Producer: credits say what the consumer has (WRITE: in its GPU; READ: read). */
+	return sm->producer ? sm->peer : sm->copy_done;
+}
+
+int gdr_bounce_sm_timed_started(const struct gdr_bounce_sm *sm)
+{
+	return gdr_bounce_sm_delivered(sm) >= sm->barrier;
+}
+
+int gdr_bounce_sm_finished(const struct gdr_bounce_sm *sm)
+{
+	if (in_flight(sm))
+		return 0;
+	if (sm->producer)
+		return sm->peer == sm->total && sm->completed == sm->total;
+	return sm->copy_done == sm->total && sm->credited == sm->total &&
+	       (sm->write || sm->completed == sm->total);
+}
+
+int gdr_bounce_plan_check(int bidir, uint32_t duration_ms, uint64_t chunk, uint32_t max_msg_sz,
+			  char *why, size_t wlen)
+{
+	if (bidir) {
+		snprintf(why, wlen, "bounce: -b/--bidirectional is not supported on this path");
+		return -EOPNOTSUPP;
+	}
+	if (duration_ms) {
+		snprintf(why, wlen,
+			 "bounce: -D/--duration is not supported on this path (use -n iterations)");
+		return -EOPNOTSUPP;
+	}
+	if (max_msg_sz && chunk > max_msg_sz) {
+		snprintf(why, wlen, "bounce: --bounce-chunk %" PRIu64 " exceeds max_msg_sz %" PRIu32,
+			 chunk, max_msg_sz);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,75 @@
+/*
+ * The connection: rdma_cm connect/accept with timeouts and retries, one
+ * rdma_cm id and RC QP per -q, a shared PD, a data CQ (send side of every QP,
+ * busy-polled by the loops) and a control CQ (receive side, with a completion
+ * channel so that a waiting side sleeps instead of spinning).
+ * Control messages travel as SEND/RECV on QP 0.
+ */
+#ifndef GDR_CONN_H
+#define GDR_CONN_H
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "proto.h"
+
+#define GDR_CTRL_SLOTS 16
+#define GDR_WRID_CTRL (~0ull)
+
+struct gdr_conn {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *listen_id;
+	struct rdma_cm_id *id[GDR_MAX_QPS];
+	unsigned int nqps;
+	unsigned int tx_depth;
+	unsigned int extra_recv;   /* receive WRs beyond the control slots (bounce) */
+	struct ibv_context *verbs;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ctrl_ch;
+	struct ibv_cq *data_cq;
+	struct ibv_cq *ctrl_cq;
+	unsigned int ctrl_events;  /* CQ events to ack */
+	struct ibv_mr *ctrl_mr;
+	uint8_t *ctrl_buf;         /* send slot, then GDR_CTRL_SLOTS + extra_recv receive slots */
+	uint32_t session;
+	uint32_t max_msg_sz;
+	uint8_t port_num;
+	char nic[64];
+	char peer[64];
+	double timeout;
+	volatile sig_atomic_t *stop;
+	int peer_gone;
+	int listening;             /* server: got as far as rdma_listen */
+};
+
+/* Server: wait (up to o->timeout) for one client and accept all its QPs. */
+int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_atomic_t *stop,
+		    char *why, size_t wlen);
+/* Client: connect o->qps QPs to o->server, retrying with backoff until o->timeout. */
+int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_atomic_t *stop,
+		     char *why, size_t wlen);
+void gdr_conn_close(struct gdr_conn *c);
+
+int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t wlen);
+/* Wait for the next control message; -ETIMEDOUT, -ECONNRESET (peer gone), -EINTR (signal). */
+int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *why, size_t wlen);
+/* Send an ERROR message, best effort (the peer may be gone). */
+void gdr_ctrl_send_error(struct gdr_conn *c, int code, const char *text);
+/*
+ * Receive slots: every receive WR on QP 0 has a GDR_CTRL_MAX buffer (slot i,
+ * wr_id i), so a control SEND can never land in a buffer-less WR. Engines that
+ * consume receives themselves (bounce: WRITE_WITH_IMM, SEND_WITH_IMM credits)
+ * poll ctrl_cq and give each slot back with gdr_conn_repost().
+ */
+int gdr_conn_repost(struct gdr_conn *c, unsigned int slot);
+
+/* Non-blocking: has the peer disconnected? 0 or -ECONNRESET. */
+int gdr_conn_poll_cm(struct gdr_conn *c);
+
+/* Check that RDMA devices exist and that name (if any) is one of them. */
+int gdr_check_device(const char *name, char *why, size_t wlen);
+
+#endif

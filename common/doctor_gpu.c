@@ -1,0 +1,222 @@
+/*
+ * gdr_doctor GPU checks: NVIDIA GPUs on the PCI bus (BAR1 size, from sysfs
+ * under the root) and, when the CUDA driver loads, its version and each GPU's
+ * DMA_BUF_SUPPORTED and GPU_DIRECT_RDMA_SUPPORTED attributes.
+ */
+#include "config.h"
+
+#include "cuda.h"
+#include "doctor.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_PCI_GPUS 64
+
+struct pci_gpu {
+	char bdf[32];
+	uint64_t bar1; /* 0 = unknown */
+	int matched;   /* reported together with a CUDA device */
+};
+
+/* BAR1 is the second line of the resource file: "0xstart 0xend 0xflags". */
+static uint64_t read_bar1(const char *root, const char *bdf)
+{
+	char path[320], buf[2048];
+	unsigned long long start, end, flags;
+	const char *line;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", bdf);
+	if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0)
+		return 0;
+	line = strchr(buf, '\n');
+	if (!line || sscanf(line + 1, "%llx %llx %llx", &start, &end, &flags) != 3 || end <= start)
+		return 0;
+	return (uint64_t)(end - start + 1);
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+	return strcmp(((const struct pci_gpu *)a)->bdf, ((const struct pci_gpu *)b)->bdf);
+}
+
+static unsigned int scan_pci(const char *root, struct pci_gpu *gpus, unsigned int max)
+{
+	char dir[4096], path[512], buf[64];
+	unsigned int n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(gdr_rooted_path(root, "/sys/bus/pci/devices", dir, sizeof(dir)));
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", de->d_name);
+		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 || strcasecmp(buf, "0x10de"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", de->d_name);
+		/* 0x0300xx VGA, 0x0302xx 3D controller: the GPUs, not NVIDIA's bridges or audio. */
+		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 ||
+		    (strncasecmp(buf, "0x0300", 6) && strncasecmp(buf, "0x0302", 6)))
+			continue;
+		gdr_strlcpy(gpus[n].bdf, de->d_name, sizeof(gpus[n].bdf));
+		gpus[n].bar1 = read_bar1(root, de->d_name);
+		gpus[n].matched = 0;
+		n++;
+	}
+	closedir(d);
+	/* readdir order is the filesystem's: sort so that reports are stable. */
+	qsort(gpus, n, sizeof(*gpus), cmp_gpu);
+	return n;
+}
+
+static const char *bar1_text(const struct pci_gpu *g, char *buf, size_t len)
+{
+	char sz[32];
+
+	if (!g || !g->bar1)
+		return gdr_strlcpy(buf, "BAR1 unknown", len);
+	snprintf(buf, len, "BAR1 %s", gdr_fmt_size(g->bar1, sz, sizeof(sz)));
+	return buf;
+}
+
+static struct pci_gpu *find_pci(struct pci_gpu *gpus, unsigned int n, const char *bdf)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (!strcasecmp(gpus[i].bdf, bdf))
+			return &gpus[i];
+	return NULL;
+}
+
+static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct pci_gpu *pci,
+			    unsigned int npci)
+{
+	struct gdr_check *c;
+	char name[48], why[256], bar[48];
+	int count = 0, any_dmabuf = 0, any_gdr = 0;
+	unsigned int first_gpu_check = doc->nchecks;
+
+	if (gdr_cuda_device_count(cu, &count) || count == 0) {
+		c = gdr_doctor_add(doc, "gpus", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
+		gdr_check_value(c, "the CUDA driver sees no GPU");
+		gdr_check_fix(c, "check CUDA_VISIBLE_DEVICES / the container's GPU allocation");
+		return;
+	}
+	for (int i = 0; i < count; i++) {
+		struct gdr_gpu gpu;
+		struct pci_gpu *pg;
+
+		memset(&gpu, 0, sizeof(gpu));
+		snprintf(name, sizeof(name), "gpu%d", i);
+		if (gdr_cuda_gpu_info(cu, i, &gpu, why, sizeof(why))) {
+			c = gdr_doctor_add(doc, name, GDR_CHECK_WARN, 0);
+			gdr_check_value(c, "%s", why);
+			continue;
+		}
+		pg = find_pci(pci, npci, gpu.bus_id);
+		if (pg)
+			pg->matched = 1;
+		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+		gdr_check_value(c, "%s %s, %s", gpu.bus_id, gpu.name,
+				bar1_text(pg, bar, sizeof(bar)));
+
+		snprintf(name, sizeof(name), "gpu%d.dmabuf", i);
+		if (gpu.dmabuf_supported > 0) {
+			any_dmabuf = 1;
+			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=1");
+		} else {
+			c = gdr_doctor_add(
+			    doc, name, gpu.dmabuf_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA,
+			    0);
+			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=%s",
+					gpu.dmabuf_supported == 0 ? "0" : "unknown");
+			gdr_check_fix(
+			    c,
+			    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver");
+		}
+		snprintf(name, sizeof(name), "gpu%d.gdr", i);
+		if (gpu.gdr_supported > 0) {
+			any_gdr = 1;
+			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED=1");
+		} else {
+			c = gdr_doctor_add(
+			    doc, name, gpu.gdr_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
+			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED=%s",
+					gpu.gdr_supported == 0 ? "0" : "unknown");
+			gdr_check_fix(
+			    c, "GeForce and some virtualised GPUs do not support GPUDirect RDMA");
+		}
+	}
+	doc->dmabuf_usable_gpu = any_dmabuf;
+	/* A path is blocked only when no GPU at all can take it; mark the first failing check. */
+	for (unsigned int i = first_gpu_check; i < doc->nchecks; i++) {
+		struct gdr_check *g = &doc->checks[i];
+		size_t nl = strlen(g->name);
+
+		if (g->status != GDR_CHECK_FAIL)
+			continue;
+		if (!any_dmabuf && nl > 7 && !strcmp(g->name + nl - 7, ".dmabuf")) {
+			g->blocks |= GDR_BLOCK_DMABUF;
+			any_dmabuf = -1;
+		}
+		if (!any_gdr && nl > 4 && !strcmp(g->name + nl - 4, ".gdr")) {
+			/* The attribute is about nvidia_p2p pages, the peer-memory path. */
+			g->blocks |= GDR_BLOCK_PEERMEM;
+			any_gdr = -1;
+		}
+	}
+}
+
+void gdr_doctor_gpu_checks(struct gdr_doctor *doc)
+{
+	struct pci_gpu pci[MAX_PCI_GPUS];
+	unsigned int npci = scan_pci(doc->root, pci, MAX_PCI_GPUS);
+	struct gdr_cuda *cu = NULL;
+	struct gdr_check *c;
+	char why[256] = "", bar[48], name[48];
+	int ver = 0;
+
+	if (gdr_cuda_load(&cu, why, sizeof(why))) {
+		c = gdr_doctor_add(doc, "cuda-driver", GDR_CHECK_NA, 0);
+		gdr_check_value(c, "%s", why[0] ? why : "no CUDA driver");
+		cu = NULL;
+	} else if (gdr_cuda_driver_version(cu, &ver)) {
+		c = gdr_doctor_add(doc, "cuda-driver", GDR_CHECK_WARN, 0);
+		gdr_check_value(c, "cuDriverGetVersion failed: %s", gdr_cuda_last_error(cu));
+	} else if (ver < 11070) {
+		c = gdr_doctor_add(doc, "cuda-driver", GDR_CHECK_FAIL, GDR_BLOCK_DMABUF);
+		gdr_check_value(c, "CUDA %d.%d (%d): DMA-BUF export needs >= 11.7", ver / 1000,
+				ver % 1000 / 10, ver);
+		gdr_check_fix(c, "install an NVIDIA driver with CUDA >= 11.7 (driver >= 515)");
+	} else {
+		c = gdr_doctor_add(doc, "cuda-driver", GDR_CHECK_PASS, 0);
+		gdr_check_value(c, "CUDA %d.%d (%d)", ver / 1000, ver % 1000 / 10, ver);
+	}
+	if (cu)
+		cuda_gpu_checks(doc, cu, pci, npci);
+	/* GPUs the driver did not report (or all of them, without a driver): PCI facts only. */
+	for (unsigned int i = 0; i < npci; i++) {
+		if (pci[i].matched)
+			continue;
+		snprintf(name, sizeof(name), "pci-gpu%u", i);
+		c = gdr_doctor_add(doc, name, cu ? GDR_CHECK_WARN : GDR_CHECK_NA, 0);
+		gdr_check_value(c, "%s, %s%s", pci[i].bdf, bar1_text(&pci[i], bar, sizeof(bar)),
+				cu ? " (not visible to CUDA)"
+				   : "; attributes unknown: no CUDA driver");
+	}
+	if (!cu && npci == 0) {
+		c = gdr_doctor_add(doc, "gpus", GDR_CHECK_NA, 0);
+		gdr_check_value(c, "no NVIDIA GPU on the PCI bus (/sys/bus/pci/devices)");
+	}
+	if (cu)
+		gdr_cuda_unload(cu);
+}

@@ -1,0 +1,57 @@
+/*
+ * The post/poll engine for RDMA WRITE and READ: -q QPs sharing one CQ,
+ * -t outstanding requests per QP, -l requests per ibv_post_send, one
+ * signaled request every -Q (and whenever the window would otherwise close).
+ */
+#ifndef GDR_LOOP_H
+#define GDR_LOOP_H
+
+#include <infiniband/verbs.h>
+#include <signal.h>
+#include <stdint.h>
+
+struct gdr_conn;
+
+struct gdr_loop_qp {
+	struct ibv_qp *qp;
+	uint64_t laddr;
+	uint32_t lkey;
+	uint64_t raddr;
+	uint32_t rkey;
+};
+
+struct gdr_loop_cfg {
+	enum ibv_wr_opcode opcode;   /* IBV_WR_RDMA_WRITE or IBV_WR_RDMA_READ */
+	uint32_t size;
+	uint64_t iters;              /* per QP; ignored when duration > 0 */
+	double duration;             /* seconds */
+	unsigned int tx_depth, post_list, cq_mod;
+	unsigned int warmup;         /* untimed messages per QP first */
+	double stall_timeout;        /* no completion for this long = failure */
+	volatile sig_atomic_t *stop;
+	struct gdr_conn *conn;       /* watched for a disconnect; may be NULL */
+};
+
+struct gdr_loop_out {
+	uint64_t iters;      /* messages completed per QP (smallest QP) */
+	uint64_t msgs;       /* all QPs */
+	uint64_t bytes;
+	uint64_t elapsed_ns;
+	double peak_bps;     /* best of 8 equal segments, bytes/s */
+	double cpu_pct;      /* this process's CPU time / wall time, percent of one core */
+};
+
+/* Peak bandwidth is measured over this many segments of a repeat. */
+#define GDR_LOOP_SEGMENTS 8
+
+int gdr_loop_run(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int nqps,
+		 const struct gdr_loop_cfg *cfg, struct gdr_loop_out *out, char *why, size_t wlen);
+
+/*
+ * Signaling rule, exposed for tests: should the last request of a chain of k
+ * posted after `posted` requests (of target, `done` completed) be signaled?
+ */
+int gdr_loop_signal(uint64_t posted, unsigned int k, uint64_t done, uint64_t target,
+		    const struct gdr_loop_cfg *cfg);
+
+#endif

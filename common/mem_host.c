@@ -1,0 +1,131 @@
+/* Plain host memory: the NIC's own ceiling, the baseline every GPU path is compared with. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "mem.h"
+#include "util.h"
+
+#define HUGE_PAGE (2u << 20)
+
+struct host_priv {
+	size_t map_len;
+};
+
+static int host_available(const struct gdr_mem_env *env, char *why, size_t wlen)
+{
+	(void)env;
+	(void)why;
+	(void)wlen;
+	return 0;
+}
+
+/* ENOMEM/EPERM from registration is nearly always RLIMIT_MEMLOCK: say so with the numbers. */
+void gdr_explain_reg_errno(int err, size_t len, char *buf, size_t blen)
+{
+	struct rlimit rl;
+	char need[32], have[32];
+
+	if ((err != ENOMEM && err != EPERM && err != EAGAIN) || getrlimit(RLIMIT_MEMLOCK, &rl)) {
+		snprintf(buf, blen, "%s", strerror(err));
+		return;
+	}
+	gdr_fmt_size(len, need, sizeof(need));
+	if (rl.rlim_cur == RLIM_INFINITY)
+		snprintf(buf, blen, "%s (RLIMIT_MEMLOCK is unlimited)", strerror(err));
+	else
+		snprintf(buf, blen,
+			 "%s (RLIMIT_MEMLOCK is %s, %s needed: raise it with 'ulimit -l unlimited' or "
+			 "the container's memlock limit)",
+			 strerror(err), gdr_fmt_size(rl.rlim_cur, have, sizeof(have)), need);
+}
+
+static int host_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, size_t wlen)
+{
+	struct host_priv *hp = calloc(1, sizeof(*hp));
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = MAP_FAILED;
+	char sz[32], err[256];
+
+	if (!hp)
+		return -ENOMEM;
+	m->priv = hp;
+	hp->map_len = (len + page - 1) / page * page;
+	if (m->env && m->env->hugepages) {
+		size_t hl = (len + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+
+		p = mmap(NULL, hl, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB,
+			 -1, 0);
+		if (p != MAP_FAILED)
+			hp->map_len = hl;
+		else
+			gdr_warn("host: no 2 MiB huge pages for %s (%s): using normal pages",
+				 gdr_fmt_size(len, sz, sizeof(sz)), strerror(errno));
+	}
+	if (p == MAP_FAILED)
+		p = mmap(NULL, hp->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
+	if (p == MAP_FAILED) {
+		int e = errno;
+		snprintf(why, wlen, "host: mmap(%s): %s", gdr_fmt_size(len, sz, sizeof(sz)),
+			 strerror(e));
+		return -e;
+	}
+	m->host = p;
+	m->addr = (uintptr_t)p;
+	m->len = len;
+	m->mr = ibv_reg_mr(m->env->pd, p, len, access);
+	if (!m->mr) {
+		int e = errno ? errno : EINVAL;
+		gdr_explain_reg_errno(e, len, err, sizeof(err));
+		snprintf(why, wlen, "%s: ibv_reg_mr(host, %s): %s", m->env->nic ? m->env->nic : "?",
+			 gdr_fmt_size(len, sz, sizeof(sz)), err);
+		return -e;
+	}
+	return 0;
+}
+
+static int host_write(struct gdr_mem *m, size_t off, const void *src, size_t len)
+{
+	if (off > m->len || len > m->len - off)
+		return -ERANGE;
+	memcpy((char *)m->host + off, src, len);
+	return 0;
+}
+
+static int host_read(struct gdr_mem *m, size_t off, void *dst, size_t len)
+{
+	if (off > m->len || len > m->len - off)
+		return -ERANGE;
+	memcpy(dst, (char *)m->host + off, len);
+	return 0;
+}
+
+static void host_free(struct gdr_mem *m)
+{
+	struct host_priv *hp = m->priv;
+
+	if (m->mr)
+		ibv_dereg_mr(m->mr);
+	m->mr = NULL;
+	if (m->host && hp)
+		munmap(m->host, hp->map_len);
+	m->host = NULL;
+	free(hp);
+	m->priv = NULL;
+}
+
+const struct gdr_mem_ops gdr_mem_host_ops = {
+	.kind = GDR_MEM_HOST,
+	.available = host_available,
+	.alloc_reg = host_alloc_reg,
+	.write = host_write,
+	.read = host_read,
+	.free = host_free,
+};

@@ -1,0 +1,80 @@
+/* Command line of gdr_write_bw / gdr_read_bw: one table, one struct. */
+#ifndef GDR_OPTIONS_H
+#define GDR_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mem.h"
+
+enum gdr_verb { GDR_VERB_WRITE = 0, GDR_VERB_READ = 1 };
+
+#define GDR_MAX_QPS 64
+#define GDR_MAX_SIZES 40
+#define GDR_DEFAULT_PORT 18515
+
+/* Which plan fields were given explicitly (a server compares these with the client's plan). */
+enum {
+	GDR_SET_SIZE = 1u << 0,
+	GDR_SET_ITERS = 1u << 1,
+	GDR_SET_DURATION = 1u << 2,
+	GDR_SET_QPS = 1u << 3,
+	GDR_SET_TX_DEPTH = 1u << 4,
+	GDR_SET_POST_LIST = 1u << 5,
+	GDR_SET_CQ_MOD = 1u << 6,
+	GDR_SET_BIDIR = 1u << 7,
+	GDR_SET_MEM = 1u << 8,
+	GDR_SET_REPEAT = 1u << 9,
+	GDR_SET_WARMUP = 1u << 10,
+	GDR_SET_VALIDATE = 1u << 11,
+	GDR_SET_BOUNCE = 1u << 12,
+};
+
+struct gdr_opts {
+	enum gdr_verb verb;
+	const char *server;      /* NULL: this process is the server */
+	const char *dev;         /* -d: verbs device name, NULL = whatever rdma_cm picks */
+	int ib_port;             /* -i */
+	unsigned int port;       /* -p: rdma_cm port */
+	const char *bind_addr;   /* --bind: server listens on this address only */
+	uint64_t sizes[GDR_MAX_SIZES];
+	unsigned int nsizes;
+	uint64_t iters;          /* -n */
+	double duration;         /* -D seconds; 0 = iteration mode */
+	unsigned int qps, tx_depth, post_list, cq_mod;
+	int bidir;
+	int gid_index;           /* -x; -1 = let rdma_cm choose */
+	int gbits;               /* --report_gbits */
+	enum gdr_mem_kind mem[GDR_MEM__COUNT];
+	unsigned int nmem;
+	const char *gpu;         /* --gpu N|BDF|auto; NULL = none */
+	unsigned int repeat;
+	unsigned int warmup;     /* warm-up iterations before each timed repeat */
+	int validate;
+	uint64_t bounce_chunk;
+	unsigned int bounce_slots;
+	const char *csv, *json, *label;
+	double timeout;          /* seconds for connect and for any wait on the peer */
+	const char *topology_xml;
+	int hugepages;
+	int no_bind;
+	int persistent;          /* server: serve one client after another until a signal */
+	int verbose;
+	unsigned int set;        /* GDR_SET_* bits given on the command line */
+};
+
+/*
+ * Parse argv. Returns 0 to run, 1 when --help/--version was printed (exit 0),
+ * or -EINVAL after printing "PROG: OPTION VALUE: reason" (exit 2).
+ */
+int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv);
+void gdr_opts_usage(FILE *out, enum gdr_verb verb);
+
+/* "64K" -> 65536. Suffixes K, M, G (powers of two), optional trailing B/iB. 0 or -EINVAL. */
+int gdr_parse_size(const char *s, uint64_t *out);
+/* Fill sizes with the powers of two from min to max (min, max rounded as given). */
+int gdr_sizes_range(uint64_t min, uint64_t max, uint64_t *sizes, unsigned int *n);
+
+const char *gdr_verb_name(enum gdr_verb v);
+
+#endif

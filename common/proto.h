@@ -1,0 +1,131 @@
+/*
+ * Everything exchanged with the peer, versioned and length-checked. Nothing
+ * from the network is used before gdr_msg_decode() has bounded it.
+ * Wire format: little-endian; header magic u32, version u16, type u16,
+ * payload length u32; then the payload of that type.
+ */
+#ifndef GDR_PROTO_H
+#define GDR_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+
+#define GDR_PROTO_MAGIC 0x50524447u /* "GDRP" */
+#define GDR_PROTO_VERSION 1
+#define GDR_CTRL_MAX 2048
+#define GDR_TEXT_MAX 200
+#define GDR_HELLO_LEN 18
+#define GDR_MAX_EXTRA_RECV 600
+
+enum gdr_msg_type {
+	GDR_MSG_PLAN = 1, /* client -> server: what to run */
+	GDR_MSG_ACK,      /* server -> client: plan adopted / ready to start */
+	GDR_MSG_ERROR,    /* either way: give up, with the reason */
+	GDR_MSG_BUF,      /* both ways: buffers for one path, or why it is skipped */
+	GDR_MSG_START,    /* client -> server: one timed repeat is about to run */
+	GDR_MSG_DONE,     /* client -> server: client's measurement */
+	GDR_MSG_RESULT,   /* server -> client: server's measurement and validation */
+	GDR_MSG_BYE,      /* client -> server: plan finished */
+	GDR_MSG__END
+};
+
+/* rdma_cm private data of every connect request. */
+struct gdr_hello {
+	uint16_t version;
+	uint16_t nqps;
+	uint16_t qp_index;
+	uint16_t tx_depth;
+	uint16_t extra_recv; /* receive slots beyond the control ones (bounce) */
+	uint32_t session;
+};
+
+struct gdr_plan {
+	uint8_t verb;
+	uint8_t bidir;
+	uint8_t validate;
+	uint8_t nmem;
+	uint8_t mem[GDR_MEM__COUNT];
+	uint16_t nsizes;
+	uint64_t sizes[GDR_MAX_SIZES];
+	uint64_t iters;
+	uint32_t duration_ms;
+	uint16_t qps, tx_depth, post_list, cq_mod;
+	uint16_t repeat;
+	uint32_t warmup;
+	uint32_t bounce_chunk;
+	uint16_t bounce_slots;
+	uint32_t seed;
+};
+
+struct gdr_remote_buf {
+	uint64_t addr;
+	uint32_t rkey;
+	uint64_t len;
+};
+
+struct gdr_msg_buf {
+	uint8_t kind;   /* enum gdr_mem_kind */
+	uint8_t ok;     /* 0: path skipped on this side, reason in text */
+	uint16_t nqps;
+	struct gdr_remote_buf qp[GDR_MAX_QPS];
+	char text[GDR_TEXT_MAX];
+};
+
+struct gdr_msg_start {
+	uint8_t path;   /* index into plan.mem */
+	uint8_t warmup_only;
+	uint16_t repeat;
+	uint64_t size;
+};
+
+/* A measurement: DONE from the client, RESULT from the server. */
+struct gdr_msg_meas {
+	int32_t status;        /* 0 or -errno */
+	uint64_t iters;        /* messages completed per QP */
+	uint64_t bytes;        /* bytes moved by this side */
+	uint64_t elapsed_ns;
+	double peak_bps;       /* best segment, bytes/s */
+	double cpu_pct;
+	int8_t valid;          /* 0 not checked, 1 ok, -1 mismatch */
+	uint16_t bad_qp;
+	uint64_t bad_offset;
+	char text[GDR_TEXT_MAX];
+};
+
+struct gdr_msg {
+	uint16_t type;
+	union {
+		struct gdr_plan plan;
+		struct gdr_msg_buf buf;
+		struct gdr_msg_start start;
+		struct gdr_msg_meas meas;
+		struct {
+			int32_t code;
+			char text[GDR_TEXT_MAX];
+		} error; /* ERROR, ACK (code 0) */
+	} u;
+};
+
+const char *gdr_msg_type_name(uint16_t type);
+
+/* Returns encoded length or -ENOSPC/-EINVAL. */
+int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len);
+/* 0, or -EPROTO/-EBADMSG with why naming the field. */
+int gdr_msg_decode(const uint8_t *buf, size_t len, struct gdr_msg *m, char *why, size_t wlen);
+
+int gdr_hello_encode(const struct gdr_hello *h, uint8_t *buf, size_t len);
+int gdr_hello_decode(const uint8_t *buf, size_t len, struct gdr_hello *h, char *why, size_t wlen);
+
+/* Plan <-> options. */
+void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan *p);
+/*
+ * A server adopts the client's plan; an option the server was given
+ * explicitly must agree. 0, or -EINVAL with why naming the option and both values.
+ */
+int gdr_plan_check(const struct gdr_opts *server, const struct gdr_plan *p, char *why, size_t wlen);
+/* Copy the plan into the server's options. */
+void gdr_plan_adopt(struct gdr_opts *o, const struct gdr_plan *p);
+
+#endif

@@ -1,0 +1,1074 @@
+#include "config.h"
+
+#include "session.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bounce.h"
+#include "conn.h"
+#include "cuda.h"
+#include "loop.h"
+#include "mem.h"
+#include "pattern.h"
+#include "placement.h"
+#include "proto.h"
+#include "report.h"
+#include "stats.h"
+#include "topo.h"
+#include "util.h"
+
+#define WHY 512
+
+/* Per size: what both sides measured in every repeat. */
+struct acc {
+	double bps[10000];
+	double peak_bps;
+	double mps_sum, cpu_sum;
+	uint64_t iters;
+	unsigned int n;
+};
+
+struct sess {
+	struct gdr_opts *o;
+	struct gdr_conn conn;
+	int client;
+	struct gdr_plan plan;
+	struct gdr_mem_env env;
+	struct gdr_cuda *cuda;
+	struct gdr_gpu gpu;
+	int cuda_tried;
+	char cuda_why[256];
+	struct gdr_csv *csv;
+	struct gdr_json *json;
+	struct gdr_topo_pair topo;   /* GPU-NIC placement for the CSV columns */
+	int have_topo;
+	struct gdr_topo *topo_t;     /* loaded on first use */
+	int topo_tried;
+	char gpu_spec[64];           /* --gpu auto resolved to a bus id */
+	char devname[64];            /* -d auto resolved */
+	char bind[64];               /* the NIC's address, when -d steers rdma_cm */
+	struct acc acc;              /* the size being measured */
+	volatile sig_atomic_t *stop;
+	char why[WHY];
+};
+
+/* The buffers of one path: per QP a source half and a destination half. */
+struct pbuf {
+	enum gdr_mem_kind kind;
+	struct gdr_mem mem;
+	int ok;
+	size_t region;
+	struct gdr_remote_buf remote[GDR_MAX_QPS];
+	uint8_t *tmp; /* host copy of one region for --validate */
+	char skip[WHY];
+};
+
+static int issues_verb(const struct sess *s)
+{
+	return s->client || s->plan.bidir;
+}
+
+static int peer_issues(const struct sess *s)
+{
+	return !s->client || s->plan.bidir;
+}
+
+static int is_write(const struct sess *s)
+{
+	return s->plan.verb == GDR_VERB_WRITE;
+}
+
+static int fills_src(const struct sess *s)
+{
+	return is_write(s) ? issues_verb(s) : peer_issues(s);
+}
+
+static int checks_dst(const struct sess *s)
+{
+	return is_write(s) ? peer_issues(s) : issues_verb(s);
+}
+
+static size_t src_off(const struct pbuf *b, unsigned int qp)
+{
+	return (size_t)qp * 2 * b->region;
+}
+
+static size_t dst_off(const struct pbuf *b, unsigned int qp)
+{
+	return src_off(b, qp) + b->region;
+}
+
+/* bounce: the pipeline runs on QP 0 only. */
+static unsigned int data_qps(const struct sess *s, const struct pbuf *b)
+{
+	return b->kind == GDR_MEM_BOUNCE ? 1 : s->plan.qps;
+}
+
+static int access_flags(const struct sess *s)
+{
+	int a = 0;
+
+	if (is_write(s)) {
+		if (peer_issues(s))
+			a |= IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	} else {
+		if (issues_verb(s))
+			a |= IBV_ACCESS_LOCAL_WRITE;
+		if (peer_issues(s))
+			a |= IBV_ACCESS_REMOTE_READ;
+	}
+	return a;
+}
+
+static uint64_t max_size(const struct gdr_plan *p)
+{
+	uint64_t m = 0;
+
+	for (unsigned int i = 0; i < p->nsizes; i++)
+		if (p->sizes[i] > m)
+			m = p->sizes[i];
+	return m;
+}
+
+static struct gdr_topo *get_topo(struct sess *s)
+{
+	char why[256];
+
+	if (!s->topo_tried) {
+		s->topo_tried = 1;
+		if (gdr_topo_load(&s->topo_t, s->o->topology_xml, NULL, why, sizeof(why))) {
+			printf("topology: unknown (%s)\n", why);
+			s->topo_t = NULL;
+		}
+	}
+	return s->topo_t;
+}
+
+/* The one line that explains the numbers: GPU-NIC PCIe distance and NCCL's verdict. */
+static void describe_topology(struct sess *s)
+{
+	struct gdr_topo *t = get_topo(s);
+	struct gdr_nccl_env nenv;
+	char why[256], line[512];
+
+	if (!t)
+		return;
+	if (gdr_topo_pair(t, s->gpu.bus_id, s->conn.nic, &s->topo) == 0) {
+		s->have_topo = 1;
+		if (!s->topo.gpu_name[0])
+			gdr_strlcpy(s->topo.gpu_name, s->gpu.name, sizeof(s->topo.gpu_name));
+		if (gdr_nccl_env_load(&nenv, why, sizeof(why))) {
+			gdr_warn("%s", why);
+			memset(&nenv, 0, sizeof(nenv));
+			gdr_nccl_parse_level(NULL, &nenv.level, why, sizeof(why));
+			gdr_nccl_parse_read(NULL, &nenv.read, why, sizeof(why));
+		}
+		printf("%s\n", gdr_topo_describe(&s->topo, &nenv, line, sizeof(line)));
+	}
+}
+
+static void ensure_cuda(struct sess *s)
+{
+	char why[256];
+	int r;
+
+	if (s->cuda_tried)
+		return;
+	s->cuda_tried = 1;
+	r = gdr_cuda_load(&s->cuda, why, sizeof(why));
+	if (r) {
+		snprintf(s->cuda_why, sizeof(s->cuda_why), "%s", why);
+		s->cuda = NULL;
+		return;
+	}
+	r = gdr_cuda_find_gpu(s->cuda,
+			      s->gpu_spec[0]			       ? s->gpu_spec
+			      : s->o->gpu && strcmp(s->o->gpu, "auto") ? s->o->gpu
+								       : "0",
+			      &s->gpu, why, sizeof(why));
+	if (!r)
+		r = gdr_cuda_gpu_open(s->cuda, &s->gpu, why, sizeof(why));
+	if (r) {
+		snprintf(s->cuda_why, sizeof(s->cuda_why), "%s", why);
+		gdr_cuda_unload(s->cuda);
+		s->cuda = NULL;
+		return;
+	}
+	s->env.cuda = s->cuda;
+	s->env.gpu = &s->gpu;
+	printf("GPU %d: %s (%s)\n", s->gpu.ordinal, s->gpu.name, s->gpu.bus_id);
+}
+
+static void pbuf_free(struct pbuf *b)
+{
+	if (b->mem.ops)
+		gdr_mem_close(&b->mem);
+	free(b->tmp);
+	b->tmp = NULL;
+}
+
+/* Allocate and register this side's buffers for kind; on failure b->ok = 0 and b->skip says why. */
+static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
+{
+	char why[WHY];
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	b->kind = kind;
+	b->region = (max_size(&s->plan) + 63) & ~(size_t)63;
+	if (kind != GDR_MEM_HOST) {
+		ensure_cuda(s);
+		s->env.cuda_why = s->cuda ? NULL : s->cuda_why;
+	}
+	s->env.bounce_chunk = s->plan.bounce_chunk;
+	s->env.bounce_slots = s->plan.bounce_slots;
+	if (kind == GDR_MEM_BOUNCE &&
+	    gdr_bounce_plan_check(s->plan.bidir, s->plan.duration_ms, s->plan.bounce_chunk,
+				  s->conn.max_msg_sz, b->skip, sizeof(b->skip)))
+		return;
+	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
+			 sizeof(why));
+	if (r) {
+		snprintf(b->skip, sizeof(b->skip), "%s", why);
+		return;
+	}
+	if (s->plan.validate) {
+		b->tmp = malloc(b->region);
+		if (!b->tmp) {
+			snprintf(b->skip, sizeof(b->skip), "out of memory for --validate");
+			gdr_mem_close(&b->mem);
+			return;
+		}
+	}
+	b->ok = 1;
+}
+
+static int fill_sources(struct sess *s, struct pbuf *b)
+{
+	for (unsigned int q = 0; q < data_qps(s, b); q++) {
+		gdr_pattern_fill(b->tmp, b->region, s->plan.seed, q);
+		int r = b->mem.ops->write(&b->mem, src_off(b, q), b->tmp, b->region);
+		if (r) {
+			snprintf(s->why, WHY, "%s: writing the pattern: %s",
+				 gdr_mem_kind_name(b->kind), strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int poison_dests(struct sess *s, struct pbuf *b, uint64_t size)
+{
+	for (unsigned int q = 0; q < data_qps(s, b); q++) {
+		gdr_pattern_poison(b->tmp, size, s->plan.seed, q);
+		int r = b->mem.ops->write(&b->mem, dst_off(b, q), b->tmp, size);
+		if (r) {
+			snprintf(s->why, WHY, "%s: clearing the destination: %s",
+				 gdr_mem_kind_name(b->kind), strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* 0 ok; -EILSEQ with the first bad byte in meas; other -errno on copy failure. */
+static int check_dests(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_msg_meas *m)
+{
+	for (unsigned int q = 0; q < data_qps(s, b); q++) {
+		size_t off;
+		uint8_t want, got;
+		int r = b->mem.ops->read(&b->mem, dst_off(b, q), b->tmp, size);
+
+		if (r) {
+			snprintf(s->why, WHY, "%s: reading the destination: %s",
+				 gdr_mem_kind_name(b->kind), strerror(-r));
+			return r;
+		}
+		if (gdr_pattern_check(b->tmp, size, s->plan.seed, q, &off, &want, &got)) {
+			m->valid = -1;
+			m->bad_qp = (uint16_t)q;
+			m->bad_offset = off;
+			snprintf(m->text, sizeof(m->text),
+				 "validation failed on the %s: QP %u offset %zu: expected 0x%02x, "
+				 "found 0x%02x",
+				 s->client ? "client" : "server", q, off, want, got);
+			return -EILSEQ;
+		}
+	}
+	m->valid = 1;
+	return 0;
+}
+
+static int send_msg(struct sess *s, const struct gdr_msg *m)
+{
+	return gdr_ctrl_send(&s->conn, m, s->why, WHY);
+}
+
+/* Receive the next message, which must be of type want (an ERROR from the peer ends the run). */
+static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
+{
+	char why[WHY];
+	int r = gdr_ctrl_recv(&s->conn, m, s->o->timeout, why, sizeof(why));
+
+	if (r) {
+		snprintf(s->why, WHY, "%s", why);
+		return r;
+	}
+	if (m->type == GDR_MSG_ERROR) {
+		snprintf(s->why, WHY, "%s %s: %s", s->client ? "server" : "client", s->conn.peer,
+			 m->u.error.text);
+		s->conn.peer_gone = 0;
+		return m->u.error.code ? m->u.error.code : -EIO;
+	}
+	if (want && m->type != want) {
+		snprintf(s->why, WHY, "protocol error: expected %s from %s, got %s",
+			 gdr_msg_type_name(want), s->conn.peer, gdr_msg_type_name(m->type));
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static void exchange_local_buf(struct sess *s, const struct pbuf *b, struct gdr_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = GDR_MSG_BUF;
+	m->u.buf.kind = (uint8_t)b->kind;
+	m->u.buf.ok = (uint8_t)b->ok;
+	if (b->ok) {
+		m->u.buf.nqps = (uint16_t)s->plan.qps;
+		for (unsigned int q = 0; q < s->plan.qps; q++) {
+			size_t off = is_write(s) ? dst_off(b, q) : src_off(b, q);
+			m->u.buf.qp[q].addr = b->mem.addr + off;
+			m->u.buf.qp[q].rkey = b->mem.mr ? b->mem.mr->rkey : 0;
+			m->u.buf.qp[q].len = b->region;
+		}
+		struct gdr_bounce_res br;
+		if (b->kind == GDR_MEM_BOUNCE && !gdr_mem_bounce_res(&b->mem, &br)) {
+			/* bounce: the peer reaches our staging ring only (QP 0). */
+			memset(m->u.buf.qp, 0, sizeof(m->u.buf.qp));
+			m->u.buf.qp[0].addr = (uintptr_t)br.ring;
+			m->u.buf.qp[0].rkey = br.rkey;
+			m->u.buf.qp[0].len = (uint64_t)br.slots * br.chunk;
+		}
+	} else {
+		gdr_strlcpy(m->u.buf.text, b->skip, sizeof(m->u.buf.text));
+	}
+}
+
+/* Take the peer's BUF; 0 when both sides can run this path. */
+static int take_remote_buf(struct sess *s, struct pbuf *b, const struct gdr_msg *m)
+{
+	if (m->u.buf.kind != b->kind) {
+		snprintf(s->why, WHY, "protocol error: peer answered path %s for %s",
+			 gdr_mem_kind_name((enum gdr_mem_kind)m->u.buf.kind),
+			 gdr_mem_kind_name(b->kind));
+		return -EPROTO;
+	}
+	if (!b->ok)
+		return 0;
+	if (!m->u.buf.ok) {
+		snprintf(b->skip, sizeof(b->skip), "%s: %s", s->client ? "server" : "client",
+			 m->u.buf.text);
+		b->ok = 0;
+		return 0;
+	}
+	if (m->u.buf.nqps != s->plan.qps) {
+		snprintf(s->why, WHY, "protocol error: peer sent %u buffers for %u QPs",
+			 m->u.buf.nqps, s->plan.qps);
+		return -EPROTO;
+	}
+	for (unsigned int q = 0; q < data_qps(s, b); q++) {
+		/* Never reach past what the peer registered for this QP. */
+		uint64_t need = b->kind == GDR_MEM_BOUNCE /* bounce: the staging ring */
+					? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
+					: max_size(&s->plan);
+
+		if (m->u.buf.qp[q].len < need) {
+			snprintf(s->why, WHY, "peer registered %" PRIu64 " B for QP %u, plan needs %" PRIu64,
+				 m->u.buf.qp[q].len, q, need);
+			return -EPROTO;
+		}
+		b->remote[q] = m->u.buf.qp[q];
+	}
+	return 0;
+}
+
+/* bounce hook: this side's half of the staged pipeline (bounce.c) instead of the loop. */
+static int run_bounce(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_loop_out *out)
+{
+	struct gdr_bounce_res res;
+	int producer = is_write(s) == s->client; /* the side with the GPU source */
+	struct gdr_bounce_cfg cfg = {
+		.write = is_write(s),
+		.producer = producer,
+		.timed = s->client,
+		.size = size,
+		.iters = s->plan.iters,
+		.warmup = s->plan.warmup,
+		.gpu_off = producer ? src_off(b, 0) : dst_off(b, 0),
+		.raddr = b->remote[0].addr,
+		.rkey = b->remote[0].rkey,
+		.rlen = b->remote[0].len,
+		.tx_depth = s->plan.tx_depth,
+		.stall_timeout = s->o->timeout,
+		.stop = s->stop,
+		.conn = &s->conn,
+	};
+
+	if (gdr_mem_bounce_res(&b->mem, &res)) {
+		snprintf(s->why, WHY, "bounce: buffers not open");
+		return -EINVAL;
+	}
+	return gdr_bounce_run(&res, &cfg, out, s->why, WHY);
+}
+
+static int run_loop(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_loop_out *out)
+{
+	struct gdr_loop_qp qps[GDR_MAX_QPS];
+	struct gdr_loop_cfg cfg = {
+		.opcode = is_write(s) ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+		.size = (uint32_t)size,
+		.iters = s->plan.iters,
+		.duration = s->plan.duration_ms / 1000.0,
+		.tx_depth = s->plan.tx_depth,
+		.post_list = s->plan.post_list,
+		.cq_mod = s->plan.cq_mod,
+		.warmup = s->plan.warmup,
+		.stall_timeout = s->o->timeout,
+		.stop = s->stop,
+		.conn = &s->conn,
+	};
+
+	if (b->kind == GDR_MEM_BOUNCE)
+		return run_bounce(s, b, size, out);
+	for (unsigned int q = 0; q < s->plan.qps; q++) {
+		qps[q].qp = s->conn.id[q]->qp;
+		qps[q].laddr = b->mem.addr + (is_write(s) ? src_off(b, q) : dst_off(b, q));
+		qps[q].lkey = b->mem.mr->lkey;
+		qps[q].raddr = b->remote[q].addr;
+		qps[q].rkey = b->remote[q].rkey;
+	}
+	return gdr_loop_run(s->conn.data_cq, qps, s->plan.qps, &cfg, out, s->why, WHY);
+}
+
+static void meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo)
+{
+	m->iters = lo->iters;
+	m->bytes = lo->bytes;
+	m->elapsed_ns = lo->elapsed_ns;
+	m->peak_bps = lo->peak_bps;
+	m->cpu_pct = lo->cpu_pct;
+}
+
+static double meas_bps(const struct gdr_msg_meas *m)
+{
+	return m->elapsed_ns ? (double)m->bytes * 1e9 / m->elapsed_ns : 0;
+}
+
+
+static void acc_add(struct acc *a, const struct gdr_msg_meas *cli, const struct gdr_msg_meas *srv,
+		    uint64_t size, int bidir)
+{
+	double bps = meas_bps(cli), peak = cli->peak_bps;
+	double msgs = size ? (double)cli->bytes / size : 0;
+	double secs = cli->elapsed_ns / 1e9;
+
+	if (bidir) {
+		/* Both directions at once: the pair moves the sum. */
+		bps += meas_bps(srv);
+		peak += srv->peak_bps;
+		msgs += size ? (double)srv->bytes / size : 0;
+	}
+	a->bps[a->n] = bps;
+	if (peak > a->peak_bps)
+		a->peak_bps = peak;
+	a->mps_sum += secs > 0 ? msgs / secs / 1e6 : 0;
+	a->cpu_sum += cli->cpu_pct;
+	a->iters = cli->iters;
+	a->n++;
+}
+
+static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind kind, uint64_t size)
+{
+	gdr_result_init(r);
+	gdr_strlcpy(r->peer, s->conn.peer, sizeof(r->peer));
+	gdr_strlcpy(r->role, s->client ? "client" : "server", sizeof(r->role));
+	gdr_strlcpy(r->verb, gdr_verb_name((enum gdr_verb)s->plan.verb), sizeof(r->verb));
+	gdr_strlcpy(r->path, gdr_mem_kind_name(kind), sizeof(r->path));
+	gdr_strlcpy(r->path_remote, gdr_mem_kind_name(kind), sizeof(r->path_remote));
+	r->size_bytes = size;
+	r->qps = kind == GDR_MEM_BOUNCE ? 1 : s->plan.qps; /* bounce: QP 0 only */
+	r->tx_depth = s->plan.tx_depth;
+	r->post_list = s->plan.post_list;
+	r->bidir = s->plan.bidir;
+	r->repeats = s->plan.repeat;
+	r->cpu_util_pct = -1;
+	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
+	if (s->o->label)
+		gdr_strlcpy(r->label, s->o->label, sizeof(r->label));
+	if (kind != GDR_MEM_HOST && s->cuda) {
+		if (s->have_topo)
+			gdr_topo_fill_result(&s->topo, r);
+		/* CUDA's own view of the GPU wins over the topology's. */
+		snprintf(r->gpu, sizeof(r->gpu), "%d", s->gpu.ordinal);
+		gdr_strlcpy(r->gpu_bus_id, s->gpu.bus_id, sizeof(r->gpu_bus_id));
+		gdr_strlcpy(r->gpu_name, s->gpu.name, sizeof(r->gpu_name));
+	}
+}
+
+static void emit(struct sess *s, const struct gdr_result *r)
+{
+	gdr_table_row(stdout, r, s->o->gbits);
+	fflush(stdout);
+	if (s->csv && gdr_csv_append(s->csv, r))
+		gdr_warn("%s: could not append a row", s->o->csv);
+	if (s->json)
+		gdr_json_add(s->json, r);
+}
+
+static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size, struct acc *a,
+			  const char *status, const char *note)
+{
+	struct gdr_result r;
+	struct gdr_stats st;
+
+	row_common(s, &r, kind, size);
+	gdr_stats_compute(a->bps, a->n, &st);
+	r.iters = a->iters;
+	r.bw_avg_gbps = st.avg * 8 / 1e9;
+	r.bw_median_gbps = st.median * 8 / 1e9;
+	r.bw_min_gbps = st.min * 8 / 1e9;
+	r.bw_max_gbps = st.max * 8 / 1e9;
+	r.bw_peak_gbps = (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9;
+	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
+	r.cpu_util_pct = a->n ? a->cpu_sum / a->n : -1;
+	gdr_strlcpy(r.status, status, sizeof(r.status));
+	if (note)
+		gdr_strlcpy(r.note, note, sizeof(r.note));
+	emit(s, &r);
+}
+
+/* Note of a measured row: validation, and for bounce the staging ring. */
+static const char *row_note(const struct sess *s, const struct pbuf *b, char *buf, size_t len)
+{
+	char c[32];
+
+	if (b->kind != GDR_MEM_BOUNCE)
+		return s->plan.validate ? "validated" : NULL;
+	snprintf(buf, len, "%sstaging %u x %s%s", s->plan.validate ? "validated; " : "",
+		 s->plan.bounce_slots, gdr_fmt_size(s->plan.bounce_chunk, c, sizeof(c)),
+		 s->plan.qps > 1 ? "; QP 0 only" : "");
+	return buf;
+}
+
+static void emit_skipped(struct sess *s, const struct pbuf *b)
+{
+	struct gdr_result r;
+
+	for (unsigned int i = 0; i < s->plan.nsizes; i++) {
+		row_common(s, &r, b->kind, s->plan.sizes[i]);
+		gdr_strlcpy(r.status, "skipped", sizeof(r.status));
+		gdr_strlcpy(r.note, b->skip, sizeof(r.note));
+		if (i == 0) {
+			gdr_table_row(stdout, &r, s->o->gbits);
+			fflush(stdout);
+		}
+		if (s->csv && gdr_csv_append(s->csv, &r))
+			gdr_warn("%s: could not append a row", s->o->csv);
+		if (s->json)
+			gdr_json_add(s->json, &r);
+	}
+}
+
+/* ---- client ---------------------------------------------------------------------------- */
+
+static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t size)
+{
+	struct acc *acc = &s->acc;
+	struct gdr_msg m, reply;
+	int r;
+
+	memset(acc, 0, sizeof(*acc));
+	if (s->plan.validate && checks_dst(s)) {
+		r = poison_dests(s, b, size);
+		if (r)
+			return r;
+	}
+	for (unsigned int rep = 0; rep < s->plan.repeat; rep++) {
+		struct gdr_loop_out lo;
+
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_START;
+		m.u.start.path = (uint8_t)pi;
+		m.u.start.repeat = (uint16_t)rep;
+		m.u.start.size = size;
+		r = send_msg(s, &m);
+		if (!r)
+			r = recv_msg(s, &reply, GDR_MSG_ACK);
+		if (r)
+			return r;
+		r = run_loop(s, b, size, &lo);
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_DONE;
+		m.u.meas.status = r;
+		if (r) {
+			gdr_strlcpy(m.u.meas.text, s->why, sizeof(m.u.meas.text));
+			send_msg(s, &m);
+			return r;
+		}
+		meas_from_loop(&m.u.meas, &lo);
+		if (s->plan.validate && checks_dst(s) && rep + 1 == s->plan.repeat) {
+			r = check_dests(s, b, size, &m.u.meas);
+			if (r && r != -EILSEQ)
+				return r;
+		}
+		r = send_msg(s, &m);
+		if (!r)
+			r = recv_msg(s, &reply, GDR_MSG_RESULT);
+		if (r)
+			return r;
+		if (reply.u.meas.status) {
+			snprintf(s->why, WHY, "server: %s", reply.u.meas.text);
+			return reply.u.meas.status;
+		}
+		acc_add(acc, &m.u.meas, &reply.u.meas, size, s->plan.bidir);
+		const struct gdr_msg_meas *bad = m.u.meas.valid < 0	   ? &m.u.meas
+						 : reply.u.meas.valid < 0 ? &reply.u.meas
+									  : NULL;
+		if (bad) {
+			emit_measured(s, b->kind, size, acc, "failed", bad->text);
+			snprintf(s->why, WHY, "%s", bad->text);
+			return -EILSEQ;
+		}
+	}
+	char note[GDR_TEXT_MAX];
+	emit_measured(s, b->kind, size, acc, "ok", row_note(s, b, note, sizeof(note)));
+	return 0;
+}
+
+/* Once the plan is known: open the GPU if a path needs it, explain the placement, print the header. */
+static void prepare(struct sess *s)
+{
+	for (unsigned int i = 0; i < s->plan.nmem; i++)
+		if (s->plan.mem[i] != GDR_MEM_HOST)
+			ensure_cuda(s);
+	if (s->cuda && !s->have_topo)
+		describe_topology(s);
+	gdr_table_header(stdout, s->o->gbits);
+	fflush(stdout);
+}
+
+static int client_path(struct sess *s, unsigned int pi)
+{
+	struct pbuf b;
+	struct gdr_msg m, reply;
+	int r;
+
+	pbuf_open(s, &b, (enum gdr_mem_kind)s->plan.mem[pi]);
+	exchange_local_buf(s, &b, &m);
+	r = send_msg(s, &m);
+	if (!r)
+		r = recv_msg(s, &reply, GDR_MSG_BUF);
+	if (!r)
+		r = take_remote_buf(s, &b, &reply);
+	if (r)
+		goto out;
+	if (!b.ok) {
+		emit_skipped(s, &b);
+		goto out;
+	}
+	if (s->plan.validate && fills_src(s)) {
+		r = fill_sources(s, &b);
+		if (r)
+			goto out;
+	}
+	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++)
+		r = client_size(s, &b, pi, s->plan.sizes[i]);
+out:
+	pbuf_free(&b);
+	return r;
+}
+
+static int client_run(struct sess *s)
+{
+	struct gdr_msg m, reply;
+	struct timespec ts;
+	int r;
+
+	/* Sizes above the port's max_msg_sz cannot be one message: clamp them, say so. */
+	for (unsigned int i = 0; i < s->o->nsizes; i++) {
+		if (s->conn.max_msg_sz && s->o->sizes[i] > s->conn.max_msg_sz) {
+			gdr_warn("%s: size %" PRIu64 " exceeds max_msg_sz %u: using %u", s->conn.nic,
+				 s->o->sizes[i], s->conn.max_msg_sz, s->conn.max_msg_sz);
+			s->o->sizes[i] = s->conn.max_msg_sz;
+		}
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gdr_plan_from_opts(s->o, (uint32_t)(ts.tv_nsec ^ getpid()), &s->plan);
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_PLAN;
+	m.u.plan = s->plan;
+	r = send_msg(s, &m);
+	if (!r)
+		r = recv_msg(s, &reply, GDR_MSG_ACK);
+	if (r)
+		return r;
+	prepare(s);
+	for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++)
+		r = client_path(s, pi);
+	if (r) {
+		gdr_ctrl_send_error(&s->conn, r, s->why);
+		return r;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_BYE;
+	return send_msg(s, &m);
+}
+
+/* ---- server ---------------------------------------------------------------------------- */
+
+static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const struct gdr_msg *start)
+{
+	struct acc *acc = &s->acc;
+	struct gdr_msg m, done, res;
+	int r;
+
+	for (unsigned int rep = 0;; rep++) {
+		if (rep == 0) {
+			memset(acc, 0, sizeof(*acc));
+			m = *start;
+		} else {
+			r = recv_msg(s, &m, GDR_MSG_START);
+			if (r)
+				return r;
+		}
+		if (m.u.start.size != size || m.u.start.repeat != rep) {
+			snprintf(s->why, WHY, "protocol error: START for size %" PRIu64 " repeat %u, "
+					     "expected size %" PRIu64 " repeat %u",
+				 m.u.start.size, m.u.start.repeat, size, rep);
+			return -EPROTO;
+		}
+		if (rep == 0 && s->plan.validate && checks_dst(s)) {
+			r = poison_dests(s, b, size);
+			if (r)
+				return r;
+		}
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_ACK;
+		r = send_msg(s, &m);
+		if (r)
+			return r;
+		memset(&res, 0, sizeof(res));
+		res.type = GDR_MSG_RESULT;
+		if (s->plan.bidir) {
+			struct gdr_loop_out lo;
+
+			res.u.meas.status = run_loop(s, b, size, &lo);
+			if (res.u.meas.status)
+				gdr_strlcpy(res.u.meas.text, s->why, sizeof(res.u.meas.text));
+			else
+				meas_from_loop(&res.u.meas, &lo);
+		} else if (b->kind == GDR_MEM_BOUNCE) {
+			/* bounce: the server is half of the pipeline; a failure ends the session. */
+			struct gdr_loop_out lo;
+
+			r = run_loop(s, b, size, &lo);
+			if (r)
+				return r;
+		}
+		r = recv_msg(s, &done, GDR_MSG_DONE);
+		if (r)
+			return r;
+		if (done.u.meas.status) {
+			snprintf(s->why, WHY, "client: %s", done.u.meas.text);
+			return done.u.meas.status;
+		}
+		if (!res.u.meas.status && s->plan.validate && checks_dst(s) &&
+		    rep + 1 == s->plan.repeat) {
+			r = check_dests(s, b, size, &res.u.meas);
+			if (r && r != -EILSEQ)
+				return r;
+		}
+		r = send_msg(s, &res);
+		if (r)
+			return r;
+		if (res.u.meas.status) {
+			snprintf(s->why, WHY, "%s", res.u.meas.text);
+			return res.u.meas.status;
+		}
+		acc_add(acc, &done.u.meas, &res.u.meas, size, s->plan.bidir);
+		const struct gdr_msg_meas *bad = done.u.meas.valid < 0  ? &done.u.meas
+						 : res.u.meas.valid < 0 ? &res.u.meas
+									: NULL;
+		if (bad) {
+			emit_measured(s, b->kind, size, acc, "failed", bad->text);
+			snprintf(s->why, WHY, "%s", bad->text);
+			return -EILSEQ;
+		}
+		if (rep + 1 == s->plan.repeat)
+			break;
+	}
+	char note[GDR_TEXT_MAX];
+	emit_measured(s, b->kind, size, acc, "ok", row_note(s, b, note, sizeof(note)));
+	return 0;
+}
+
+static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bufmsg)
+{
+	struct pbuf b;
+	struct gdr_msg m;
+	int r;
+
+	pbuf_open(s, &b, (enum gdr_mem_kind)s->plan.mem[pi]);
+	if (bufmsg->u.buf.kind != s->plan.mem[pi]) {
+		snprintf(s->why, WHY, "protocol error: client offered path %s, plan says %s",
+			 gdr_mem_kind_name((enum gdr_mem_kind)bufmsg->u.buf.kind),
+			 gdr_mem_kind_name((enum gdr_mem_kind)s->plan.mem[pi]));
+		r = -EPROTO;
+		goto out;
+	}
+	exchange_local_buf(s, &b, &m);
+	r = take_remote_buf(s, &b, bufmsg);
+	if (!r)
+		r = send_msg(s, &m);
+	if (r)
+		goto out;
+	if (!b.ok) {
+		emit_skipped(s, &b);
+		goto out;
+	}
+	if (s->plan.validate && fills_src(s)) {
+		r = fill_sources(s, &b);
+		if (r)
+			goto out;
+	}
+	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
+		r = recv_msg(s, &m, GDR_MSG_START);
+		if (!r && m.u.start.path != pi) {
+			snprintf(s->why, WHY, "protocol error: START for path %u during path %u",
+				 m.u.start.path, pi);
+			r = -EPROTO;
+		}
+		if (!r)
+			r = server_size(s, &b, s->plan.sizes[i], &m);
+	}
+out:
+	pbuf_free(&b);
+	return r;
+}
+
+static int server_run(struct sess *s)
+{
+	struct gdr_msg m;
+	int r;
+
+	r = recv_msg(s, &m, GDR_MSG_PLAN);
+	if (r)
+		return r;
+	r = gdr_plan_check(s->o, &m.u.plan, s->why, WHY);
+	for (unsigned int i = 0; !r && i < m.u.plan.nsizes; i++) {
+		if (s->conn.max_msg_sz && m.u.plan.sizes[i] > s->conn.max_msg_sz) {
+			snprintf(s->why, WHY, "size %" PRIu64 " exceeds %s's max_msg_sz %u",
+				 m.u.plan.sizes[i], s->conn.nic, s->conn.max_msg_sz);
+			r = -EINVAL;
+		}
+	}
+	if (r) {
+		gdr_ctrl_send_error(&s->conn, r, s->why);
+		return r;
+	}
+	s->plan = m.u.plan;
+	gdr_plan_adopt(s->o, &s->plan);
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_ACK;
+	r = send_msg(s, &m);
+	if (!r)
+		prepare(s);
+	for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++) {
+		r = recv_msg(s, &m, GDR_MSG_BUF);
+		if (!r)
+			r = server_path(s, pi, &m);
+	}
+	if (!r)
+		r = recv_msg(s, &m, GDR_MSG_BYE);
+	else if (r != -ECONNRESET)
+		gdr_ctrl_send_error(&s->conn, r, s->why);
+	return r;
+}
+
+static int nic_ok(const char *nic, void *arg)
+{
+	return gdr_nic_port_active(nic, *(int *)arg);
+}
+
+/* -d auto, --gpu auto, and the NIC's address that steers rdma_cm to -d. */
+static int place(struct sess *s)
+{
+	struct gdr_opts *o = s->o;
+	int auto_gpu = o->gpu && !strcmp(o->gpu, "auto");
+	int auto_dev = (o->dev && !strcmp(o->dev, "auto")) || (!o->dev && o->gpu && !auto_gpu);
+	struct gdr_topo_pair p;
+	struct gdr_topo *t;
+	char why[256];
+
+	if (auto_gpu) {
+		if (!o->dev || !strcmp(o->dev, "auto")) {
+			snprintf(s->why, WHY, "--gpu auto needs -d NAME (the NIC to be near)");
+			return -EINVAL;
+		}
+		t = get_topo(s);
+		if (!t || gdr_topo_nearest_gpu(t, o->dev, &p)) {
+			snprintf(s->why, WHY, "--gpu auto: no GPU found in the topology to pair with %s",
+				 o->dev);
+			return -ENOENT;
+		}
+		gdr_strlcpy(s->gpu_spec, p.gpu_bus_id, sizeof(s->gpu_spec));
+		printf("placement: GPU %s is the nearest to %s (%s)\n", p.gpu_bus_id, o->dev,
+		       gdr_topo_class_name(p.cls));
+	} else if (auto_dev) {
+		ensure_cuda(s);
+		if (!s->cuda) {
+			snprintf(s->why, WHY, "-d auto: %s (give -d NAME)", s->cuda_why);
+			return -ENODEV;
+		}
+		t = get_topo(s);
+		if (!t || gdr_topo_nearest_nic(t, s->gpu.bus_id, nic_ok, &o->ib_port, &p)) {
+			snprintf(s->why, WHY, "-d auto: no active RDMA NIC found for GPU %s (give -d NAME)",
+				 s->gpu.bus_id);
+			return -ENODEV;
+		}
+		gdr_strlcpy(s->devname, p.nic, sizeof(s->devname));
+		o->dev = s->devname;
+		printf("placement: %s is the nearest active NIC to GPU %d (%s): %s\n", o->dev,
+		       s->gpu.ordinal, s->gpu.bus_id, gdr_topo_class_name(p.cls));
+	}
+	if (o->dev && !o->bind_addr) {
+		if (gdr_nic_ipv4(o->dev, o->ib_port, s->bind, sizeof(s->bind), why, sizeof(why)) == 0) {
+			o->bind_addr = s->bind;
+			gdr_dbg("%s: using its address %s", o->dev, s->bind);
+		} else {
+			gdr_dbg("%s", why);
+		}
+	}
+	return 0;
+}
+
+/* Host buffers and this process near the NIC, unless --no-bind. */
+static void bind_near_nic(struct sess *s)
+{
+	const struct gdr_topo_nic *nic;
+	struct gdr_topo *t;
+	char why[256];
+
+	if (s->o->no_bind || s->o->topology_xml || getenv("HWLOC_XMLFILE"))
+		return;
+	t = get_topo(s);
+	nic = t ? gdr_topo_find_nic(t, s->conn.nic) : NULL;
+	if (!nic || nic->numa < 0)
+		return;
+	if (gdr_topo_bind_numa(t, nic->numa, why, sizeof(why)))
+		gdr_warn("cannot bind to %s's NUMA node %d: %s (--no-bind to silence)", s->conn.nic,
+			 nic->numa, why);
+	else
+		printf("placement: bound to NUMA node %d (%s's)\n", nic->numa, s->conn.nic);
+}
+
+int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
+{
+	struct sess *s = calloc(1, sizeof(*s));
+	char why[WHY];
+	int r;
+
+	if (!s) {
+		gdr_err("out of memory");
+		return 1;
+	}
+	s->o = o;
+	s->client = o->server != NULL;
+	s->stop = stop;
+	const char *root = getenv("GDRPERF_ROOT");
+	s->env.sysfs_root = root && *root ? root : "/";
+	s->env.hugepages = o->hugepages;
+
+	/* Outputs are checked before anything runs: a bad path fails now, not after the run. */
+	if (o->csv && (r = gdr_csv_open(&s->csv, o->csv, why, sizeof(why)))) {
+		gdr_err("--csv %s: %s", o->csv, why);
+		free(s);
+		return 1;
+	}
+	if (o->json && (r = gdr_json_open(&s->json, o->json, why, sizeof(why)))) {
+		gdr_err("--json %s: %s", o->json, why);
+		r = 1;
+		goto out_csv;
+	}
+
+	r = place(s);
+	if (r) {
+		gdr_err("%s", s->why);
+		goto out_json;
+	}
+	for (;;) {
+		if (s->client)
+			r = gdr_conn_connect(&s->conn, o, stop, s->why, WHY);
+		else
+			r = gdr_conn_accept(&s->conn, o, stop, s->why, WHY);
+		if (r == -EINTR && o->persistent) {
+			printf("server: stopped by a signal\n");
+			break;
+		}
+		if (r) {
+			gdr_err("%s", s->why);
+			/* A long-lived server outlives a client that failed to connect, not itself. */
+			if (!o->persistent || r == -EINTR || !s->conn.listening)
+				break;
+			gdr_conn_close(&s->conn);
+			continue;
+		}
+		s->env.pd = s->conn.pd;
+		s->env.nic = s->conn.nic;
+		bind_near_nic(s);
+		printf("%s %s: %s %s over %s, %u QP(s)\n", s->client ? "client" : "server",
+		       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted", s->conn.peer,
+		       s->conn.nic, s->conn.nqps);
+		r = s->client ? client_run(s) : server_run(s);
+		if (r)
+			gdr_err("%s%s%s", o->persistent ? s->conn.peer : "", o->persistent ? ": " : "",
+				s->why);
+		if (!o->persistent || (stop && *stop))
+			break;
+		/* Next client: fresh connection and plan; the GPU stays open. */
+		gdr_conn_close(&s->conn);
+		memset(&s->plan, 0, sizeof(s->plan));
+		s->have_topo = 0;
+		s->cuda_tried = s->cuda != NULL;
+		fflush(stdout);
+	}
+out_json:
+	gdr_conn_close(&s->conn);
+	if (s->cuda) {
+		gdr_cuda_gpu_close(s->cuda, &s->gpu);
+		gdr_cuda_unload(s->cuda);
+	}
+	if (s->topo_t)
+		gdr_topo_free(s->topo_t);
+	if (s->json) {
+		int jr = gdr_json_close(s->json, why, sizeof(why));
+		if (jr) {
+			gdr_err("--json %s: %s", o->json, why);
+			r = r ? r : jr;
+		}
+	}
+out_csv:
+	if (s->csv)
+		gdr_csv_close(s->csv);
+	free(s);
+	if (o->persistent && stop && *stop)
+		return 0; /* a long-lived server stopped on purpose */
+	return r ? 1 : 0;
+}

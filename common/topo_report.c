@@ -1,0 +1,169 @@
+/* gdr_topo's human output: device lists, the nvidia-smi-style matrix, nearest NICs. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "topo_report.h"
+#include "util.h"
+
+/* nvidia-smi's own words, farthest first as it prints them. */
+static const char legend[] =
+    "Legend:\n"
+    "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes\n"
+    "         (e.g., QPI/UPI), sub-NUMA clusters (SNC, NPS2/4) included, or locality unknown\n"
+    "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges\n"
+    "         within a NUMA node\n"
+    "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+    "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host\n"
+    "         Bridge)\n"
+    "  PIX  = Connection traversing at most a single PCIe bridge (a PCIe switch counts once)\n"
+    "  ?    = unknown: the NIC or the GPU is not on PCI in this topology (see the NIC list)\n";
+
+static const char *numa(int n, char *buf, size_t len)
+{
+	if (n < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%d", n);
+	return buf;
+}
+
+static void print_devices(FILE *out, const struct gdr_topo *t)
+{
+	const char *src = gdr_topo_source(t);
+	char nb[12];
+	int i, w = 4;
+
+	fprintf(out, "Topology: %s\n\n", src ? src : "this system");
+	if (!gdr_topo_gpu_count(t))
+		fprintf(out, "No NVIDIA GPU in the topology.\n");
+	else
+		fprintf(out, "GPUs (PCI bus order, as nvidia-smi numbers them):\n");
+	for (i = 0; i < gdr_topo_gpu_count(t); i++) {
+		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
+
+		fprintf(out, "  GPU%-3d %s  NUMA %-2s  %-16s %s\n", g->index, g->bus_id,
+			numa(g->numa, nb, sizeof(nb)), g->link[0] ? g->link : "-", g->name);
+	}
+	if (!gdr_topo_nic_count(t))
+		fprintf(out, "\nNo RDMA NIC (OpenFabrics device) in the topology.\n");
+	for (i = 0; i < gdr_topo_bare_hca_count(t); i++)
+		fprintf(out,
+			"%s  %s: Mellanox network function without an RDMA device "
+			"(driver mlx5_ib/mlx4_ib not loaded?)\n",
+			i || !gdr_topo_nic_count(t) ? "" : "\n", gdr_topo_bare_hca(t, i));
+	if (!gdr_topo_nic_count(t))
+		return;
+	for (i = 0; i < gdr_topo_nic_count(t); i++)
+		if ((int)strlen(gdr_topo_nic(t, i)->name) > w)
+			w = strlen(gdr_topo_nic(t, i)->name);
+	fprintf(out, "\nRDMA NICs:\n");
+	for (i = 0; i < gdr_topo_nic_count(t); i++) {
+		const struct gdr_topo_nic *n = gdr_topo_nic(t, i);
+
+		if (n->why[0])
+			fprintf(out, "  %-*s %-12s  %s\n", w, n->name,
+				n->bus_id[0] ? n->bus_id : "-", n->why);
+		else
+			fprintf(out, "  %-*s %s  NUMA %-2s  %s\n", w, n->name, n->bus_id,
+				numa(n->numa, nb, sizeof(nb)), n->link[0] ? n->link : "-");
+	}
+}
+
+static void print_matrix(FILE *out, const struct gdr_topo *t)
+{
+	struct gdr_topo_pair p;
+	char nb[12];
+	int i, j, w;
+
+	fprintf(out, "\n%-7s", "");
+	for (j = 0; j < gdr_topo_nic_count(t); j++) {
+		w = strlen(gdr_topo_nic(t, j)->name);
+		fprintf(out, " %-*s", w < 4 ? 4 : w, gdr_topo_nic(t, j)->name);
+	}
+	fprintf(out, " NUMA\n");
+	for (i = 0; i < gdr_topo_gpu_count(t); i++) {
+		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
+
+		fprintf(out, "GPU%-4d", g->index);
+		for (j = 0; j < gdr_topo_nic_count(t); j++) {
+			const struct gdr_topo_nic *n = gdr_topo_nic(t, j);
+
+			w = strlen(n->name);
+			gdr_topo_pair(t, g->bus_id, n->name, &p);
+			fprintf(out, " %-*s", w < 4 ? 4 : w,
+				p.cls == GDR_TOPO_UNKNOWN ? "?" : gdr_topo_class_name(p.cls));
+		}
+		fprintf(out, " %s\n", numa(g->numa, nb, sizeof(nb)));
+	}
+	fprintf(out, "%-7s", "NUMA");
+	for (j = 0; j < gdr_topo_nic_count(t); j++) {
+		w = strlen(gdr_topo_nic(t, j)->name);
+		/* No padding after the last column: golden files should not end lines in blanks. */
+		fprintf(out, " %-*s", j + 1 < gdr_topo_nic_count(t) ? (w < 4 ? 4 : w) : 0,
+			numa(gdr_topo_nic(t, j)->numa, nb, sizeof(nb)));
+	}
+	fprintf(out, "\n\n%s", legend);
+}
+
+static void print_nearest(FILE *out, const struct gdr_topo *t, const struct gdr_nccl_env *env)
+{
+	struct gdr_topo_pair best, p;
+	char verdict[192];
+	int i, j, k;
+
+	fprintf(out, "\nNearest NIC per GPU (NCCL_NET_GDR_LEVEL=%s%s, NCCL_NET_GDR_READ=%s):\n",
+		gdr_nccl_level_name(env->level), env->level_set ? "" : " by default",
+		env->read < 0 ? "unset"
+		: env->read   ? "1"
+			      : "0");
+	for (i = 0; i < gdr_topo_gpu_count(t); i++) {
+		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
+
+		if (gdr_topo_nearest_nic(t, g->bus_id, NULL, NULL, &best))
+			continue;
+		fprintf(out, "  GPU%d:", g->index);
+		for (j = 0, k = 0; j < gdr_topo_nic_count(t); j++) {
+			gdr_topo_pair(t, g->bus_id, gdr_topo_nic(t, j)->name, &p);
+			if (p.cls == best.cls)
+				fprintf(out, "%s %s", k++ ? "," : "", p.nic);
+		}
+		fprintf(out, " (%s); %s\n", gdr_topo_class_name(best.cls),
+			gdr_nccl_verdict(env, best.cls, verdict, sizeof(verdict)));
+	}
+	if (env->read < 0)
+		fprintf(out,
+			"NCCL_NET_GDR_READ unset: NCCL lets the NIC read GPU memory for sends on\n"
+			"compute capability >= 8.0 (or with NVLink) only; receives use GPUDirect\n"
+			"RDMA whenever the verdict says so.\n");
+}
+
+static void print_pairs(FILE *out, const struct gdr_topo *t, const struct gdr_nccl_env *env)
+{
+	struct gdr_topo_pair p;
+	char line[512];
+	int i, j;
+
+	fprintf(out, "\nPairs:\n");
+	for (i = 0; i < gdr_topo_gpu_count(t); i++)
+		for (j = 0; j < gdr_topo_nic_count(t); j++) {
+			gdr_topo_pair(t, gdr_topo_gpu(t, i)->bus_id, gdr_topo_nic(t, j)->name, &p);
+			/* The benchmarks' line, less its "topology: " prefix. */
+			gdr_topo_describe(&p, env, line, sizeof(line));
+			fprintf(out, "  %s\n", line + strlen("topology: "));
+			if (p.cls == GDR_TOPO_SYS && p.reason[0])
+				fprintf(out, "    (%s)\n", p.reason);
+		}
+}
+
+void gdr_topo_print(FILE *out, const struct gdr_topo *t, const struct gdr_nccl_env *env, int pairs)
+{
+	print_devices(out, t);
+	if (!gdr_topo_gpu_count(t) || !gdr_topo_nic_count(t))
+		return;
+	print_matrix(out, t);
+	print_nearest(out, t, env);
+	if (pairs)
+		print_pairs(out, t, env);
+}

@@ -1,0 +1,23 @@
+/* What gdr_topo shows: the matrix, the nearest NICs, the warnings, CSV and JSON. */
+#ifndef GDR_TOPO_REPORT_H
+#define GDR_TOPO_REPORT_H
+
+#include <stdio.h>
+
+#include "topo.h"
+
+/* GPU and NIC lists, the GPU x NIC matrix with its legend, the nearest NIC(s) per GPU;
+ * with pairs, one line per GPU x NIC pair with its details. */
+void gdr_topo_print(FILE *out, const struct gdr_topo *t, const struct gdr_nccl_env *env, int pairs);
+
+/* Warnings an operator needs, through gdr_warn(). Returns how many. */
+int gdr_topo_warn(const struct gdr_topo *t);
+
+/* One record per GPU x NIC pair, written to path.tmp and renamed over path.
+ * 0 or -errno with why. */
+int gdr_topo_write_csv(const struct gdr_topo *t, const struct gdr_nccl_env *env, const char *path,
+		       char *why, size_t wlen);
+int gdr_topo_write_json(const struct gdr_topo *t, const struct gdr_nccl_env *env, const char *path,
+			char *why, size_t wlen);
+
+#endif

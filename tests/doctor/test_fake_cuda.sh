@@ -1,0 +1,25 @@
+#!/bin/sh
+# gdr_doctor's CUDA checks against the fake libcuda.so.1 (tests/fake_cuda): driver version,
+# per-GPU DMA_BUF_SUPPORTED / GPU_DIRECT_RDMA_SUPPORTED, BAR1 matched by bus id.
+. "$top_srcdir/tests/doctor/lib.sh"
+cd "$top_srcdir/tests/doctor/roots" || exit 1
+FAKE="$top_builddir/tests/fake_cuda/libcuda.so.1"
+echo "1..3"
+fake() { # name root [VAR=value...]
+	name=$1 root=$2
+	shift 2
+	env -i PATH="$WORK/bin" GDRPERF_LIBCUDA="$FAKE" "$@" "$DOCTOR" --root "$root" \
+		>"$WORK/$name.out" 2>&1
+	echo "exit $?" >>"$WORK/$name.out"
+	golden "fake-cuda-$name.out" "$WORK/$name.out"
+}
+# A DMA-BUF node whose GPU says DMA_BUF_SUPPORTED=1.
+fake dmabuf-node dmabuf-node GDRPERF_FAKE_CUDA_BUS_IDS=0000:3b:00.0 GDRPERF_FAKE_CUDA_NAMES=H200
+# Two GPUs without DMA-BUF on an old CUDA driver: both block DMA-BUF, peermem stays.
+fake peermem-node peermem-node GDRPERF_FAKE_CUDA_DEVICES=2 \
+	GDRPERF_FAKE_CUDA_BUS_IDS=0000:18:00.0,0000:86:00.0 GDRPERF_FAKE_CUDA_NAMES=A100,A100 \
+	GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED=0,0 GDRPERF_FAKE_CUDA_DRIVER_VERSION=11040
+# No GPU at all for peer memory: GPU_DIRECT_RDMA_SUPPORTED=0 everywhere blocks peermem.
+fake both-no-gdr both GDRPERF_FAKE_CUDA_BUS_IDS=0000:3b:00.0 GDRPERF_FAKE_CUDA_NAMES=L4 \
+	GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED=0
+exit $FAILED

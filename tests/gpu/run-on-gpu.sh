@@ -1,0 +1,208 @@
+#!/bin/sh
+# Run gdrperf's GPU checks on a machine with a real NVIDIA GPU (no RDMA NIC
+# needed), in under 3 minutes:
+#   1. say what the machine has (kernel, driver, open or proprietary module,
+#      peer-memory modules, toolkit headers, build tools) and what is missing;
+#   2. build the tree (autogen/configure/make, then make check against the
+#      fake driver), or, when autotools or libibverbs are missing, compile just
+#      the probe with cc;
+#   3. run tests/gpu/gpu_probe against the real libcuda.so.1: DMA-BUF export of
+#      several sizes and offsets, pinned copy bandwidth, SYNC_MEMOPS, events,
+#      and each GPU path's skip reason.
+# Logs go to $OUT (the device tool's output folder) or ./gpu-run.
+#
+# usage: tests/gpu/run-on-gpu.sh [--quick] [--no-check] [--probe-only] [--gpu N|BDF] [--fake]
+#   --quick       smaller buffers (64 MiB instead of 256 MiB / 1 GiB)
+#   --no-check    skip make check (the unit tests against the fake driver)
+#   --probe-only  skip the autotools build, compile only the probe with cc
+#   --fake        run the probe against tests/fake_cuda/libcuda.so.1 (to try
+#                 this script on a machine without a GPU)
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${OUT:-$top/gpu-run}
+quick=
+check=yes
+gpu=0
+fake=
+full=yes
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=--quick ;;
+	--no-check) check= ;;
+	--gpu) gpu=$2; shift ;;
+	--fake) fake=yes ;;
+	--probe-only) full= ;;
+	*) echo "usage: $0 [--quick] [--no-check] [--probe-only] [--gpu N|BDF] [--fake]" >&2; exit 2 ;;
+	esac
+	shift
+done
+mkdir -p "$out"
+log=$out/run-on-gpu.log
+: >"$log"
+start=$(date +%s)
+
+say() { printf '%s\n' "$*" | tee -a "$log"; }
+run() { # run CMD... with its output in the log; returns its status
+	say "\$ $*"
+	"$@" >>"$log" 2>&1
+}
+have() { command -v "$1" >/dev/null 2>&1; }
+jobs=$( (nproc || echo 4) 2>/dev/null)
+
+say "== machine"
+say "kernel: $(uname -r)"
+if [ -r /proc/driver/nvidia/version ]; then
+	say "nvidia: $(head -n1 /proc/driver/nvidia/version)"
+else
+	say "nvidia: /proc/driver/nvidia/version absent (no NVIDIA kernel module loaded?)"
+fi
+if have modinfo; then
+	lic=$(modinfo -F license nvidia 2>/dev/null)
+	case $lic in
+	*MIT*) say "kernel module: open ($lic): DMA-BUF export possible" ;;
+	NVIDIA) say "kernel module: proprietary ($lic): no DMA-BUF export" ;;
+	*) say "kernel module: license unknown (${lic:-modinfo found nothing})" ;;
+	esac
+fi
+for m in nvidia_peermem nv_peer_mem; do
+	if [ -d /sys/module/$m ]; then
+		say "$m: loaded ($(cat /sys/module/$m/version 2>/dev/null || echo no version))"
+	else
+		say "$m: not loaded"
+	fi
+done
+if have nvidia-smi; then
+	nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current,memory.total \
+		--format=csv 2>&1 | tee -a "$log"
+else
+	say "nvidia-smi: not installed"
+fi
+if have ldconfig; then
+	say "libcuda.so.1: $(ldconfig -p 2>/dev/null | grep -m1 'libcuda.so.1 ' | sed 's/.*=> //' || true)"
+fi
+say "RDMA devices: $(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ' || true)"
+
+say "== build prerequisites"
+missing=
+need() { # need WHAT DEB RPM: note a missing prerequisite with the packages that bring it
+	missing="$missing
+  $1 (Debian/Ubuntu: $2; RHEL: $3)"
+}
+cc=${CC:-cc}
+have "$cc" || { have gcc && cc=gcc; } || need "C compiler" gcc gcc
+have make || need make make make
+autotools=yes
+for t in autoreconf aclocal automake; do
+	have $t || { autotools=; need "$t" "autoconf automake" "autoconf automake"; }
+done
+have pkg-config || { autotools=; need pkg-config pkg-config pkgconf-pkg-config; }
+cuda_dir=
+for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda /usr/local/cuda-* /usr /opt/cuda; do
+	[ -n "$d" ] && [ -f "$d/include/cuda.h" ] && [ -f "$d/include/cudaTypedefs.h" ] && {
+		cuda_dir=$d
+		break
+	}
+done
+[ -n "$cuda_dir" ] || need "CUDA headers (cuda.h, cudaTypedefs.h >= 11.7)" \
+	"cuda-cudart-dev-12-x or the CUDA toolkit" "cuda-cudart-devel-12-x or the CUDA toolkit"
+verbs=
+if have pkg-config && pkg-config --exists libibverbs 2>/dev/null; then
+	verbs=yes
+elif printf '#include <infiniband/verbs.h>\n' | $cc -E - >/dev/null 2>&1; then
+	verbs=yes
+else
+	need "libibverbs headers" libibverbs-dev rdma-core-devel
+fi
+if [ "$autotools" = yes ]; then
+	pkg-config --exists librdmacm 2>/dev/null || { autotools=; need librdmacm librdmacm-dev rdma-core-devel; }
+	pkg-config --exists 'hwloc >= 2.0' 2>/dev/null || { autotools=; need "hwloc >= 2" libhwloc-dev hwloc-devel; }
+	pkg-config --exists cmocka 2>/dev/null || say "cmocka: missing (libcmocka-dev): unit tests will not run"
+fi
+if [ -n "$missing" ]; then
+	say "missing:$missing"
+else
+	say "all present"
+fi
+say "CUDA headers: ${cuda_dir:-none}"
+if [ -z "$cuda_dir" ] || ! have "$cc"; then
+	say "RESULT: cannot build the probe without a C compiler and CUDA headers (see missing above)"
+	exit 1
+fi
+
+probe=$out/gpu_probe
+built=
+if [ -n "$full" ] && [ "$autotools" = yes ] && [ -n "$verbs" ] && have make; then
+	say "== full build (autotools), log in $log"
+	cd "$top" || exit 1
+	if run ./autogen.sh && run ./configure --with-cuda="$cuda_dir" &&
+		run make -j"$jobs"; then
+		built=tree
+		if [ -n "$check" ]; then
+			if run make -j"$jobs" check; then
+				say "make check: passed"
+			else
+				say "make check: FAILED (see $log and test-suite.log)"
+				cp test-suite.log "$out/" 2>/dev/null
+			fi
+		fi
+		# The probe is a check program: built with the tree's own flags.
+		if run make fake-cuda tests/gpu/gpu_probe; then
+			cp tests/gpu/gpu_probe "$probe"
+		else
+			say "probe build in the tree failed: falling back to compiling it alone"
+			built=
+		fi
+	else
+		say "full build failed (last lines below, all in $log): compiling the probe alone"
+		tail -n 5 "$log"
+	fi
+fi
+if [ -z "$built" ]; then
+	if [ -z "$verbs" ]; then
+		say "RESULT: libibverbs headers missing: the probe needs them for the backends (install libibverbs-dev / rdma-core-devel)"
+		exit 1
+	fi
+	say "== probe-only build with $cc"
+	cfg=$(mktemp -d)
+	{
+		echo '#define _GNU_SOURCE 1'
+		echo '#define HAVE_CUDA 1'
+		printf '#include <infiniband/verbs.h>\nvoid *p = (void *)ibv_reg_dmabuf_mr;\n' |
+			$cc -x c -c -o /dev/null - 2>/dev/null && echo '#define HAVE_IBV_REG_DMABUF_MR 1'
+	} >"$cfg/config.h"
+	cd "$top" || exit 1
+	run $cc -std=c11 -O2 -Wall -Wextra -I"$cfg" -iquote common -I"$cuda_dir/include" \
+		-o "$probe" tests/gpu/gpu_probe.c common/util.c common/cuda.c common/mem_gpu.c \
+		common/mem_dmabuf.c common/mem_peermem.c -libverbs -ldl -lpthread || {
+		say "RESULT: probe build failed (see $log)"
+		rm -rf "$cfg"
+		exit 1
+	}
+	rm -rf "$cfg"
+	built=probe
+fi
+
+say "== gpu_probe ($([ -n "$fake" ] && echo fake driver || echo real driver))"
+if [ -n "$fake" ]; then
+	if [ "$built" = tree ]; then
+		GDRPERF_LIBCUDA=$top/tests/fake_cuda/libcuda.so.1
+	else
+		GDRPERF_LIBCUDA=$out/libcuda.so.1
+		$cc -std=c11 -shared -fPIC -fvisibility=hidden -I"$cuda_dir/include" \
+			-o "$GDRPERF_LIBCUDA" "$top/tests/fake_cuda/fake_cuda.c" -lpthread
+	fi
+	export GDRPERF_LIBCUDA
+else
+	unset GDRPERF_LIBCUDA
+fi
+if have timeout; then
+	timeout 150 "$probe" --gpu "$gpu" $quick 2>&1 | tee "$out/gpu_probe.log" | tee -a "$log"
+else
+	"$probe" --gpu "$gpu" $quick 2>&1 | tee "$out/gpu_probe.log" | tee -a "$log"
+fi
+fails=$(grep -c '^FAIL' "$out/gpu_probe.log")
+summary=$(grep '^summary:' "$out/gpu_probe.log")
+say "== done in $(($(date +%s) - start)) s: ${summary:-probe did not finish (crash or timeout)}"
+[ -n "$summary" ] && [ "$fails" -eq 0 ]

@@ -1,0 +1,125 @@
+#!/bin/bash
+# Faults on real Soft-RoCE: each ends with a one-line cause and a non-zero exit
+# within --timeout, never a hang or a core dump; a CSV stays whole.
+. "$(dirname "$0")/bw_lib.sh"
+
+# elapsed CMD...: run CMD, set RC and SECS.
+elapsed() {
+	local t0=$(date +%s.%N)
+	"$@"
+	RC=$?
+	SECS=$(echo "$(date +%s.%N) - $t0" | bc)
+}
+quick() { [ "$(echo "$SECS < $1" | bc)" = 1 ]; }
+said() { grep -q -- "$1" "$2"; }
+
+# No server on the port: the client retries, then gives up within --timeout.
+PORT=$((PORT + 1))
+elapsed timeout 60 "$B/gdr_write_bw" -p "$PORT" --timeout 3 "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
+check "no server: exit 1 within --timeout 3 (+2 s)" bash -c "[ $RC = 1 ] && [ \"\$(echo '$SECS < 5' | bc)\" = 1 ]"
+check "no server: says so in one line" bash -c "said() { grep -q -- \"\$1\" \"\$2\"; };
+	said 'no gdrperf server on $ADDR port $PORT' '$TMP/cli.err' && [ \$(wc -l <'$TMP/cli.err') = 1 ]"
+
+# A device name that does not exist.
+elapsed "$B/gdr_write_bw" -d mlx5_9 --timeout 3 "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
+check "-d mlx5_9: exit 1, names the device and the ones present" bash -c "[ $RC = 1 ] &&
+	grep -q 'mlx5_9: no such RDMA device (available: rxe0' '$TMP/cli.err'"
+
+# A server alone times out waiting for a client.
+PORT=$((PORT + 1))
+elapsed timeout 60 "$B/gdr_read_bw" -p "$PORT" --timeout 2 >"$TMP/srv.out" 2>"$TMP/srv.err"
+check "server without client: exit 1 after --timeout" bash -c "[ $RC = 1 ] &&
+	grep -q 'no client connected within 2 s' '$TMP/srv.err'"
+
+# Port already in use.
+server gdr_write_bw --timeout 10
+sleep 1
+elapsed timeout 30 "$B/gdr_write_bw" -p "$PORT" --timeout 5 >"$TMP/srv2.out" 2>"$TMP/srv2.err"
+LOGS="$LOGS $TMP/srv2.err" check "second server on the same port: exit 1, 'already in use'" bash -c "[ $RC = 1 ] &&
+	grep -q 'port $PORT is already in use' '$TMP/srv2.err'"
+kill "$SPID" 2>/dev/null
+wait_server 10
+
+# Plan contradiction: both sides end with the field named.
+server gdr_write_bw --timeout 10 -n 10
+client gdr_write_bw --timeout 10 -n 20
+wait_server 15
+check "plan mismatch: both exit 1 naming -n/--iters" bash -c "[ $CRC = 1 -a $SRC = 1 ] &&
+	grep -q 'plan mismatch: -n/--iters: server has 10, client asks 20' '$TMP/srv.err' &&
+	grep -q 'plan mismatch: -n/--iters' '$TMP/cli.err'"
+
+# Verb contradiction: a read client against a write server.
+server gdr_write_bw --timeout 10
+client gdr_read_bw --timeout 10 -n 20
+wait_server 15
+check "read client vs write server: both exit 1 naming the verb" bash -c "[ $CRC = 1 -a $SRC = 1 ] &&
+	grep -q 'verb: server runs write, client runs read' '$TMP/srv.err' && grep -q verb '$TMP/cli.err'"
+
+# Server killed mid-measurement: the client ends within its timeout; its CSV stays whole.
+server gdr_write_bw --timeout 8
+PORT_SAVED=$PORT
+( elapsed timeout 60 "$B/gdr_write_bw" -p "$PORT" --timeout 8 -D 30 --sizes 4K:64K \
+	--csv "$TMP/k.csv" "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"; echo "$RC $SECS" >"$TMP/cli.rc" ) &
+CPID=$!
+sleep 4
+kill -9 "$SPID"
+wait "$SPID" 2>/dev/null
+wait "$CPID"
+read -r RC SECS <"$TMP/cli.rc"
+check "server killed: client exits 1 within timeout (< 20 s)" bash -c "[ $RC = 1 ] && [ \"\$(echo '$SECS < 20' | bc)\" = 1 ]"
+check "server killed: one line says why" bash -c "[ \$(wc -l <'$TMP/cli.err') -le 2 ] && grep -qiE 'peer|disconnect|gone|no completion' '$TMP/cli.err'"
+check "server killed: client CSV has only whole rows" bash -c "[ ! -s '$TMP/k.csv' ] || python3 -c \"
+import csv,sys; r=list(csv.reader(open('$TMP/k.csv'))); sys.exit(0 if all(len(x)==len(r[0]) for x in r) else 1)\""
+
+# Client killed mid-measurement: the server ends within its timeout.
+server gdr_read_bw --timeout 8
+sleep 0.5
+timeout 60 "$B/gdr_read_bw" -p "$PORT" --timeout 8 -D 30 -s 16K "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
+CPID=$!
+sleep 4
+kill -9 "$CPID"
+elapsed wait_server 20
+check "client killed: server exits 1 within timeout" bash -c "[ $SRC = 1 ] && [ \"\$(echo '$SECS < 20' | bc)\" = 1 ]"
+
+# SIGINT: the client tears down and exits 130; the server sees the peer go.
+server gdr_write_bw --timeout 8
+sleep 0.5
+timeout 60 "$B/gdr_write_bw" -p "$PORT" --timeout 8 -D 30 -s 16K "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
+CPID=$!
+sleep 4
+kill -INT "$CPID"
+t0=$(date +%s)
+wait "$CPID"
+CRC=$?
+wait_server 20
+check "SIGINT: client exits 130 promptly, server exits 1" bash -c "[ $CRC = 130 -a $SRC = 1 ] && [ $(( $(date +%s) - t0 )) -lt 15 ]"
+
+# RLIMIT_MEMLOCK too small (without CAP_IPC_LOCK, which root would otherwise bypass it with).
+server gdr_write_bw --timeout 10
+setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock bash -c \
+	"ulimit -l 64; exec timeout 60 '$B/gdr_write_bw' -p $PORT --timeout 10 -s 4M -n 5 '$ADDR'" \
+	>"$TMP/cli.out" 2>"$TMP/cli.err"
+CRC=$?
+wait_server 20
+check "memlock 64 KiB: client exits 1 naming RLIMIT_MEMLOCK" bash -c "[ $CRC = 1 ] &&
+	grep -q 'RLIMIT_MEMLOCK is 64 KiB' '$TMP/cli.err'"
+check "memlock: the server does not hang (exits within its timeout)" [ "$SRC" != 124 ]
+
+# --persistent: one client after another; a bad client is logged, not fatal; SIGTERM ends it with 0.
+server gdr_write_bw --persistent --timeout 10 -n 30
+client gdr_write_bw --timeout 10 -n 30 -s 4K
+c1=$CRC
+client gdr_write_bw --timeout 10 -n 31
+c2=$CRC
+client gdr_write_bw --timeout 10 -n 30 -s 8K --csv "$TMP/pers.csv"
+c3=$CRC
+alive=0
+kill -0 "$SPID" 2>/dev/null && alive=1
+kill -TERM "$SPID"
+wait_server 15
+check "--persistent: good, bad, good clients get 0, 1, 0; server alive, exits 0 on SIGTERM" \
+	[ "$c1/$c2/$c3/$alive/$SRC" = "0/1/0/1/0" ]
+check "--persistent: the bad client is one line in the server's log" bash -c "
+	[ \$(grep -c 'plan mismatch: -n/--iters: server has 30, client asks 31' '$TMP/srv.err') = 1 ]"
+
+finish

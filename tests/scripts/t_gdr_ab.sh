@@ -1,0 +1,105 @@
+#!/bin/sh
+# gdr-ab on hand-written gdrperf CSV fixtures: verdict tables against golden
+# files, exit codes, and a real PNG. TAP output.
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+ab="$srcdir/scripts/gdr-ab"
+fx="$srcdir/tests/scripts/fixtures"
+exp="$srcdir/tests/scripts/expected"
+# The script's interpreter is Debian's python3 (where python3-matplotlib lives);
+# PYTHON overrides it.
+if [ -z "$PYTHON" ]; then
+	if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t_gdr_ab.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+out="$tmp/results"
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() { # name, then a command whose status decides
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else notok "$name"; fi
+}
+# run NAME ARGS...: runs gdr-ab, keeps stdout/stderr/status in $tmp/NAME.*
+run() {
+	name=$1
+	shift
+	"$PYTHON" "$ab" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+}
+rc_is() { [ "$(cat "$tmp/$1.rc")" = "$2" ]; }
+golden() { # NAME EXPECTED: stdout equals the golden file, with the output dir as OUT
+	sed "s|$out|OUT|g" "$tmp/$1.out" >"$tmp/$1.norm"
+	if diff -u "$2" "$tmp/$1.norm" >"$tmp/$1.diff"; then
+		return 0
+	fi
+	sed 's/^/# /' "$tmp/$1.diff"
+	return 1
+}
+is_png() { # 8-byte PNG signature, an IHDR chunk, and more than a header's worth of data
+	[ -s "$1" ] || return 1
+	[ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" = "89504e470d0a1a0a" ] || return 1
+	[ "$(dd if="$1" bs=1 skip=12 count=4 2>/dev/null)" = "IHDR" ] || return 1
+	[ "$(wc -c <"$1")" -gt 1000 ]
+}
+
+echo "1..20"
+
+run basic --no-plot --csv-out "$tmp/verdict.csv" "$fx/ab-basic.csv"
+check "basic: exit 0" rc_is basic 0
+check "basic: verdict table (client rows only, bidir apart, ratios, best, reasons)" \
+	golden basic "$exp/ab-basic.txt"
+check "basic: --csv-out verdict" diff -u "$exp/ab-basic-verdict.csv" "$tmp/verdict.csv"
+
+run write --verb write --no-plot "$fx/ab-basic.csv"
+check "--verb write: only write tables" golden write "$exp/ab-basic-write.txt"
+
+run skipped --out "$out" "$fx/ab-skipped-only.csv"
+check "only skipped rows: exit 0" rc_is skipped 0
+check "only skipped rows: table with reasons, no data to plot" \
+	golden skipped "$exp/ab-skipped-only.txt"
+check "only skipped rows: no PNG written" test ! -e "$out/ab-skipped-only.png"
+
+run extra --no-plot "$fx/ab-extra-column.csv"
+check "reordered and unknown columns, server-only rows" golden extra "$exp/ab-extra-column.txt"
+check "torn row skipped with a warning naming file and line" \
+	grep -q "ab-extra-column.csv:9: skipped a malformed row" "$tmp/extra.err"
+
+run foreign "$fx/ab-not-gdrperf.csv"
+check "not a gdrperf CSV: exit 1" rc_is foreign 1
+check "not a gdrperf CSV: says which file and why" \
+	grep -q "ab-not-gdrperf.csv: not a gdrperf CSV file (no column verb" "$tmp/foreign.err"
+run missing "$tmp/does-not-exist.csv"
+check "missing file: exit 1 naming it" \
+	sh -c "[ \$(cat '$tmp/missing.rc') = 1 ] && grep -q 'does-not-exist.csv: cannot read' '$tmp/missing.err'"
+run noargs
+check "no CSV argument: exit 2" rc_is noargs 2
+run badverb --verb send "$fx/ab-basic.csv"
+check "--verb send: exit 2" rc_is badverb 2
+run help --help
+check "--help: exit 0, names the bandwidth column" \
+	sh -c "[ \$(cat '$tmp/help.rc') = 0 ] && grep -q bw_avg_gbps '$tmp/help.out'"
+
+if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then
+	run plot --out "$out" --title "A/B test" "$fx/ab-basic.csv"
+	check "plot: exit 0, PNG path printed last" \
+		sh -c "[ \$(cat '$tmp/plot.rc') = 0 ] && [ \"\$(tail -n 1 '$tmp/plot.out')\" = 'plot: $out/ab-basic.png' ]"
+	check "plot: a valid PNG" is_png "$out/ab-basic.png"
+	run two --out "$out" "$fx/ab-basic.csv" "$fx/ab-extra-column.csv"
+	check "two CSVs: one PNG named after both" \
+		sh -c "[ \$(cat '$tmp/two.rc') = 0 ] && grep -qx 'plot: $out/ab-basic+1.png' '$tmp/two.out'"
+	check "two CSVs: a valid PNG" is_png "$out/ab-basic+1.png"
+	run unwritable --out "$fx/ab-basic.csv/sub" "$fx/ab-basic.csv"
+	check "unwritable --out: exit 1" rc_is unwritable 1
+else
+	for t in "plot: exit 0" "plot: a valid PNG" "two CSVs: PNG" "two CSVs: valid PNG" \
+		"unwritable --out"; do
+		skip "$t" "no matplotlib for $PYTHON"
+	done
+fi
+
+[ "$fails" -eq 0 ]

@@ -1,0 +1,142 @@
+#!/bin/sh
+# gdr_topo run on hwloc XML topologies, its output (stdout and stderr, then the
+# exit status) diffed against the checked-in files in tests/topo/expected/, as
+# hwloc's own tests do. GDR_REGEN=1 rewrites the expected files instead; check
+# the diff in git before committing them.
+set -u
+
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-$srcdir}
+bin=$builddir/bench/gdr_topo
+exp=$srcdir/tests/topo/expected
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdr-topo-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# The output must not depend on the caller's environment.
+unset NCCL_NET_GDR_LEVEL NCCL_NET_GDR_READ HWLOC_XMLFILE HWLOC_XML_VERBOSE HWLOC_THISSYSTEM
+LC_ALL=C
+export LC_ALL
+# Relative XML paths keep the "Topology:" line the same in every build tree.
+cd "$srcdir" || exit 1
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+
+# compare NAME FILE: FILE against expected/NAME (or regenerate it).
+compare() {
+	if [ "${GDR_REGEN:-0}" = 1 ]; then
+		cp "$2" "$exp/$1" && ok "$1 (regenerated)"
+	elif diff -u "$exp/$1" "$2" >"$tmp/diff" 2>&1; then
+		ok "$1"
+	else
+		sed 's/^/# /' "$tmp/diff"
+		notok "$1"
+	fi
+}
+
+# golden NAME [env VAR=...] ARGS...: run gdr_topo, keep both streams and the status.
+golden() {
+	name=$1
+	shift
+	if [ "$1" = env ]; then
+		shift
+		while [ $# -gt 0 ] && [ "${1#*=}" != "$1" ]; do
+			export "$1"
+			shift
+		done
+	fi
+	"$bin" "$@" >"$tmp/$name" 2>&1
+	echo "exit $?" >>"$tmp/$name"
+	unset NCCL_NET_GDR_LEVEL NCCL_NET_GDR_READ HWLOC_XMLFILE
+	compare "$name" "$tmp/$name"
+}
+
+# hwloc's own XML parser (used when hwloc lacks libxml2, or with
+# HWLOC_LIBXML_IMPORT=0) rejects CRLF line ends, which the DGX-2H export keeps.
+crlf_ok=1
+if [ "${HWLOC_LIBXML_IMPORT:-1}" = 0 ] || ! ldd "$bin" 2>/dev/null | grep -q libxml2; then
+	crlf_ok=0
+fi
+
+# Every fixture and every real server export, with the per-pair details.
+for f in tests/topo/*.xml tests/topo/xml/*.xml; do
+	base=$(basename "$f" .xml)
+	[ "$base" = truncated ] && continue
+	if [ $crlf_ok = 0 ] && grep -q "$(printf '\r')" "$f"; then
+		ok "$base.out # SKIP CRLF file and hwloc without libxml2"
+		continue
+	fi
+	golden "$base.out" --topology-xml "$f" --pairs
+done
+
+# Failures to load.
+golden truncated.out --topology-xml tests/topo/truncated.xml
+golden missing-file.out --topology-xml tests/topo/no-such-file.xml
+
+# HWLOC_XMLFILE stands in for --topology-xml.
+golden hwloc-xmlfile.out env HWLOC_XMLFILE=tests/topo/snc2.xml
+
+# NCCL's settings change the verdicts, from the environment or the options.
+golden nccl-env-phb-read0.out env NCCL_NET_GDR_LEVEL=PHB NCCL_NET_GDR_READ=0 \
+	--topology-xml tests/topo/hostbridges.xml
+golden nccl-legacy-4-read1.out env NCCL_NET_GDR_LEVEL=4 NCCL_NET_GDR_READ=1 \
+	--topology-xml tests/topo/snc2.xml
+golden nccl-opt-loc.out --topology-xml tests/topo/switches.xml --nccl-gdr-level LOC
+golden nccl-env-garbage.out env NCCL_NET_GDR_LEVEL=near --topology-xml tests/topo/switches.xml
+golden nccl-env-lowercase.out env NCCL_NET_GDR_LEVEL=pxb --topology-xml tests/topo/switches.xml
+golden nccl-read-garbage.out env NCCL_NET_GDR_READ=yes --topology-xml tests/topo/switches.xml
+
+# Bad command lines: exit 2, naming the option and the value.
+golden opt-unknown.out --topology-xml tests/topo/switches.xml --bogus
+golden opt-missing-value.out --csv
+golden opt-bad-level.out --nccl-gdr-level nearby
+golden opt-bad-read.out --nccl-gdr-read maybe
+golden opt-extra-arg.out tests/topo/switches.xml
+golden opt-empty-csv.out --csv= --topology-xml tests/topo/switches.xml
+
+# CSV and JSON: one record per pair, written whole.
+"$bin" --topology-xml tests/topo/switches.xml --csv "$tmp/pairs.csv" --json "$tmp/pairs.json" \
+	>/dev/null 2>&1
+rc=$?
+if [ $rc -eq 0 ] && [ -f "$tmp/pairs.csv" ] && [ -f "$tmp/pairs.json" ]; then
+	ok "--csv and --json write their files (exit $rc)"
+else
+	notok "--csv and --json write their files (exit $rc)"
+fi
+compare switches.csv "$tmp/pairs.csv"
+compare switches.json "$tmp/pairs.json"
+if ls "$tmp"/*.tmp >/dev/null 2>&1; then
+	notok "no temporary file left behind"
+else
+	ok "no temporary file left behind"
+fi
+if command -v python3 >/dev/null 2>&1; then
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["pairs"]) == 12' \
+		"$tmp/pairs.json" 2>"$tmp/py"; then
+		ok "JSON parses and holds 4 GPUs x 3 NICs"
+	else
+		sed 's/^/# /' "$tmp/py"
+		notok "JSON parses and holds 4 GPUs x 3 NICs"
+	fi
+else
+	ok "# SKIP python3 not found"
+fi
+golden csv-unwritable.out --topology-xml tests/topo/switches.xml --csv /nonexistent-dir/x.csv
+
+# --help names every option and exits 0.
+"$bin" --help >"$tmp/help" 2>&1
+rc=$?
+missing=
+for o in --topology-xml --pairs --csv --json --nccl-gdr-level --nccl-gdr-read --help; do
+	grep -q -- "$o" "$tmp/help" || missing="$missing $o"
+done
+if [ $rc -eq 0 ] && [ -z "$missing" ]; then
+	ok "--help is complete"
+else
+	notok "--help is complete (exit $rc, missing:$missing)"
+fi
+
+echo "1..$n"
+[ $fails -eq 0 ]

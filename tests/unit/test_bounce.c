@@ -1,0 +1,621 @@
+/*
+ * The bounce pipeline's state machine (common/bounce_sm.c): a producer and a
+ * consumer wired through a simulated QP (two in-order wires, send
+ * completions after delivery) and simulated copy streams, driven in random
+ * orders, with the staging slots' contents tracked so that any reuse before
+ * the protocol allows it shows as a wrong chunk. Plus scripted cases and
+ * hostile peer input.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bounce.h"
+
+#define GARBAGE UINT64_MAX
+#define EMPTY (UINT64_MAX - 1)
+#define QMAX 4096
+
+struct q {
+	uint64_t a[QMAX], b[QMAX];
+	int kind[QMAX];
+	unsigned int head, n;
+};
+
+static void q_push(struct q *q, int kind, uint64_t a, uint64_t b)
+{
+	unsigned int i = (q->head + q->n) % QMAX;
+
+	assert_true(q->n < QMAX);
+	q->kind[i] = kind;
+	q->a[i] = a;
+	q->b[i] = b;
+	q->n++;
+}
+
+static void q_pop(struct q *q, int *kind, uint64_t *a, uint64_t *b)
+{
+	assert_true(q->n > 0);
+	*kind = q->kind[q->head];
+	*a = q->a[q->head];
+	*b = q->b[q->head];
+	q->head = (q->head + 1) % QMAX;
+	q->n--;
+}
+
+enum { W_WRITE_IMM, W_READY, W_READ_REQ, W_CREDIT };
+enum { S_POST, S_CREDIT };
+
+struct side {
+	struct gdr_bounce_sm sm;
+	uint64_t slot[64];     /* chunk in the staging slot, EMPTY, or GARBAGE mid-copy */
+	int pinned[64];        /* producer/WRITE: a WRITE reads the slot until its completion */
+	struct q copies;       /* in flight on the stream: chunk */
+	struct q sendc;        /* send completions to deliver */
+	struct q recvc;        /* receive completions to deliver: kind, imm */
+};
+
+struct world {
+	struct side p, c;
+	struct q to_c, to_p;   /* wires: kind, chunk/value, slot */
+	uint64_t next_delivered; /* consumer's H2D completions must come in sequence */
+	int write;
+	unsigned int rng;
+	char why[256];
+};
+
+static unsigned int rnd(struct world *w)
+{
+	w->rng = w->rng * 1103515245u + 12345u;
+	return (w->rng >> 16) & 0x7fff;
+}
+
+static void world_init(struct world *w, int write, uint64_t size, uint64_t chunk,
+		       unsigned int slots, unsigned int sq, uint64_t first, uint64_t warmup,
+		       uint64_t iters, unsigned int seed)
+{
+	memset(w, 0, sizeof(*w));
+	w->write = write;
+	w->rng = seed;
+	assert_int_equal(gdr_bounce_sm_init(&w->p.sm, write, 1, size, chunk, slots, sq, first,
+					    warmup, iters),
+			 0);
+	assert_int_equal(gdr_bounce_sm_init(&w->c.sm, write, 0, size, chunk, slots, sq, first,
+					    warmup, iters),
+			 0);
+	for (unsigned int i = 0; i < 64; i++)
+		w->p.slot[i] = w->c.slot[i] = EMPTY;
+	w->next_delivered = first;
+}
+
+static int slot_of(const struct side *s, uint64_t c)
+{
+	uint64_t off, len;
+	unsigned int slot;
+
+	gdr_bounce_sm_span(&s->sm, c, &off, &len, &slot);
+	return (int)slot;
+}
+
+/* Each step returns 1 when it did something. */
+static int p_issue(struct world *w)
+{
+	uint64_t c;
+	int did = 0;
+
+	while (gdr_bounce_sm_can_copy(&w->p.sm, &c)) {
+		int s = slot_of(&w->p, c);
+
+		assert_int_equal(c, w->p.sm.copy_issued);
+		/* D2H into a slot a WRITE still reads, or the consumer has not read: caught here or
+		 * when the data is looked at. */
+		assert_false(w->p.pinned[s]);
+		/* Nothing timed starts before the consumer has all of the warm-up. */
+		if (c >= w->p.sm.barrier)
+			assert_true(w->c.sm.copy_done >= w->c.sm.barrier);
+		w->p.slot[s] = GARBAGE;
+		q_push(&w->p.copies, 0, c, (uint64_t)s);
+		gdr_bounce_sm_did_copy(&w->p.sm);
+		did = 1;
+	}
+	return did;
+}
+
+static int copy_complete(struct world *w, struct side *sd)
+{
+	int kind;
+	uint64_t c, s;
+
+	if (!sd->copies.n)
+		return 0;
+	q_pop(&sd->copies, &kind, &c, &s);
+	if (sd == &w->p) {
+		w->p.slot[s] = c;
+	} else {
+		/* H2D read the slot for the whole copy. */
+		assert_int_equal(w->c.slot[s], c);
+		assert_int_equal(c, w->next_delivered);
+		w->next_delivered++;
+		w->c.slot[s] = EMPTY;
+	}
+	gdr_bounce_sm_copy_done(&sd->sm);
+	return 1;
+}
+
+static int c_issue(struct world *w)
+{
+	uint64_t c;
+	int did = 0;
+
+	while (gdr_bounce_sm_can_copy(&w->c.sm, &c)) {
+		int s = slot_of(&w->c, c);
+
+		assert_int_equal(w->c.slot[s], c);
+		q_push(&w->c.copies, 0, c, (uint64_t)s);
+		gdr_bounce_sm_did_copy(&w->c.sm);
+		did = 1;
+	}
+	return did;
+}
+
+static int posts(struct world *w, struct side *sd)
+{
+	uint64_t c, v;
+	int did = 0;
+
+	while (gdr_bounce_sm_can_post(&sd->sm, &c)) {
+		int s = slot_of(sd, c);
+
+		assert_true(sd->sm.posted - sd->sm.completed + sd->sm.credits_out < sd->sm.sq_max);
+		if (sd == &w->p) {
+			assert_int_equal(w->p.slot[s], c); /* the D2H is done */
+			if (w->write) {
+				w->p.pinned[s] = 1;
+				q_push(&w->to_c, W_WRITE_IMM, c, (uint64_t)s);
+			} else {
+				q_push(&w->to_c, W_READY, c, (uint64_t)s);
+			}
+		} else {
+			q_push(&w->to_p, W_READ_REQ, c, (uint64_t)s);
+		}
+		gdr_bounce_sm_did_post(&sd->sm);
+		did = 1;
+	}
+	while (gdr_bounce_sm_can_credit(&sd->sm, &v)) {
+		assert_false(sd == &w->p);
+		assert_true(v > sd->sm.credited);
+		q_push(&w->to_p, W_CREDIT, v, 0);
+		gdr_bounce_sm_did_credit(&sd->sm, v);
+		did = 1;
+	}
+	return did;
+}
+
+static int deliver_to_c(struct world *w)
+{
+	int kind;
+	uint64_t c, s;
+
+	if (!w->to_c.n)
+		return 0;
+	q_pop(&w->to_c, &kind, &c, &s);
+	if (kind == W_WRITE_IMM) {
+		/* The WRITE reads the producer's slot and lands in the consumer's. */
+		assert_int_equal(w->p.slot[s], c);
+		assert_int_equal(w->c.slot[s], EMPTY);
+		w->c.slot[s] = c;
+	}
+	q_push(&w->c.recvc, kind, c, 0);
+	q_push(&w->p.sendc, S_POST, c, 0);
+	return 1;
+}
+
+static int deliver_to_p(struct world *w)
+{
+	int kind;
+	uint64_t c, s;
+
+	if (!w->to_p.n)
+		return 0;
+	q_pop(&w->to_p, &kind, &c, &s);
+	if (kind == W_READ_REQ) {
+		assert_int_equal(w->p.slot[s], c);
+		assert_int_equal(w->c.slot[s], EMPTY);
+		w->c.slot[s] = c;
+		q_push(&w->c.sendc, S_POST, c, 0);
+	} else {
+		q_push(&w->p.recvc, kind, c, 0);
+		q_push(&w->c.sendc, S_CREDIT, c, 0);
+	}
+	return 1;
+}
+
+static int send_complete(struct world *w, struct side *sd)
+{
+	int kind;
+	uint64_t c, junk;
+
+	if (!sd->sendc.n)
+		return 0;
+	q_pop(&sd->sendc, &kind, &c, &junk);
+	if (kind == S_POST) {
+		assert_int_equal(c, sd->sm.completed);
+		assert_int_equal(gdr_bounce_sm_post_done(&sd->sm, w->why, sizeof(w->why)), 0);
+		if (sd == &w->p && w->write)
+			w->p.pinned[slot_of(&w->p, c)] = 0;
+	} else {
+		assert_int_equal(gdr_bounce_sm_credit_done(&sd->sm, w->why, sizeof(w->why)), 0);
+	}
+	return 1;
+}
+
+static int recv_complete(struct world *w, struct side *sd)
+{
+	int kind;
+	uint64_t v, junk;
+
+	if (!sd->recvc.n)
+		return 0;
+	q_pop(&sd->recvc, &kind, &v, &junk);
+	if (sd == &w->p)
+		assert_int_equal(gdr_bounce_sm_credit(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)), 0);
+	else
+		assert_int_equal(gdr_bounce_sm_announce(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)),
+				 0);
+	return 1;
+}
+
+/* Random interleaving until both sides are finished; fails on a deadlock. */
+static void world_run(struct world *w)
+{
+	unsigned long steps = 0;
+
+	while (!gdr_bounce_sm_finished(&w->p.sm) || !gdr_bounce_sm_finished(&w->c.sm)) {
+		int did = 0;
+
+		/* Try a random action first; if nothing is enabled, try them all in order. */
+		for (unsigned int k = 0, first = rnd(w) % 11; k < 11 && !did; k++) {
+			switch ((first + k) % 11) {
+			case 0: did = p_issue(w); break;
+			case 1: did = copy_complete(w, &w->p); break;
+			case 2: did = posts(w, &w->p); break;
+			case 3: did = deliver_to_c(w); break;
+			case 4: did = recv_complete(w, &w->c); break;
+			case 5: did = c_issue(w); break;
+			case 6: did = copy_complete(w, &w->c); break;
+			case 7: did = posts(w, &w->c); break;
+			case 8: did = deliver_to_p(w); break;
+			case 9: did = recv_complete(w, &w->p) || send_complete(w, &w->p); break;
+			case 10: did = send_complete(w, &w->c); break;
+			}
+		}
+		if (!did)
+			fail_msg("deadlock: P copied %llu posted %llu completed %llu credits %llu; "
+				 "C announced %llu copied %llu credited %llu",
+				 (unsigned long long)w->p.sm.copy_done,
+				 (unsigned long long)w->p.sm.posted,
+				 (unsigned long long)w->p.sm.completed,
+				 (unsigned long long)w->p.sm.peer, (unsigned long long)w->c.sm.peer,
+				 (unsigned long long)w->c.sm.copy_done,
+				 (unsigned long long)w->c.sm.credited);
+		assert_true(++steps < 10000000);
+	}
+	assert_int_equal(w->next_delivered, w->c.sm.total);
+	assert_int_equal(w->p.copies.n + w->c.copies.n + w->to_c.n + w->to_p.n, 0);
+	assert_int_equal(w->p.sendc.n + w->c.sendc.n + w->p.recvc.n + w->c.recvc.n, 0);
+}
+
+static void sweep(int write, uint64_t first)
+{
+	static const uint64_t sizes[] = { 4096, 12288, 10000, 65536, 1 };
+	static const unsigned int slots[] = { 1, 2, 3, 4, 8, 16 };
+	static const unsigned int sqs[] = { 1, 2, 64 };
+	struct world *w = malloc(sizeof(*w));
+	unsigned int seed = 1;
+
+	assert_non_null(w);
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		for (size_t sl = 0; sl < sizeof(slots) / sizeof(slots[0]); sl++)
+			for (size_t qi = 0; qi < sizeof(sqs) / sizeof(sqs[0]); qi++)
+				for (uint64_t warm = 0; warm <= 2; warm += 2)
+					for (unsigned int rep = 0; rep < 4; rep++, seed++) {
+						world_init(w, write, sizes[si], 4096, slots[sl],
+							   sqs[qi], first, warm, 1 + rep * 2, seed);
+						world_run(w);
+					}
+	free(w);
+}
+
+static void test_write_pipeline_random(void **state)
+{
+	(void)state;
+	sweep(1, 0);
+}
+
+static void test_read_pipeline_random(void **state)
+{
+	(void)state;
+	sweep(0, 0);
+}
+
+/* Sequence numbers and cumulative credits cross 2^32 in the middle of the run. */
+static void test_wraparound(void **state)
+{
+	(void)state;
+	sweep(1, (1ull << 32) - 7);
+	sweep(0, (1ull << 32) - 5);
+}
+
+static void test_span(void **state)
+{
+	struct gdr_bounce_sm sm;
+	uint64_t off, len;
+	unsigned int slot;
+
+	(void)state;
+	/* 10000 B in 4 KiB chunks: 4096, 4096, 1808; the next message starts at 0 again. */
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 10000, 4096, 2, 4, 0, 0, 2), 0);
+	assert_int_equal(sm.cpm, 3);
+	assert_int_equal(sm.total, 6);
+	gdr_bounce_sm_span(&sm, 2, &off, &len, &slot);
+	assert_int_equal(off, 8192);
+	assert_int_equal(len, 1808);
+	assert_int_equal(slot, 0);
+	gdr_bounce_sm_span(&sm, 3, &off, &len, &slot);
+	assert_int_equal(off, 0);
+	assert_int_equal(len, 4096);
+	assert_int_equal(slot, 1);
+	/* A multiple of the chunk: no empty tail chunk. */
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 12288, 4096, 2, 4, 0, 0, 1), 0);
+	assert_int_equal(sm.cpm, 3);
+	gdr_bounce_sm_span(&sm, 2, &off, &len, &slot);
+	assert_int_equal(off, 8192);
+	assert_int_equal(len, 4096);
+	/* Chunk larger than the message: one short chunk. */
+	assert_int_equal(gdr_bounce_sm_init(&sm, 0, 0, 100, 4096, 2, 4, 0, 1, 1), 0);
+	assert_int_equal(sm.cpm, 1);
+	assert_int_equal(sm.barrier, 1);
+	gdr_bounce_sm_span(&sm, 1, &off, &len, &slot);
+	assert_int_equal(off, 0);
+	assert_int_equal(len, 100);
+}
+
+static void test_init_rejects(void **state)
+{
+	struct gdr_bounce_sm sm;
+
+	(void)state;
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 0, 4096, 2, 4, 0, 0, 1), -EINVAL);
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 4096, 0, 2, 4, 0, 0, 1), -EINVAL);
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 4096, 4096, 0, 4, 0, 0, 1), -EINVAL);
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 4096, 4096, 2, 0, 0, 0, 1), -EINVAL);
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 4096, 4096, 2, 4, 0, 0, 0), -EINVAL);
+	/* Chunk counts that do not fit 64 bits. */
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 1ull << 30, 4096, 2, 4, 0, 0, 1ull << 50),
+			 -EINVAL);
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 4096, 4096, 2, 4, UINT64_MAX - 1, 0, 2),
+			 -EINVAL);
+	assert_int_equal(gdr_bounce_sm_init(&sm, 1, 1, 4096, 4096, 2, 4, 0, UINT64_MAX, 2),
+			 -EINVAL);
+}
+
+/* A 1-slot ring is lock-step: copy, WRITE, completion and credit before the next copy. */
+static void test_one_slot_write(void **state)
+{
+	struct gdr_bounce_sm p;
+	char why[200];
+	uint64_t c;
+
+	(void)state;
+	assert_int_equal(gdr_bounce_sm_init(&p, 1, 1, 8192, 4096, 1, 8, 0, 0, 1), 0);
+	assert_true(gdr_bounce_sm_can_copy(&p, &c));
+	assert_int_equal(c, 0);
+	gdr_bounce_sm_did_copy(&p);
+	assert_false(gdr_bounce_sm_can_copy(&p, &c)); /* slot busy */
+	assert_false(gdr_bounce_sm_can_post(&p, &c)); /* copy not done */
+	gdr_bounce_sm_copy_done(&p);
+	assert_true(gdr_bounce_sm_can_post(&p, &c));
+	gdr_bounce_sm_did_post(&p);
+	assert_false(gdr_bounce_sm_can_copy(&p, &c)); /* the WRITE still reads the slot */
+	assert_int_equal(gdr_bounce_sm_post_done(&p, why, sizeof(why)), 0);
+	assert_true(gdr_bounce_sm_can_copy(&p, &c));
+	assert_int_equal(c, 1);
+	gdr_bounce_sm_did_copy(&p);
+	gdr_bounce_sm_copy_done(&p);
+	assert_false(gdr_bounce_sm_can_post(&p, &c)); /* no credit for the consumer's slot */
+	assert_int_equal(gdr_bounce_sm_credit(&p, 1, why, sizeof(why)), 0);
+	assert_true(gdr_bounce_sm_can_post(&p, &c));
+	assert_int_equal(c, 1);
+	gdr_bounce_sm_did_post(&p);
+	assert_false(gdr_bounce_sm_finished(&p));
+	assert_int_equal(gdr_bounce_sm_post_done(&p, why, sizeof(why)), 0);
+	assert_false(gdr_bounce_sm_finished(&p)); /* the last credit is the end */
+	assert_int_equal(gdr_bounce_sm_credit(&p, 2, why, sizeof(why)), 0);
+	assert_true(gdr_bounce_sm_finished(&p));
+	assert_int_equal(gdr_bounce_sm_delivered(&p), 2);
+}
+
+/* 8 slots: credits every 2 chunks, and always at the end and at the warm-up boundary. */
+static void test_credit_batching(void **state)
+{
+	struct gdr_bounce_sm cs;
+	char why[200];
+	uint64_t c, v;
+
+	(void)state;
+	/* 1 warm-up message of 3 chunks, 2 timed ones. */
+	assert_int_equal(gdr_bounce_sm_init(&cs, 1, 0, 12288, 4096, 8, 64, 0, 1, 2), 0);
+	assert_int_equal(cs.batch, 2);
+	for (uint32_t i = 0; i < 9; i++)
+		assert_int_equal(gdr_bounce_sm_announce(&cs, i, why, sizeof(why)), i < 8 ? 0 : -EPROTO);
+	while (gdr_bounce_sm_can_copy(&cs, &c))
+		gdr_bounce_sm_did_copy(&cs);
+	assert_int_equal(cs.copy_issued, 8);
+	gdr_bounce_sm_copy_done(&cs);
+	assert_false(gdr_bounce_sm_can_credit(&cs, &v)); /* 1 < batch */
+	gdr_bounce_sm_copy_done(&cs);
+	assert_true(gdr_bounce_sm_can_credit(&cs, &v));
+	assert_int_equal(v, 2);
+	gdr_bounce_sm_did_credit(&cs, v);
+	gdr_bounce_sm_copy_done(&cs);
+	/* Chunk 3 completes the warm-up: credited at once. */
+	assert_true(gdr_bounce_sm_can_credit(&cs, &v));
+	assert_int_equal(v, 3);
+	gdr_bounce_sm_did_credit(&cs, v);
+	assert_true(gdr_bounce_sm_timed_started(&cs));
+	for (int i = 0; i < 5; i++)
+		gdr_bounce_sm_copy_done(&cs);
+	assert_true(gdr_bounce_sm_can_credit(&cs, &v));
+	assert_int_equal(v, 8);
+	gdr_bounce_sm_did_credit(&cs, v);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 8, why, sizeof(why)), 0);
+	gdr_bounce_sm_did_copy(&cs);
+	gdr_bounce_sm_copy_done(&cs);
+	/* The last chunk: credited although below the batch. */
+	assert_true(gdr_bounce_sm_can_credit(&cs, &v));
+	assert_int_equal(v, 9);
+	gdr_bounce_sm_did_credit(&cs, v);
+	assert_false(gdr_bounce_sm_finished(&cs)); /* four credits (2, 3, 8, 9) in flight */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(gdr_bounce_sm_credit_done(&cs, why, sizeof(why)), 0);
+	assert_true(gdr_bounce_sm_finished(&cs));
+	assert_int_equal(gdr_bounce_sm_credit_done(&cs, why, sizeof(why)), -EPROTO);
+}
+
+static void test_hostile_announce(void **state)
+{
+	struct gdr_bounce_sm cs, p;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(gdr_bounce_sm_init(&cs, 1, 0, 4096, 4096, 4, 8, 0, 0, 3), 0);
+	/* Out of sequence: a skipped or repeated chunk. */
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 1, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "expected chunk 0"));
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 0xffffffffu, why, sizeof(why)), -EPROTO);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 0, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 0, why, sizeof(why)), -EPROTO);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 1, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 2, why, sizeof(why)), 0);
+	/* Past the end of the run. */
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 3, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "after the last of 3 chunks"));
+
+	/* A producer that ignores credits overruns the ring. */
+	assert_int_equal(gdr_bounce_sm_init(&cs, 0, 0, 4096, 4096, 2, 8, 0, 0, 10), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 0, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 1, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 2, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "overran"));
+
+	/* Announcements are for consumers only. */
+	assert_int_equal(gdr_bounce_sm_init(&p, 1, 1, 4096, 4096, 2, 8, 0, 0, 10), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&p, 0, why, sizeof(why)), -EPROTO);
+}
+
+static void test_hostile_credit(void **state)
+{
+	struct gdr_bounce_sm p, cs;
+	char why[256];
+	uint64_t c;
+
+	(void)state;
+	assert_int_equal(gdr_bounce_sm_init(&p, 1, 1, 4096, 4096, 4, 8, 0, 0, 10), 0);
+	/* Nothing sent yet: no credit can be due. */
+	assert_int_equal(gdr_bounce_sm_credit(&p, 1, why, sizeof(why)), -EPROTO);
+	for (int i = 0; i < 3; i++) {
+		assert_true(gdr_bounce_sm_can_copy(&p, &c));
+		gdr_bounce_sm_did_copy(&p);
+		gdr_bounce_sm_copy_done(&p);
+		assert_true(gdr_bounce_sm_can_post(&p, &c));
+		gdr_bounce_sm_did_post(&p);
+	}
+	assert_int_equal(gdr_bounce_sm_credit(&p, 4, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "3 sent"));
+	assert_int_equal(gdr_bounce_sm_credit(&p, 0, why, sizeof(why)), -EPROTO); /* no-op */
+	assert_int_equal(gdr_bounce_sm_credit(&p, 0x80000000u, why, sizeof(why)), -EPROTO);
+	assert_int_equal(gdr_bounce_sm_credit(&p, 0xffffffffu, why, sizeof(why)), -EPROTO);
+	assert_int_equal(gdr_bounce_sm_credit(&p, 2, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_credit(&p, 1, why, sizeof(why)), -EPROTO); /* backwards */
+	assert_int_equal(gdr_bounce_sm_credit(&p, 3, why, sizeof(why)), 0);
+	assert_int_equal(p.peer, 3);
+	/* Completions nobody posted. */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(gdr_bounce_sm_post_done(&p, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_post_done(&p, why, sizeof(why)), -EPROTO);
+	/* Credits are for producers only. */
+	assert_int_equal(gdr_bounce_sm_init(&cs, 1, 0, 4096, 4096, 2, 8, 0, 0, 10), 0);
+	assert_int_equal(gdr_bounce_sm_credit(&cs, 1, why, sizeof(why)), -EPROTO);
+}
+
+/* READ: the warm-up's last credit waits for the consumer's last warm-up copy. */
+static void test_read_barrier(void **state)
+{
+	struct gdr_bounce_sm cs;
+	char why[256];
+	uint64_t c, v;
+
+	(void)state;
+	assert_int_equal(gdr_bounce_sm_init(&cs, 0, 0, 4096, 4096, 4, 8, 0, 2, 2), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 0, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 1, why, sizeof(why)), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_true(gdr_bounce_sm_can_post(&cs, &c));
+		gdr_bounce_sm_did_post(&cs);
+		assert_int_equal(gdr_bounce_sm_post_done(&cs, why, sizeof(why)), 0);
+	}
+	/* Both READs done, copies not: only chunk 0's credit may go. */
+	assert_true(gdr_bounce_sm_can_credit(&cs, &v));
+	assert_int_equal(v, 1);
+	gdr_bounce_sm_did_credit(&cs, v);
+	assert_false(gdr_bounce_sm_can_credit(&cs, &v));
+	assert_false(gdr_bounce_sm_timed_started(&cs));
+	while (gdr_bounce_sm_can_copy(&cs, &c))
+		gdr_bounce_sm_did_copy(&cs);
+	gdr_bounce_sm_copy_done(&cs);
+	gdr_bounce_sm_copy_done(&cs);
+	assert_true(gdr_bounce_sm_timed_started(&cs));
+	assert_true(gdr_bounce_sm_can_credit(&cs, &v));
+	assert_int_equal(v, 2);
+}
+
+static void test_plan_check(void **state)
+{
+	char why[200];
+
+	(void)state;
+	assert_int_equal(gdr_bounce_plan_check(0, 0, 262144, 1u << 31, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_plan_check(1, 0, 262144, 0, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "-b/--bidirectional"));
+	assert_int_equal(gdr_bounce_plan_check(0, 5000, 262144, 0, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "-D/--duration"));
+	assert_int_equal(gdr_bounce_plan_check(0, 0, 1u << 20, 65536, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "max_msg_sz"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_span),
+		cmocka_unit_test(test_init_rejects),
+		cmocka_unit_test(test_one_slot_write),
+		cmocka_unit_test(test_credit_batching),
+		cmocka_unit_test(test_read_barrier),
+		cmocka_unit_test(test_hostile_announce),
+		cmocka_unit_test(test_hostile_credit),
+		cmocka_unit_test(test_plan_check),
+		cmocka_unit_test(test_write_pipeline_random),
+		cmocka_unit_test(test_read_pipeline_random),
+		cmocka_unit_test(test_wraparound),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

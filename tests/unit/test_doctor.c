@@ -1,0 +1,141 @@
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <string.h>
+
+#include <errno.h>
+
+#include "doctor.h"
+#include "topo.h"
+
+static void test_kernel_version(void **state)
+{
+	int ma, mi;
+
+	(void)state;
+	assert_int_equal(gdr_kernel_version_parse("5.15.0-91-generic", &ma, &mi), 0);
+	assert_int_equal(ma, 5);
+	assert_int_equal(mi, 15);
+	assert_int_equal(gdr_kernel_version_parse("6.8", &ma, &mi), 0);
+	assert_int_equal(mi, 8);
+	assert_int_not_equal(gdr_kernel_version_parse("linux", &ma, &mi), 0);
+	assert_int_not_equal(gdr_kernel_version_parse("5", &ma, &mi), 0);
+}
+
+static void test_nvidia_version(void **state)
+{
+	char v[32];
+	int open;
+
+	(void)state;
+	assert_int_equal(
+	    gdr_nvidia_version_parse("NVRM version: NVIDIA UNIX Open Kernel Module for "
+				     "x86_64  550.54.15  Release Build  (dvs@x)  Tue Mar",
+				     v, sizeof(v), &open),
+	    0);
+	assert_string_equal(v, "550.54.15");
+	assert_true(open);
+	assert_int_equal(gdr_nvidia_version_parse("NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+						  "535.104.05  Sat Aug 19 01:15:15 UTC 2023",
+						  v, sizeof(v), &open),
+			 0);
+	assert_string_equal(v, "535.104.05");
+	assert_false(open);
+	assert_int_not_equal(gdr_nvidia_version_parse("garbage", v, sizeof(v), &open), 0);
+}
+
+static void test_kconfig(void **state)
+{
+	const char *cfg = "# comment\nCONFIG_DMA_SHARED_BUFFER_X=y\nCONFIG_DMA_SHARED_BUFFER=y\n"
+			  "CONFIG_INFINIBAND=m\n# CONFIG_FOO is not set\n";
+
+	(void)state;
+	assert_int_equal(gdr_kconfig_lookup(cfg, "DMA_SHARED_BUFFER"), 'y');
+	assert_int_equal(gdr_kconfig_lookup(cfg, "INFINIBAND"), 'm');
+	assert_int_equal(gdr_kconfig_lookup(cfg, "FOO"), 'n');
+	assert_int_equal(gdr_kconfig_lookup("CONFIG_DMA_SHARED_BUFFER_X=y\n", "DMA_SHARED_BUFFER"),
+			 'n');
+}
+
+static void test_memlock(void **state)
+{
+	unsigned long long v;
+
+	(void)state;
+	assert_int_equal(
+	    gdr_limits_memlock_parse(
+		"Max locked memory         65536                65536                bytes\n", &v),
+	    0);
+	assert_true(v == 65536);
+	assert_int_equal(
+	    gdr_limits_memlock_parse(
+		"Max locked memory         unlimited            unlimited            bytes\n", &v),
+	    0);
+	assert_true(v == ULLONG_MAX);
+	assert_int_not_equal(gdr_limits_memlock_parse("Max open files 1024\n", &v), 0);
+}
+
+/* The doctor reads NCCL_NET_GDR_LEVEL with the topology module's parser, newer names included. */
+static void test_gdr_level(void **state)
+{
+	enum gdr_nccl_level l;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(gdr_nccl_parse_level("LOC", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_LOC);
+	assert_int_equal(gdr_nccl_parse_level("NVL", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_LOC);
+	assert_int_equal(gdr_nccl_parse_level("PXN", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_PXB);
+	assert_int_equal(gdr_nccl_parse_level("3", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_PHB);
+	assert_int_equal(gdr_nccl_parse_level("9", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_SYS);
+	assert_int_equal(gdr_nccl_parse_level("pix", &l, why, sizeof(why)), -EINVAL);
+	assert_int_equal(gdr_nccl_parse_level("FAR", &l, why, sizeof(why)), -EINVAL);
+}
+
+static void test_verdict(void **state)
+{
+	struct gdr_doctor doc;
+	struct gdr_verdict v;
+	struct gdr_check *c;
+
+	(void)state;
+	gdr_doctor_init(&doc, NULL);
+	assert_string_equal(doc.root, "/");
+	gdr_doctor_verdict(&doc, &v);
+	assert_string_equal(v.text, "both (DMA-BUF preferred)");
+	c = gdr_doctor_add(&doc, "kernel", GDR_CHECK_FAIL, GDR_BLOCK_DMABUF);
+	gdr_check_value(c, "4.18 is older than 5.12");
+	gdr_doctor_verdict(&doc, &v);
+	assert_string_equal(v.text, "nvidia-peermem only");
+	assert_true(gdr_verdict_meets(&v, GDR_EXPECT_ANY));
+	assert_false(gdr_verdict_meets(&v, GDR_EXPECT_DMABUF));
+	c = gdr_doctor_add(&doc, "peermem", GDR_CHECK_FAIL, GDR_BLOCK_PEERMEM);
+	gdr_check_value(c, "not loaded");
+	gdr_doctor_verdict(&doc, &v);
+	/* The first blocking check is the reason. */
+	assert_string_equal(v.text, "no GPUDirect RDMA: kernel: 4.18 is older than 5.12");
+	assert_false(gdr_verdict_meets(&v, GDR_EXPECT_ANY));
+	assert_true(gdr_verdict_meets(&v, GDR_EXPECT_NONE));
+	assert_int_equal(gdr_expect_parse("any"), GDR_EXPECT_ANY);
+	assert_true(gdr_expect_parse("dma-buf") < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_version), cmocka_unit_test(test_nvidia_version),
+		cmocka_unit_test(test_kconfig),	       cmocka_unit_test(test_memlock),
+		cmocka_unit_test(test_gdr_level),      cmocka_unit_test(test_verdict),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

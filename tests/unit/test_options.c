@@ -1,0 +1,174 @@
+#include "cmocka_common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+#include "util.h"
+
+#define ARGV(...) ((char *[]){ "gdr_write_bw", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "gdr_write_bw", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, ...) gdr_opts_parse(o, GDR_VERB_WRITE, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+
+static void test_defaults_server(void **state)
+{
+	struct gdr_opts o;
+	char *argv[] = { "gdr_write_bw", NULL };
+
+	(void)state;
+	assert_int_equal(gdr_opts_parse(&o, GDR_VERB_WRITE, 1, argv), 0);
+	assert_null(o.server);
+	assert_int_equal(o.nsizes, 1);
+	assert_int_equal(o.sizes[0], 65536);
+	assert_int_equal(o.iters, 5000);
+	assert_int_equal(o.port, GDR_DEFAULT_PORT);
+	assert_int_equal(o.nmem, 1);
+	assert_int_equal(o.mem[0], GDR_MEM_HOST);
+	assert_int_equal(o.set, 0);
+}
+
+static void test_perftest_options(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-d", "rxe0", "-i", "1", "-p", "9999", "-s", "4K", "-n", "100",
+			       "-q", "2", "-t", "64", "-l", "4", "-Q", "8", "-b", "-x", "3", "-R",
+			       "--report_gbits", "10.0.0.1"),
+			 0);
+	assert_string_equal(o.server, "10.0.0.1");
+	assert_string_equal(o.dev, "rxe0");
+	assert_int_equal(o.port, 9999);
+	assert_int_equal(o.sizes[0], 4096);
+	assert_int_equal(o.iters, 100);
+	assert_int_equal(o.qps, 2);
+	assert_int_equal(o.tx_depth, 64);
+	assert_int_equal(o.post_list, 4);
+	assert_int_equal(o.cq_mod, 8);
+	assert_true(o.bidir);
+	assert_true(o.gbits);
+	assert_true(o.set & GDR_SET_QPS);
+}
+
+static void test_sizes(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-a"), 0);
+	assert_int_equal(o.nsizes, 23); /* 2 B .. 8 MiB */
+	assert_int_equal(o.sizes[0], 2);
+	assert_int_equal(o.sizes[22], 8u << 20);
+	assert_int_equal(PARSE(&o, "--sizes", "4K:1M"), 0);
+	assert_int_equal(o.nsizes, 9);
+	assert_int_equal(o.sizes[8], 1u << 20);
+	assert_int_equal(PARSE(&o, "--sizes", "3000:8000"), 0);
+	assert_int_equal(o.nsizes, 3); /* 3000 6000 8000: MAX always measured */
+	assert_int_equal(o.sizes[2], 8000);
+}
+
+static void test_parse_size(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(gdr_parse_size("64K", &v), 0);
+	assert_int_equal(v, 65536);
+	assert_int_equal(gdr_parse_size("2MiB", &v), 0);
+	assert_int_equal(v, 2u << 20);
+	assert_int_equal(gdr_parse_size("1g", &v), 0);
+	assert_int_equal(v, 1u << 30);
+	assert_int_equal(gdr_parse_size("100", &v), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(gdr_parse_size("", &v), -EINVAL);
+	assert_int_equal(gdr_parse_size("-1", &v), -EINVAL);
+	assert_int_equal(gdr_parse_size("4X", &v), -EINVAL);
+	assert_int_equal(gdr_parse_size("K", &v), -EINVAL);
+	assert_int_equal(gdr_parse_size("99999999999999999999", &v), -EINVAL);
+	assert_int_equal(gdr_parse_size("17179869184G", &v), -ERANGE);
+}
+
+static void test_bad_values_exit_2(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-n", "abc"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-n", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-q", "65"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-s", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-s", "2G"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-p", "70000"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--mem", "gpu"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--mem", "host,host"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--sizes", "1M:4K"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--sizes", "4K"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-s", "4K", "-a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-n", "5", "-D", "2"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-t", "4", "-l", "8"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-t", "4", "-Q", "8"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--timeout", "-3"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--no-such-option"), -EINVAL);
+	assert_int_equal(PARSE(&o, "a", "b"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--use_cuda=0", "--mem", "host"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--gpu", "auto"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--gpu", "auto", "-d", "auto"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--persistent", "srv"), -EINVAL);
+}
+
+static void test_cq_mod_capped(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	/* perftest's default -Q 100 with -t 16 would deadlock: it is capped, not an error. */
+	assert_int_equal(PARSE(&o, "-t", "16"), 0);
+	assert_int_equal(o.cq_mod, 16);
+}
+
+static void test_mem_and_gpu(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--mem", "all"), 0);
+	assert_int_equal(o.nmem, GDR_MEM__COUNT);
+	assert_int_equal(PARSE(&o, "--mem", "bounce,host"), 0);
+	assert_int_equal(o.nmem, 2);
+	assert_int_equal(o.mem[0], GDR_MEM_BOUNCE);
+	assert_int_equal(o.mem[1], GDR_MEM_HOST);
+	assert_int_equal(PARSE(&o, "--gpu", "0"), 0);
+	assert_int_equal(o.nmem, GDR_MEM__COUNT); /* --gpu alone: every path */
+	assert_int_equal(PARSE(&o, "--use_cuda=1"), 0);
+	assert_string_equal(o.gpu, "1");
+	assert_int_equal(o.mem[0], GDR_MEM_PEERMEM);
+	assert_int_equal(PARSE(&o, "--use_cuda_bus_id=0000:3b:00.0", "--use_cuda_dmabuf"), 0);
+	assert_string_equal(o.gpu, "0000:3b:00.0");
+	assert_int_equal(o.nmem, 1);
+	assert_int_equal(o.mem[0], GDR_MEM_DMABUF);
+}
+
+static void test_help(void **state)
+{
+	struct gdr_opts o;
+	FILE *saved = stdout;
+
+	(void)state;
+	stdout = fopen("/dev/null", "w");
+	assert_int_equal(PARSE(&o, "--help"), 1);
+	fclose(stdout);
+	stdout = saved;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_server), cmocka_unit_test(test_perftest_options),
+		cmocka_unit_test(test_sizes),           cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_bad_values_exit_2), cmocka_unit_test(test_cq_mod_capped),
+		cmocka_unit_test(test_mem_and_gpu),     cmocka_unit_test(test_help),
+	};
+	gdr_set_progname("test_options");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

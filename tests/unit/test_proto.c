@@ -1,0 +1,235 @@
+#include "cmocka_common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto.h"
+#include "util.h"
+
+static void sample_plan(struct gdr_plan *p)
+{
+	struct gdr_opts o;
+	char *argv[] = { "x", "--sizes", "4K:64K", "-n", "77", "-q", "3", "--mem", "host,bounce",
+			 "--validate", "-b", "srv", NULL };
+
+	assert_int_equal(gdr_opts_parse(&o, GDR_VERB_READ, 12, argv), 0);
+	gdr_plan_from_opts(&o, 0xdeadbeef, p);
+}
+
+static void roundtrip(const struct gdr_msg *in, struct gdr_msg *out)
+{
+	uint8_t buf[GDR_CTRL_MAX];
+	char why[256];
+	int n = gdr_msg_encode(in, buf, sizeof(buf));
+
+	assert_true(n >= 12);
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, out, why, sizeof(why)), 0);
+	assert_int_equal(out->type, in->type);
+}
+
+static void test_plan_roundtrip(void **state)
+{
+	struct gdr_msg in = { .type = GDR_MSG_PLAN }, out;
+
+	(void)state;
+	sample_plan(&in.u.plan);
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.plan.verb, GDR_VERB_READ);
+	assert_int_equal(out.u.plan.nsizes, 5);
+	assert_int_equal(out.u.plan.sizes[4], 65536);
+	assert_int_equal(out.u.plan.iters, 77);
+	assert_int_equal(out.u.plan.qps, 3);
+	assert_int_equal(out.u.plan.nmem, 2);
+	assert_int_equal(out.u.plan.mem[1], GDR_MEM_BOUNCE);
+	assert_int_equal(out.u.plan.validate, 1);
+	assert_int_equal(out.u.plan.bidir, 1);
+	assert_int_equal(out.u.plan.seed, 0xdeadbeef);
+}
+
+static void test_other_roundtrips(void **state)
+{
+	struct gdr_msg in, out;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.type = GDR_MSG_BUF;
+	in.u.buf.kind = GDR_MEM_DMABUF;
+	in.u.buf.ok = 1;
+	in.u.buf.nqps = 2;
+	in.u.buf.qp[1] = (struct gdr_remote_buf){ .addr = 0x7f0000001000ull, .rkey = 0x1234, .len = 8192 };
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.buf.qp[1].addr, 0x7f0000001000ull);
+	assert_int_equal(out.u.buf.qp[1].rkey, 0x1234);
+
+	memset(&in, 0, sizeof(in));
+	in.type = GDR_MSG_RESULT;
+	in.u.meas.iters = 5000;
+	in.u.meas.bytes = 5000ull * 65536;
+	in.u.meas.elapsed_ns = 123456789;
+	in.u.meas.peak_bps = 1.5e9;
+	in.u.meas.valid = -1;
+	in.u.meas.bad_offset = 4095;
+	snprintf(in.u.meas.text, sizeof(in.u.meas.text), "bad byte");
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.meas.bytes, 5000ull * 65536);
+	assert_true(out.u.meas.peak_bps == 1.5e9);
+	assert_int_equal(out.u.meas.valid, -1);
+	assert_string_equal(out.u.meas.text, "bad byte");
+
+	memset(&in, 0, sizeof(in));
+	in.type = GDR_MSG_ERROR;
+	in.u.error.code = -EINVAL;
+	snprintf(in.u.error.text, sizeof(in.u.error.text), "plan mismatch: -n/--iters");
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.error.code, -EINVAL);
+	assert_string_equal(out.u.error.text, "plan mismatch: -n/--iters");
+}
+
+/* Every prefix of a valid message is refused, never read past. */
+static void test_truncation(void **state)
+{
+	struct gdr_msg in = { .type = GDR_MSG_PLAN }, out;
+	uint8_t buf[GDR_CTRL_MAX];
+	char why[256];
+	int n;
+
+	(void)state;
+	sample_plan(&in.u.plan);
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	for (int len = 0; len < n; len++)
+		assert_int_not_equal(gdr_msg_decode(buf, (size_t)len, &out, why, sizeof(why)), 0);
+	/* Trailing garbage is refused too. */
+	buf[n] = 0;
+	assert_int_not_equal(gdr_msg_decode(buf, (size_t)n + 1, &out, why, sizeof(why)), 0);
+	/* And the encoder refuses a buffer too small. */
+	assert_int_equal(gdr_msg_encode(&in, buf, 20), -ENOSPC);
+}
+
+static int decode_patched(const struct gdr_msg *in, size_t off, uint8_t val, char *why)
+{
+	uint8_t buf[GDR_CTRL_MAX];
+	struct gdr_msg out;
+	int n = gdr_msg_encode(in, buf, sizeof(buf));
+
+	buf[off] = val;
+	return gdr_msg_decode(buf, (size_t)n, &out, why, 256);
+}
+
+static void test_hostile_fields(void **state)
+{
+	struct gdr_msg in = { .type = GDR_MSG_PLAN };
+	char why[256];
+
+	(void)state;
+	sample_plan(&in.u.plan);
+	/* Header: magic, version, type. */
+	assert_int_equal(decode_patched(&in, 0, 'X', why), -EBADMSG);
+	assert_int_equal(decode_patched(&in, 4, 9, why), -EPROTO);
+	assert_non_null(strstr(why, "protocol version 9"));
+	assert_int_equal(decode_patched(&in, 6, 99, why), -EBADMSG);
+	/* Payload (offset 12): verb, bidir, validate, nmem, mem[]. */
+	assert_int_equal(decode_patched(&in, 12, 7, why), -EBADMSG);
+	assert_non_null(strstr(why, "verb"));
+	assert_int_equal(decode_patched(&in, 15, 9, why), -EBADMSG);
+	assert_int_equal(decode_patched(&in, 16, 200, why), -EBADMSG);
+	assert_non_null(strstr(why, "path"));
+	/* nsizes (after 2 paths) = 0 and = 255. */
+	assert_int_equal(decode_patched(&in, 18, 0, why), -EBADMSG);
+	assert_int_equal(decode_patched(&in, 18, 255, why), -EBADMSG);
+
+	/* BUF with more QPs than allowed, and a range that wraps. */
+	struct gdr_msg b = { .type = GDR_MSG_BUF };
+	b.u.buf.nqps = 1;
+	b.u.buf.ok = 1;
+	assert_int_equal(decode_patched(&b, 14, 0xff, why), -EBADMSG);
+	b.u.buf.qp[0].addr = ~0ull - 10;
+	b.u.buf.qp[0].len = 100;
+	uint8_t buf[GDR_CTRL_MAX];
+	struct gdr_msg out;
+	int n = gdr_msg_encode(&b, buf, sizeof(buf));
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "wraps"));
+}
+
+static void test_text_sanitised(void **state)
+{
+	struct gdr_msg in = { .type = GDR_MSG_ERROR }, out;
+	uint8_t buf[GDR_CTRL_MAX];
+	char why[256];
+	int n;
+
+	(void)state;
+	snprintf(in.u.error.text, sizeof(in.u.error.text), "a\033[2Jb\nc");
+	roundtrip(&in, &out);
+	assert_string_equal(out.u.error.text, "a?[2Jb?c");
+	/* A text length beyond the bound. */
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	buf[16] = 0xff;
+	buf[17] = 0xff;
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+}
+
+static void test_hello(void **state)
+{
+	struct gdr_hello h = { .version = GDR_PROTO_VERSION, .nqps = 4, .qp_index = 3,
+			       .tx_depth = 128, .extra_recv = 24, .session = 42 }, o;
+	uint8_t buf[GDR_HELLO_LEN];
+	char why[256];
+
+	(void)state;
+	assert_int_equal(gdr_hello_encode(&h, buf, sizeof(buf)), GDR_HELLO_LEN);
+	assert_int_equal(gdr_hello_decode(buf, sizeof(buf), &o, why, sizeof(why)), 0);
+	assert_int_equal(o.session, 42);
+	assert_int_equal(o.extra_recv, 24);
+	assert_int_not_equal(gdr_hello_decode(buf, 10, &o, why, sizeof(why)), 0);
+	h.qp_index = 4;
+	gdr_hello_encode(&h, buf, sizeof(buf));
+	assert_int_equal(gdr_hello_decode(buf, sizeof(buf), &o, why, sizeof(why)), -EBADMSG);
+	h.qp_index = 0;
+	h.version = 2;
+	gdr_hello_encode(&h, buf, sizeof(buf));
+	assert_int_equal(gdr_hello_decode(buf, sizeof(buf), &o, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "version 2"));
+}
+
+static void test_plan_check(void **state)
+{
+	struct gdr_opts srv;
+	struct gdr_plan p;
+	char why[256];
+	char *a1[] = { "x", NULL };
+	char *a2[] = { "x", "-n", "10", NULL };
+	char *a3[] = { "x", "-q", "3", "-n", "77", NULL };
+
+	(void)state;
+	sample_plan(&p);
+	/* A server without options adopts anything of its verb. */
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_READ, 1, a1), 0);
+	assert_int_equal(gdr_plan_check(&srv, &p, why, sizeof(why)), 0);
+	gdr_plan_adopt(&srv, &p);
+	assert_int_equal(srv.iters, 77);
+	assert_int_equal(srv.nsizes, 5);
+	/* Another verb is an error that names it. */
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 1, a1), 0);
+	assert_int_equal(gdr_plan_check(&srv, &p, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "verb"));
+	/* An explicit server option that contradicts the plan names the option and both values. */
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_READ, 3, a2), 0);
+	assert_int_equal(gdr_plan_check(&srv, &p, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "-n/--iters: server has 10, client asks 77"));
+	/* An explicit option that agrees is fine. */
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_READ, 5, a3), 0);
+	assert_int_equal(gdr_plan_check(&srv, &p, why, sizeof(why)), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_roundtrip), cmocka_unit_test(test_other_roundtrips),
+		cmocka_unit_test(test_truncation),     cmocka_unit_test(test_hostile_fields),
+		cmocka_unit_test(test_text_sanitised), cmocka_unit_test(test_hello),
+		cmocka_unit_test(test_plan_check),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
