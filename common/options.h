@@ -2,6 +2,7 @@
 #ifndef GDR_OPTIONS_H
 #define GDR_OPTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,15 @@ enum {
 	GDR_SET_WARMUP = 1u << 10,
 	GDR_SET_VALIDATE = 1u << 11,
 	GDR_SET_BOUNCE = 1u << 12,
+};
+
+/*
+ * Called on both sides before every measurement (each START), so that pairs
+ * launched together measure together; 0 or -errno with why.
+ */
+struct gdr_sync {
+	int (*point)(void *ctx, char *why, size_t wlen);
+	void *ctx;
 };
 
 struct gdr_opts {
@@ -60,6 +70,9 @@ struct gdr_opts {
 	int no_bind;
 	int persistent;          /* server: serve one client after another until a signal */
 	int verbose;
+	const char *peer;        /* --peer HOST[,HOST...]: server of each launched pair */
+	int no_launch;           /* --launch=none: ignore mpirun/srun variables */
+	const struct gdr_sync *sync; /* set by the launcher, NULL when run by hand */
 	unsigned int set;        /* GDR_SET_* bits given on the command line */
 };
 

@@ -546,6 +546,22 @@ static const char *row_note(const struct sess *s, const struct pbuf *b, char *bu
 	return buf;
 }
 
+/* launch (launch.h): every launched pair waits for all the others before each START. */
+static int sync_point(struct sess *s)
+{
+	return s->o->sync ? s->o->sync->point(s->o->sync->ctx, s->why, WHY) : 0;
+}
+
+/* launch: a skipped path still passes the START points its measurements would have had. */
+static int sync_skipped(struct sess *s)
+{
+	int r = 0;
+
+	for (unsigned int i = 0; s->o->sync && !r && i < s->plan.nsizes * s->plan.repeat; i++)
+		r = sync_point(s);
+	return r;
+}
+
 static void emit_skipped(struct sess *s, const struct pbuf *b)
 {
 	struct gdr_result r;
@@ -582,6 +598,9 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 	for (unsigned int rep = 0; rep < s->plan.repeat; rep++) {
 		struct gdr_loop_out lo;
 
+		r = sync_point(s); /* launch */
+		if (r)
+			return r;
 		memset(&m, 0, sizeof(m));
 		m.type = GDR_MSG_START;
 		m.u.start.path = (uint8_t)pi;
@@ -658,6 +677,7 @@ static int client_path(struct sess *s, unsigned int pi)
 		goto out;
 	if (!b.ok) {
 		emit_skipped(s, &b);
+		r = sync_skipped(s); /* launch */
 		goto out;
 	}
 	if (s->plan.validate && fills_src(s)) {
@@ -721,7 +741,9 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			memset(&acc, 0, sizeof(acc));
 			m = *start;
 		} else {
-			r = recv_msg(s, &m, GDR_MSG_START);
+			r = sync_point(s); /* launch */
+			if (!r)
+				r = recv_msg(s, &m, GDR_MSG_START);
 			if (r)
 				return r;
 		}
@@ -818,6 +840,7 @@ static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bu
 		goto out;
 	if (!b.ok) {
 		emit_skipped(s, &b);
+		r = sync_skipped(s); /* launch */
 		goto out;
 	}
 	if (s->plan.validate && fills_src(s)) {
@@ -826,7 +849,9 @@ static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bu
 			goto out;
 	}
 	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
-		r = recv_msg(s, &m, GDR_MSG_START);
+		r = sync_point(s); /* launch */
+		if (!r)
+			r = recv_msg(s, &m, GDR_MSG_START);
 		if (!r && m.u.start.path != pi) {
 			snprintf(s->why, WHY, "protocol error: START for path %u during path %u",
 				 m.u.start.path, pi);
