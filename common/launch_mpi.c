@@ -90,7 +90,7 @@ int gdr_mpi_barrier(struct gdr_mpi *m, double timeout, volatile sig_atomic_t *st
 		    size_t wlen)
 {
 	/* Non-blocking, polled: a pair that died must not hang the others forever. */
-	struct timespec nap = { .tv_nsec = 200 * 1000 };
+	struct timespec nap = { .tv_nsec = 500 * 1000 };
 	MPI_Request req;
 	double deadline = gdr_now_s() + timeout;
 	int done = 0, r;
