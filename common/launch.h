@@ -62,14 +62,6 @@ int gdr_list_item(const char *list, unsigned int index, char *out, size_t len);
 /* Number of items in a comma-separated list (1 for a list without commas). */
 unsigned int gdr_list_count(const char *list);
 
-/*
- * The IPv4 address of RDMA device dev's network interface (dev NULL: the first
- * device that has one), read from <root>/sys/class/infiniband. 0 or -errno
- * with why.
- */
-int gdr_rdma_dev_ipv4(const char *root, const char *dev, char *out, size_t len, char *why,
-		      size_t wlen);
-
 /* MPI rendezvous; every call fails with -ENOSYS in a build without MPI. */
 struct gdr_mpi;
 int gdr_mpi_available(void);

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
+#include "placement.h"
 #include "util.h"
 
 static int sync_point(void *ctx, char *why, size_t wlen)
@@ -40,6 +43,14 @@ static int pick_local(const struct gdr_launched *x, const char *opt, const char 
 	return r;
 }
 
+static int wants_gpu(const struct gdr_opts *o)
+{
+	for (unsigned int i = 0; i < o->nmem; i++)
+		if (o->mem[i] != GDR_MEM_HOST)
+			return 1;
+	return 0;
+}
+
 /* Lists only make sense with a launcher. */
 static int check_unlaunched(const struct gdr_opts *o)
 {
@@ -65,21 +76,62 @@ static int check_unlaunched(const struct gdr_opts *o)
 	return 0;
 }
 
-/* The address this server publishes: --bind, else the RDMA device's interface address. */
+/* The first RDMA device with an IPv4 address on its interface (-d not given). */
+static int first_dev_ipv4(int port, char *out, size_t len, char *why, size_t wlen)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	char w[256];
+	int r = -ENODEV;
+
+	snprintf(why, wlen, "no RDMA device has an IPv4 address on its network interface");
+	for (int i = 0; list && list[i] && r; i++)
+		r = gdr_nic_ipv4(ibv_get_device_name(list[i]), port, out, len, w, sizeof(w));
+	if (list)
+		ibv_free_device_list(list);
+	else
+		snprintf(why, wlen, "no RDMA device (ibv_get_device_list: %s)", strerror(errno));
+	return r;
+}
+
+/*
+ * The address this server publishes: the one it listens on (--bind, or -d's
+ * address after placement), else the first RDMA device's.
+ */
 static void server_addr(const struct gdr_opts *o, char *out, size_t len)
 {
 	char why[256];
+	int r;
 
 	if (o->bind_addr) {
 		gdr_strlcpy(out, o->bind_addr, len);
 		return;
 	}
-	if (gdr_rdma_dev_ipv4(NULL, o->dev, out, len, why, sizeof(why))) {
+	if (o->dev && strcmp(o->dev, "auto"))
+		r = gdr_nic_ipv4(o->dev, o->ib_port, out, len, why, sizeof(why));
+	else
+		r = first_dev_ipv4(o->ib_port, out, len, why, sizeof(why));
+	if (r) {
 		gdr_err("launch: cannot publish this server's address: %s (give --bind ADDR)", why);
 		/* The client sees why instead of an address and says so. */
 		out[0] = '!';
 		gdr_strlcpy(out + 1, why, len - 1);
 	}
+}
+
+static void print_role(const struct gdr_launched *x, const struct gdr_opts *o)
+{
+	char local[16] = "?", where[GDR_LAUNCH_ADDR_MAX + 16] = "";
+
+	if (x->l.local_rank >= 0)
+		snprintf(local, sizeof(local), "%d", x->l.local_rank);
+	if (!x->role.server)
+		snprintf(where, sizeof(where), "server %s, ", x->server);
+	printf("launch: %s rank %d of %d (local %s): %s rank %d (pair %u of %u, %sport %u%s)\n",
+	       gdr_launcher_name(x->l.kind), x->l.rank, x->l.size, local,
+	       x->role.server ? "server for" : "client of", x->role.peer_rank, x->role.pair,
+	       x->role.npairs, where, o->port,
+	       x->mpi ? ", MPI barrier before each measurement" : "");
+	fflush(stdout);
 }
 
 static int find_server(struct gdr_launched *x, struct gdr_opts *o)
@@ -117,11 +169,42 @@ static int find_server(struct gdr_launched *x, struct gdr_opts *o)
 	return 0;
 }
 
-static int mpi_rendezvous(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv)
+/* After placement (session.c): every server's address to its client, through MPI. */
+static int rendezvous(void *ctx, struct gdr_opts *o, char *why, size_t wlen)
 {
-	char why[512];
+	struct gdr_launched *x = ctx;
 	char(*all)[GDR_LAUNCH_ADDR_MAX];
 	char mine[GDR_LAUNCH_ADDR_MAX] = "";
+	int r;
+
+	if (x->role.server)
+		server_addr(o, mine, sizeof(mine));
+	all = calloc((size_t)x->l.size, sizeof(*all));
+	if (!all) {
+		snprintf(why, wlen, "launch: out of memory for %d addresses", x->l.size);
+		return -ENOMEM;
+	}
+	r = gdr_mpi_allgather_addr(x->mpi, mine, all, why, wlen);
+	if (!r && !x->role.server && !o->peer) {
+		const char *a = all[x->role.peer_rank];
+
+		if (a[0] == '!' || !a[0]) {
+			snprintf(why, wlen, "launch: server rank %d published no address: %.200s",
+				 x->role.peer_rank, a[0] ? a + 1 : "(empty)");
+			r = -EADDRNOTAVAIL;
+		} else {
+			gdr_strlcpy(x->server, a, sizeof(x->server));
+		}
+	}
+	free(all);
+	if (!r)
+		print_role(x, o);
+	return r;
+}
+
+static int mpi_start(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv)
+{
+	char why[512];
 	int rank, size, r;
 
 	r = gdr_mpi_init(&x->mpi, argc, argv, why, sizeof(why));
@@ -135,30 +218,7 @@ static int mpi_rendezvous(struct gdr_launched *x, struct gdr_opts *o, int *argc,
 			x->l.rank_var, x->l.rank, x->l.size);
 		return -EINVAL;
 	}
-	if (x->role.server)
-		server_addr(o, mine, sizeof(mine));
-	all = calloc((size_t)size, sizeof(*all));
-	if (!all) {
-		gdr_err("launch: out of memory for %d addresses", size);
-		return -ENOMEM;
-	}
-	r = gdr_mpi_allgather_addr(x->mpi, mine, all, why, sizeof(why));
-	if (r) {
-		gdr_err("launch: %s", why);
-	} else if (!x->role.server && !o->peer) {
-		const char *a = all[x->role.peer_rank];
-
-		if (a[0] == '!' || !a[0]) {
-			gdr_err("launch: server rank %d published no address: %s",
-				x->role.peer_rank, a[0] ? a + 1 : "(empty)");
-			r = -EADDRNOTAVAIL;
-		} else {
-			gdr_strlcpy(x->server, a, sizeof(x->server));
-		}
-	}
-	free(all);
-	if (r)
-		return r;
+	x->sync.rendezvous = rendezvous;
 	x->sync.point = sync_point;
 	x->sync.ctx = x;
 	o->sync = &x->sync;
@@ -206,8 +266,8 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 		if (r)
 			return r;
 		o->gpu = x->gpu;
-	} else if (x->l.local_rank >= 0) {
-		/* One GPU per rank on a node: the local rank's. */
+	} else if (x->l.local_rank >= 0 && wants_gpu(o)) {
+		/* One GPU per rank on a node: the local rank's (and -d auto its nearest NIC). */
 		snprintf(x->gpu, sizeof(x->gpu), "%d", x->l.local_rank);
 		o->gpu = x->gpu;
 	}
@@ -223,7 +283,7 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 
 	*usage = 0;
 	if (gdr_mpi_available()) {
-		r = mpi_rendezvous(x, o, argc, argv);
+		r = mpi_start(x, o, argc, argv);
 		if (r)
 			return r;
 	}
@@ -233,20 +293,11 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 		if (r)
 			return r;
 		*usage = 0;
+		/* With MPI and no --peer, the rendezvous fills it in after placement. */
 		o->server = x->server;
 	}
-	char local[16] = "?", where[GDR_LAUNCH_ADDR_MAX + 16] = "";
-
-	if (x->l.local_rank >= 0)
-		snprintf(local, sizeof(local), "%d", x->l.local_rank);
-	if (!x->role.server)
-		snprintf(where, sizeof(where), "server %s, ", x->server);
-	printf("launch: %s rank %d of %d (local %s): %s rank %d (pair %u of %u, %sport %u%s)\n",
-	       gdr_launcher_name(x->l.kind), x->l.rank, x->l.size, local,
-	       x->role.server ? "server for" : "client of", x->role.peer_rank, x->role.pair,
-	       x->role.npairs, where, o->port,
-	       x->mpi ? ", MPI barrier before each measurement" : "");
-	fflush(stdout);
+	if (!x->mpi)
+		print_role(x, o);
 	return 0;
 }
 

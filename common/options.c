@@ -103,11 +103,13 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 		"which adopts it; an explicit server option that contradicts it is an error.\n"
 		"\n"
 		"Connection and device:\n"
-		"  -d, --ib-dev=NAME[,...]  RDMA device to use (checked against the one rdma_cm picks);\n"
-		"                           under a launcher a list is indexed by local rank\n"
+		"  -d, --ib-dev=NAME|auto   RDMA device: its IP address steers rdma_cm to it; auto (the\n"
+		"                           default with --gpu N) = the active NIC nearest the GPU;\n"
+		"                           under a launcher a list NAME,NAME... is indexed by local rank\n"
 		"  -i, --ib-port=N          device port (default 1)\n"
 		"  -p, --port=N             rdma_cm port (default %d)\n"
-		"      --bind=ADDR          server: listen on ADDR only (default all addresses)\n"
+		"      --bind=ADDR          server: listen on ADDR only (default: the -d device's address,\n"
+		"                           else all); client: connect from ADDR (default: -d's address)\n"
 		"      --persistent         server: serve one client after another until SIGINT or\n"
 		"                           SIGTERM (a bad or dead client is logged, not fatal)\n"
 		"  -x, --gid-index=N        accepted for perftest compatibility; rdma_cm picks the GID\n"
@@ -581,6 +583,10 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		o->nmem = 0;
 		for (int k = 0; k < GDR_MEM__COUNT; k++)
 			o->mem[o->nmem++] = (enum gdr_mem_kind)k;
+	}
+	if (o->gpu && !strcmp(o->gpu, "auto") && (!o->dev || !strcmp(o->dev, "auto"))) {
+		gdr_err("--gpu auto needs -d NAME (the NIC the GPU should be near)");
+		return -EINVAL;
 	}
 	if (o->persistent && o->server) {
 		gdr_err("--persistent is for the server (no SERVER argument)");

@@ -32,10 +32,14 @@ enum {
 };
 
 /*
- * Called on both sides before every measurement (each START), so that pairs
- * launched together measure together; 0 or -errno with why.
+ * Launched pairs (launch.h). rendezvous: once, after placement and before
+ * connecting: the server publishes the address it listens on, the client
+ * learns its server's (into o->server). point: on both sides before every
+ * measurement (each START), so that pairs measure together. 0 or -errno.
  */
+struct gdr_opts;
 struct gdr_sync {
+	int (*rendezvous)(void *ctx, struct gdr_opts *o, char *why, size_t wlen);
 	int (*point)(void *ctx, char *why, size_t wlen);
 	void *ctx;
 };

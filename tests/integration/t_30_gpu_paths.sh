@@ -17,6 +17,9 @@ server gdr_write_bw --timeout 20
 client gdr_write_bw --timeout 20 --gpu 0 --mem peermem -n 100 --sizes 4K:256K --validate --csv "$TMP/pm.csv"
 wait_server
 check "peermem write --validate: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
+check "--gpu 0 without -d: the nearest active NIC is chosen and printed on both sides" bash -c "
+	grep -q '^placement: rxe0 is the nearest active NIC to GPU 0' '$TMP/cli.out' &&
+	grep -q '^placement: rxe0 is the nearest active NIC to GPU 0' '$TMP/srv.out'"
 check "peermem write: 7 ok validated rows on path peermem with the GPU named" awk -F, '
 	NR > 1 { n++; if ($6 != "peermem" || $31 != "ok" || $32 != "validated" || $22 != "0" || $23 == "") bad = 1 }
 	END { exit (bad || n != 7) }' "$TMP/pm.csv"
