@@ -567,6 +567,22 @@ static const char *row_note(const struct sess *s, const struct pbuf *b, char *bu
 	return buf;
 }
 
+/* launch (launch.h): every launched pair waits for all the others before each START. */
+static int sync_point(struct sess *s)
+{
+	return s->o->sync ? s->o->sync->point(s->o->sync->ctx, s->why, WHY) : 0;
+}
+
+/* launch: a skipped path still passes the START points its measurements would have had. */
+static int sync_skipped(struct sess *s)
+{
+	int r = 0;
+
+	for (unsigned int i = 0; s->o->sync && !r && i < s->plan.nsizes * s->plan.repeat; i++)
+		r = sync_point(s);
+	return r;
+}
+
 static void emit_skipped(struct sess *s, const struct pbuf *b)
 {
 	struct gdr_result r;
@@ -603,6 +619,9 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 	for (unsigned int rep = 0; rep < s->plan.repeat; rep++) {
 		struct gdr_loop_out lo;
 
+		r = sync_point(s); /* launch */
+		if (r)
+			return r;
 		memset(&m, 0, sizeof(m));
 		m.type = GDR_MSG_START;
 		m.u.start.path = (uint8_t)pi;
@@ -681,6 +700,7 @@ static int client_path(struct sess *s, unsigned int pi)
 		goto out;
 	if (!b.ok) {
 		emit_skipped(s, &b);
+		r = sync_skipped(s); /* launch */
 		goto out;
 	}
 	if (s->plan.validate && fills_src(s)) {
@@ -744,7 +764,9 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			memset(acc, 0, sizeof(*acc));
 			m = *start;
 		} else {
-			r = recv_msg(s, &m, GDR_MSG_START);
+			r = sync_point(s); /* launch */
+			if (!r)
+				r = recv_msg(s, &m, GDR_MSG_START);
 			if (r)
 				return r;
 		}
@@ -841,6 +863,7 @@ static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bu
 		goto out;
 	if (!b.ok) {
 		emit_skipped(s, &b);
+		r = sync_skipped(s); /* launch */
 		goto out;
 	}
 	if (s->plan.validate && fills_src(s)) {
@@ -849,7 +872,9 @@ static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bu
 			goto out;
 	}
 	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
-		r = recv_msg(s, &m, GDR_MSG_START);
+		r = sync_point(s); /* launch */
+		if (!r)
+			r = recv_msg(s, &m, GDR_MSG_START);
 		if (!r && m.u.start.path != pi) {
 			snprintf(s->why, WHY, "protocol error: START for path %u during path %u",
 				 m.u.start.path, pi);
@@ -1009,6 +1034,9 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	}
 
 	r = place(s);
+	/* launch: pairs exchange addresses once each knows its own. */
+	if (!r && o->sync && o->sync->rendezvous)
+		r = o->sync->rendezvous(o->sync->ctx, o, s->why, WHY);
 	if (r) {
 		gdr_err("%s", s->why);
 		goto out_json;
