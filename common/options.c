@@ -338,12 +338,17 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 
 int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv)
 {
-	uint64_t v, lo, hi;
+	uint64_t v = 0, lo, hi;
 	int c, size_modes = 0, use_cuda_dmabuf = 0, use_cuda = 0;
 	const char *sizes_arg = NULL;
 
 	defaults(o, verb);
-	optind = 1;
+	/*
+	 * 0, not 1: glibc then also forgets a cluster ("-hp1") that an earlier
+	 * parse returned from midway, which it would otherwise resume in the
+	 * previous (freed) argv.
+	 */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		int r = 0;

@@ -1022,12 +1022,12 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	s->env.hugepages = o->hugepages;
 
 	/* Outputs are checked before anything runs: a bad path fails now, not after the run. */
-	if (o->csv && (r = gdr_csv_open(&s->csv, o->csv, why, sizeof(why)))) {
+	if (o->csv && gdr_csv_open(&s->csv, o->csv, why, sizeof(why))) {
 		gdr_err("--csv %s: %s", o->csv, why);
 		free(s);
 		return 1;
 	}
-	if (o->json && (r = gdr_json_open(&s->json, o->json, why, sizeof(why)))) {
+	if (o->json && gdr_json_open(&s->json, o->json, why, sizeof(why))) {
 		gdr_err("--json %s: %s", o->json, why);
 		r = 1;
 		goto out_csv;
