@@ -214,8 +214,9 @@ static int mpi_start(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 	}
 	gdr_mpi_rank(x->mpi, &rank, &size);
 	if (rank != x->l.rank || size != x->l.size) {
-		gdr_err("launch: MPI says rank %d of %d, %s said %d of %d", rank, size,
-			x->l.rank_var, x->l.rank, x->l.size);
+		gdr_err("launch: MPI says rank %d of %d, %s said %d of %d (not started by this "
+			"launcher? --launch=none ignores its variables)",
+			rank, size, x->l.rank_var, x->l.rank, x->l.size);
 		return -EINVAL;
 	}
 	x->sync.rendezvous = rendezvous;

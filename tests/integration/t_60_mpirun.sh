@@ -13,6 +13,7 @@
 #
 # A build with --with-mpi passes the server address through MPI and syncs
 # the pairs; a build without it gets it from --peer / GDRPERF_SERVER.
+# timeout: 600
 . "$(dirname "$0")/bw_lib.sh"
 PORT=${GDRPERF_TEST_PORT:-25600}
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
