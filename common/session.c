@@ -957,16 +957,21 @@ static int place(struct sess *s)
 		printf("placement: GPU %s is the nearest to %s (%s)\n", p.gpu_bus_id, o->dev,
 		       gdr_topo_class_name(p.cls));
 	} else if (auto_dev) {
+		/*
+		 * Without the GPU or a NIC near it, rdma_cm still picks a NIC: the GPU
+		 * paths then skip with their own reason and host still runs.
+		 */
 		ensure_cuda(s);
 		if (!s->cuda) {
-			snprintf(s->why, WHY, "-d auto: %s (give -d NAME)", s->cuda_why);
-			return -ENODEV;
+			gdr_warn("-d auto: %s: rdma_cm picks the NIC (give -d NAME)", s->cuda_why);
+			return 0;
 		}
 		t = get_topo(s);
 		if (!t || gdr_topo_nearest_nic(t, s->gpu.bus_id, nic_ok, &o->ib_port, &p)) {
-			snprintf(s->why, WHY, "-d auto: no active RDMA NIC found for GPU %s (give -d NAME)",
+			gdr_warn("-d auto: no active RDMA NIC found near GPU %s: rdma_cm picks the NIC "
+				 "(give -d NAME)",
 				 s->gpu.bus_id);
-			return -ENODEV;
+			return 0;
 		}
 		gdr_strlcpy(s->devname, p.nic, sizeof(s->devname));
 		o->dev = s->devname;

@@ -4,7 +4,7 @@
 # rows are checked one by one (role, pair, path, status, GPU by local rank).
 #
 # All ranks share the one rxe device (rxe0 on 169.254.77.1), pairs on ports
-# -p + pair. Two namespaces joined by a veth (softroce-vm --netns) do not work
+# -p + pair. Two namespaces joined by a veth do not work
 # on the guest's 6.1 kernel: rxe's UDP socket (port 4791) lives in the initial
 # namespace, so rdma_cm from a device in gdrA/gdrB times out
 # (RDMA_CM_EVENT_UNREACHABLE, -110) even within one namespace; and an MPI rank
