@@ -466,8 +466,8 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 	return 0;
 }
 
-static int resolve(struct gdr_conn *c, struct rdma_cm_id *id, const struct sockaddr *dst,
-		   double deadline, char *why, size_t wlen)
+static int resolve(struct gdr_conn *c, struct rdma_cm_id *id, const struct sockaddr *src,
+		   const struct sockaddr *dst, double deadline, char *why, size_t wlen)
 {
 	struct rdma_cm_event *ev;
 	int r, ms = (int)(remaining(deadline) * 1000);
@@ -476,7 +476,7 @@ static int resolve(struct gdr_conn *c, struct rdma_cm_id *id, const struct socka
 		ms = 100;
 	if (ms > 2000)
 		ms = 2000;
-	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)dst, ms)) {
+	if (rdma_resolve_addr(id, (struct sockaddr *)src, (struct sockaddr *)dst, ms)) {
 		r = -errno;
 		snprintf(why, wlen, "rdma_resolve_addr(%s): %s", c->peer, strerror(-r));
 		return r;
@@ -510,8 +510,9 @@ static int resolve(struct gdr_conn *c, struct rdma_cm_id *id, const struct socka
 }
 
 /* One connect attempt of QP index. 0, -EAGAIN (retry later) or a fatal -errno. */
-static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struct sockaddr *dst,
-		       unsigned int index, double deadline, char *why, size_t wlen)
+static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struct sockaddr *src,
+		       const struct sockaddr *dst, unsigned int index, double deadline, char *why,
+		       size_t wlen)
 {
 	struct rdma_cm_id *id;
 	struct rdma_cm_event *ev;
@@ -532,7 +533,7 @@ static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struc
 		snprintf(why, wlen, "rdma_create_id: %s", strerror(-r));
 		return r;
 	}
-	r = resolve(c, id, dst, deadline, why, wlen);
+	r = resolve(c, id, src, dst, deadline, why, wlen);
 	if (r)
 		goto out_destroy_id;
 	if (!c->pd) {
@@ -611,7 +612,7 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 		     char *why, size_t wlen)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV }, *res;
-	struct sockaddr_storage dst;
+	struct sockaddr_storage dst, src;
 	double deadline = gdr_now_s() + o->timeout;
 	double backoff = 0.1;
 	char port[8];
@@ -641,6 +642,18 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 	memcpy(&dst, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	addr_str((struct sockaddr *)&dst, c->peer, sizeof(c->peer));
+	/* --bind on a client: the source address, which is how rdma_cm picks the NIC. */
+	if (o->bind_addr) {
+		struct addrinfo sh = { .ai_family = dst.ss_family, .ai_flags = AI_NUMERICHOST };
+
+		r = getaddrinfo(o->bind_addr, NULL, &sh, &res);
+		if (r) {
+			snprintf(why, wlen, "--bind %s: %s", o->bind_addr, gai_strerror(r));
+			return -EINVAL;
+		}
+		memcpy(&src, res->ai_addr, res->ai_addrlen);
+		freeaddrinfo(res);
+	}
 
 	c->ch = rdma_create_event_channel();
 	if (!c->ch || set_nonblock(c->ch->fd)) {
@@ -651,7 +664,8 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 	}
 	for (unsigned int i = 0; i < c->nqps; i++) {
 		for (;;) {
-			r = connect_one(c, o, (struct sockaddr *)&dst, i, deadline, why, wlen);
+			r = connect_one(c, o, o->bind_addr ? (struct sockaddr *)&src : NULL,
+					(struct sockaddr *)&dst, i, deadline, why, wlen);
 			if (r != -EAGAIN)
 				break;
 			if (stopped(c)) {

@@ -57,7 +57,7 @@ static int host_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, 
 		return -ENOMEM;
 	m->priv = hp;
 	hp->map_len = (len + page - 1) / page * page;
-	if (m->env && m->env->hugepages) {
+	if (m->env->hugepages) {
 		size_t hl = (len + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
 
 		p = mmap(NULL, hl, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB,

@@ -315,6 +315,7 @@ void gdr_nccl_log_line(struct gdr_nccl_log *log, const char *line)
 	} else if (!strncmp(msg, "NET/IB : No device found", 24)) {
 		note(log, NF_NO_IB_DEVICE, raw);
 	} else if (parse_channel(log, proc, msg, raw) || parse_gdr(log, msg, raw) ||
+		   /* NOLINTNEXTLINE(bugprone-branch-clone): empty on purpose, like the next */
 		   parse_env(log, msg, raw) || parse_plugin(log, msg, raw)) {
 		/* recorded */
 	} else if (!strncmp(msg, "NET/", 4) || !strncmp(msg, "Bootstrap", 9)) {

@@ -34,6 +34,8 @@ enum {
 	OPT_HUGEPAGES,
 	OPT_NO_BIND,
 	OPT_PERSISTENT,
+	OPT_PEER,
+	OPT_LAUNCH,
 };
 
 static const struct option long_opts[] = {
@@ -72,6 +74,8 @@ static const struct option long_opts[] = {
 	{ .name = "hugepages", .has_arg = 0, .val = OPT_HUGEPAGES },
 	{ .name = "no-bind", .has_arg = 0, .val = OPT_NO_BIND },
 	{ .name = "persistent", .has_arg = 0, .val = OPT_PERSISTENT },
+	{ .name = "peer", .has_arg = 1, .val = OPT_PEER },
+	{ .name = "launch", .has_arg = 1, .val = OPT_LAUNCH },
 	{ .name = "verbose", .has_arg = 0, .val = 'v' },
 	{ .name = "help", .has_arg = 0, .val = 'h' },
 	{ .name = "version", .has_arg = 0, .val = 'V' },
@@ -99,15 +103,25 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 		"which adopts it; an explicit server option that contradicts it is an error.\n"
 		"\n"
 		"Connection and device:\n"
-		"  -d, --ib-dev=NAME        RDMA device to use (checked against the one rdma_cm picks)\n"
+		"  -d, --ib-dev=NAME|auto   RDMA device: its IP address steers rdma_cm to it; auto (the\n"
+		"                           default with --gpu N) = the active NIC nearest the GPU;\n"
+		"                           under a launcher a list NAME,NAME... is indexed by local rank\n"
 		"  -i, --ib-port=N          device port (default 1)\n"
 		"  -p, --port=N             rdma_cm port (default %d)\n"
-		"      --bind=ADDR          server: listen on ADDR only (default all addresses)\n"
+		"      --bind=ADDR          server: listen on ADDR only (default: the -d device's address,\n"
+		"                           else all); client: connect from ADDR (default: -d's address)\n"
 		"      --persistent         server: serve one client after another until SIGINT or\n"
 		"                           SIGTERM (a bad or dead client is logged, not fatal)\n"
 		"  -x, --gid-index=N        accepted for perftest compatibility; rdma_cm picks the GID\n"
 		"  -R, --rdma_cm            accepted for perftest compatibility (rdma_cm is always used)\n"
 		"      --timeout=SEC        give up on connect or on a silent peer after SEC (default 30)\n"
+		"\n"
+		"Launched by mpirun, mpiexec or srun (2N ranks, no SERVER): ranks 0..N-1 serve,\n"
+		"rank i+N connects to rank i on port -p + i, each on its local rank's GPU; the\n"
+		"server's address comes through MPI (configure --with-mpi) or from:\n"
+		"      --peer=HOST[,HOST...] server of each pair (one host: every pair's; also\n"
+		"                           GDRPERF_SERVER)\n"
+		"      --launch=auto|none   none: ignore the launcher's variables (default auto)\n"
 		"\n"
 		"What to measure:\n"
 		"  -s, --size=SIZE          message size (default 64K); K/M/G suffixes are powers of two\n"
@@ -132,7 +146,8 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 		"                           (default host; all with --gpu). A path that cannot run\n"
 		"                           here is reported as skipped with its reason\n"
 		"      --gpu=N|BDF|auto     GPU by CUDA ordinal or PCI bus id (DDDD:BB:DD.F); auto =\n"
-		"                           the GPU nearest the NIC\n"
+		"                           the GPU nearest the NIC; under a launcher a\n"
+		"                           comma-separated list is indexed by local rank\n"
 		"      --use_cuda=N         perftest alias: --gpu=N --mem=peermem\n"
 		"      --use_cuda_bus_id=BDF  perftest alias: --gpu=BDF --mem=peermem\n"
 		"      --use_cuda_dmabuf    perftest alias: --mem=dmabuf\n"
@@ -323,12 +338,17 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 
 int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv)
 {
-	uint64_t v, lo, hi;
+	uint64_t v = 0, lo, hi;
 	int c, size_modes = 0, use_cuda_dmabuf = 0, use_cuda = 0;
 	const char *sizes_arg = NULL;
 
 	defaults(o, verb);
-	optind = 1;
+	/*
+	 * 0, not 1: glibc then also forgets a cluster ("-hp1") that an earlier
+	 * parse returned from midway, which it would otherwise resume in the
+	 * previous (freed) argv.
+	 */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		int r = 0;
@@ -476,6 +496,17 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		case OPT_PERSISTENT:
 			o->persistent = 1;
 			break;
+		case OPT_PEER:
+			if (!*optarg || strlen(optarg) > 4096)
+				return bad("--peer", optarg, "expected HOST or HOST,HOST,...");
+			o->peer = optarg;
+			break;
+		case OPT_LAUNCH:
+			if (!strcmp(optarg, "none"))
+				o->no_launch = 1;
+			else if (strcmp(optarg, "auto"))
+				return bad("--launch", optarg, "expected auto or none");
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -557,6 +588,10 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		o->nmem = 0;
 		for (int k = 0; k < GDR_MEM__COUNT; k++)
 			o->mem[o->nmem++] = (enum gdr_mem_kind)k;
+	}
+	if (o->gpu && !strcmp(o->gpu, "auto") && (!o->dev || !strcmp(o->dev, "auto"))) {
+		gdr_err("--gpu auto needs -d NAME (the NIC the GPU should be near)");
+		return -EINVAL;
 	}
 	if (o->persistent && o->server) {
 		gdr_err("--persistent is for the server (no SERVER argument)");

@@ -2,6 +2,7 @@
 #ifndef GDR_OPTIONS_H
 #define GDR_OPTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,19 @@ enum {
 	GDR_SET_WARMUP = 1u << 10,
 	GDR_SET_VALIDATE = 1u << 11,
 	GDR_SET_BOUNCE = 1u << 12,
+};
+
+/*
+ * Launched pairs (launch.h). rendezvous: once, after placement and before
+ * connecting: the server publishes the address it listens on, the client
+ * learns its server's (into o->server). point: on both sides before every
+ * measurement (each START), so that pairs measure together. 0 or -errno.
+ */
+struct gdr_opts;
+struct gdr_sync {
+	int (*rendezvous)(void *ctx, struct gdr_opts *o, char *why, size_t wlen);
+	int (*point)(void *ctx, char *why, size_t wlen);
+	void *ctx;
 };
 
 struct gdr_opts {
@@ -60,6 +74,9 @@ struct gdr_opts {
 	int no_bind;
 	int persistent;          /* server: serve one client after another until a signal */
 	int verbose;
+	const char *peer;        /* --peer HOST[,HOST...]: server of each launched pair */
+	int no_launch;           /* --launch=none: ignore mpirun/srun variables */
+	const struct gdr_sync *sync; /* set by the launcher, NULL when run by hand */
 	unsigned int set;        /* GDR_SET_* bits given on the command line */
 };
 

@@ -295,7 +295,7 @@ int gdr_msg_decode(const uint8_t *buf, size_t len, struct gdr_msg *m, char *why,
 		FAIL("bad magic 0x%08x: the peer is not gdrperf", magic);
 	if (version != GDR_PROTO_VERSION) {
 		snprintf(why, wlen, "peer speaks gdrperf protocol version %u, this is version %u",
-			 version, GDR_PROTO_VERSION);
+			 version, (unsigned int)GDR_PROTO_VERSION);
 		return -EPROTO;
 	}
 	if (plen != len - 12)
@@ -390,7 +390,7 @@ int gdr_hello_decode(const uint8_t *buf, size_t len, struct gdr_hello *h, char *
 		FAIL("connect request without a gdrperf hello (not a gdrperf client)");
 	if (h->version != GDR_PROTO_VERSION) {
 		snprintf(why, wlen, "client speaks gdrperf protocol version %u, this is version %u",
-			 h->version, GDR_PROTO_VERSION);
+			 h->version, (unsigned int)GDR_PROTO_VERSION);
 		return -EPROTO;
 	}
 	if (h->nqps == 0 || h->nqps > GDR_MAX_QPS || h->qp_index >= h->nqps)

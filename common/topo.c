@@ -168,6 +168,7 @@ static int find_gpus(struct gdr_topo *t)
 		n += is_gpu(o);
 	e = calloc(n ? n : 1, sizeof(*e));
 	t->gpus = calloc(n ? n : 1, sizeof(*t->gpus));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of hwloc_obj_t pointers */
 	t->gpu_pci = calloc(n ? n : 1, sizeof(*t->gpu_pci));
 	if (!e || !t->gpus || !t->gpu_pci) {
 		free(e);

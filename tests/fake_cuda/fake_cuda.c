@@ -212,6 +212,7 @@ static unsigned long long parse_size(const char *s)
 	unsigned long long v = strtoull(s, &end, 0);
 
 	switch (toupper((unsigned char)*end)) {
+	/* NOLINTNEXTLINE(bugprone-branch-clone): the cases fall through, G > M > K */
 	case 'G':
 		v <<= 10;
 		/* fall through */
@@ -937,7 +938,7 @@ static CUresult fake_StreamDestroy(CUstream h)
 static CUresult fake_StreamSynchronize(CUstream h)
 {
 	CUresult rc = enter("cuStreamSynchronize", true);
-	struct fake_stream *s;
+	struct fake_stream *s = NULL;
 
 	if (rc == CUDA_SUCCESS)
 		rc = stream_check(h, &s);

@@ -112,6 +112,9 @@ static void test_bad_values_exit_2(void **state)
 	assert_int_equal(PARSE(&o, "--no-such-option"), -EINVAL);
 	assert_int_equal(PARSE(&o, "a", "b"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--use_cuda=0", "--mem", "host"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--gpu", "auto"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--gpu", "auto", "-d", "auto"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--persistent", "srv"), -EINVAL);
 }
 
 static void test_cq_mod_capped(void **state)
