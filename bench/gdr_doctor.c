@@ -61,14 +61,16 @@ static void usage(FILE *out)
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
 {
-	static const struct option longopts[] = { { .name = "root", .has_arg = 1, .val = 'r' },
-						  { .name = "expect", .has_arg = 1, .val = 'e' },
-						  { .name = "json", .has_arg = 1, .val = 'j' },
-						  { .name = "nccl-log", .has_arg = 1, .val = 'l' },
-						  { .name = "quiet", .has_arg = 0, .val = 'q' },
-						  { .name = "topology-xml", .has_arg = 1, .val = 't' },
-						  { .name = "help", .has_arg = 0, .val = 'h' },
-						  {} };
+	static const struct option longopts[] = {
+		{ .name = "root", .has_arg = 1, .val = 'r' },
+		{ .name = "expect", .has_arg = 1, .val = 'e' },
+		{ .name = "json", .has_arg = 1, .val = 'j' },
+		{ .name = "nccl-log", .has_arg = 1, .val = 'l' },
+		{ .name = "quiet", .has_arg = 0, .val = 'q' },
+		{ .name = "topology-xml", .has_arg = 1, .val = 't' },
+		{ .name = "help", .has_arg = 0, .val = 'h' },
+		{}
+	};
 	int c, e;
 
 	while ((c = getopt_long(argc, argv, "r:e:j:l:t:qh", longopts, NULL)) != -1) {

@@ -30,8 +30,9 @@ int gdr_check_device(const char *name, char *why, size_t wlen)
 
 	list = ibv_get_device_list(&n);
 	if (!list || n == 0) {
-		snprintf(why, wlen, "no RDMA device found (is the HCA driver or rdma_rxe loaded? "
-				    "see 'ibv_devices')");
+		snprintf(why, wlen,
+			 "no RDMA device found (is the HCA driver or rdma_rxe loaded? "
+			 "see 'ibv_devices')");
 		if (list)
 			ibv_free_device_list(list);
 		return -ENODEV;
@@ -115,9 +116,10 @@ static int setup_device(struct gdr_conn *c, struct rdma_cm_id *id, const char *w
 	c->port_num = id->port_num;
 	gdr_strlcpy(c->nic, ibv_get_device_name(id->verbs->device), sizeof(c->nic));
 	if (want_dev && strcmp(want_dev, c->nic)) {
-		snprintf(why, wlen,
-			 "the connection goes over %s, not -d %s: use an address that belongs to %s",
-			 c->nic, want_dev, want_dev);
+		snprintf(
+		    why, wlen,
+		    "the connection goes over %s, not -d %s: use an address that belongs to %s",
+		    c->nic, want_dev, want_dev);
 		return -ENODEV;
 	}
 	if (ib_port && ib_port != c->port_num)
@@ -158,10 +160,10 @@ static int setup_device(struct gdr_conn *c, struct rdma_cm_id *id, const char *w
 		snprintf(why, wlen, "%s: ibv_create_comp_channel: %s", c->nic, strerror(e));
 		return -e;
 	}
-	c->data_cq = ibv_create_cq(c->verbs, (int)(c->nqps * (c->tx_depth + 4) + 16), NULL, NULL, 0);
-	c->ctrl_cq = c->data_cq ? ibv_create_cq(c->verbs, (int)(nslots(c) + 16),
-						 NULL, c->ctrl_ch, 0)
-				: NULL;
+	c->data_cq =
+	    ibv_create_cq(c->verbs, (int)(c->nqps * (c->tx_depth + 4) + 16), NULL, NULL, 0);
+	c->ctrl_cq =
+	    c->data_cq ? ibv_create_cq(c->verbs, (int)(nslots(c) + 16), NULL, c->ctrl_ch, 0) : NULL;
 	if (!c->data_cq || !c->ctrl_cq) {
 		e = errno ? errno : ENOMEM;
 		char expl[200];
@@ -243,9 +245,10 @@ static void fill_conn_param(struct gdr_conn *c, struct rdma_conn_param *p, const
 	p->responder_resources = 16;
 	p->initiator_depth = 16;
 	if (!ibv_query_device(c->verbs, &da)) {
-		p->responder_resources = (uint8_t)(da.max_qp_rd_atom < 255 ? da.max_qp_rd_atom : 255);
+		p->responder_resources =
+		    (uint8_t)(da.max_qp_rd_atom < 255 ? da.max_qp_rd_atom : 255);
 		p->initiator_depth =
-			(uint8_t)(da.max_qp_init_rd_atom < 255 ? da.max_qp_init_rd_atom : 255);
+		    (uint8_t)(da.max_qp_init_rd_atom < 255 ? da.max_qp_init_rd_atom : 255);
 	}
 	p->retry_count = 7;
 	p->rnr_retry_count = 7;
@@ -363,8 +366,9 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 			snprintf(why, wlen, "port %u is already in use (another gdrperf server?)",
 				 o->port);
 		else if (r == -EADDRNOTAVAIL)
-			snprintf(why, wlen, "--bind %s port %u: %s (not an address of an RDMA device, "
-					    "or the port is taken)",
+			snprintf(why, wlen,
+				 "--bind %s port %u: %s (not an address of an RDMA device, "
+				 "or the port is taken)",
 				 o->bind_addr, o->port, strerror(-r));
 		else
 			snprintf(why, wlen, "rdma_bind_addr(%s port %u): %s",
@@ -382,7 +386,8 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 	while (c->nqps == 0 || established < c->nqps) {
 		r = next_event(c, deadline, &ev, why, wlen);
 		if (r == -ETIMEDOUT)
-			snprintf(why, wlen, "no client connected within %g s (--timeout)", o->timeout);
+			snprintf(why, wlen, "no client connected within %g s (--timeout)",
+				 o->timeout);
 		if (r)
 			return r;
 		struct rdma_cm_id *id = ev->id;
@@ -570,7 +575,8 @@ static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struc
 
 		/* A gdrperf server says why; a bare reject means nobody listens yet. */
 		size_t plen = ev->param.conn.private_data_len;
-		size_t mlen = pd && plen >= 12 ? 12 + (pd[8] | pd[9] << 8 | (size_t)pd[10] << 16) : 0;
+		size_t mlen =
+		    pd && plen >= 12 ? 12 + (pd[8] | pd[9] << 8 | (size_t)pd[10] << 16) : 0;
 
 		if (mlen && mlen <= plen && gdr_msg_decode(pd, mlen, &m, mwhy, sizeof(mwhy)) == 0 &&
 		    m.type == GDR_MSG_ERROR) {
@@ -674,14 +680,15 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 			}
 			if (remaining(deadline) <= backoff) {
 				char tmp[256];
-				snprintf(tmp, sizeof(tmp), "%s; gave up after %g s (--timeout)", why,
-					 o->timeout);
+				snprintf(tmp, sizeof(tmp), "%s; gave up after %g s (--timeout)",
+					 why, o->timeout);
 				gdr_strlcpy(why, tmp, wlen);
 				return -ETIMEDOUT;
 			}
 			gdr_dbg("connect: %s; retrying in %.1f s", why, backoff);
 			struct timespec ts = { .tv_sec = (time_t)backoff,
-					       .tv_nsec = (long)((backoff - (time_t)backoff) * 1e9) };
+					       .tv_nsec =
+						   (long)((backoff - (time_t)backoff) * 1e9) };
 			nanosleep(&ts, NULL);
 			backoff = backoff * 2 > 1.0 ? 1.0 : backoff * 2;
 		}
@@ -809,8 +816,9 @@ int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *w
 			}
 			if (wc.wr_id >= nslots(c) || wc.opcode != IBV_WC_RECV ||
 			    (wc.wc_flags & IBV_WC_WITH_IMM)) {
-				snprintf(why, wlen, "unexpected receive completion (slot %llu, opcode %d) "
-						    "while waiting for a control message",
+				snprintf(why, wlen,
+					 "unexpected receive completion (slot %llu, opcode %d) "
+					 "while waiting for a control message",
 					 (unsigned long long)wc.wr_id, (int)wc.opcode);
 				return -EPROTO;
 			}

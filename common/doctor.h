@@ -48,7 +48,7 @@ enum gdr_expect {
 };
 
 struct gdr_doctor {
-	const char *root; /* "/" or a fixture tree */
+	const char *root;	  /* "/" or a fixture tree */
 	const char *topology_xml; /* hwloc XML for the distance checks; NULL = live */
 	struct gdr_check checks[GDR_DOCTOR_MAX_CHECKS];
 	unsigned int nchecks;

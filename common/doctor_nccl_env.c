@@ -47,8 +47,8 @@ static int measure_level(const struct gdr_doctor *doc, const struct gdr_nccl_env
 			continue;
 		measured++;
 		if (!gdr_nccl_would_use(env, p.cls) && (*offenders)++ == 0)
-			snprintf(bad, blen, "GPU%d (%s)'s nearest NIC %s is %s", i, g->bus_id, p.nic,
-				 gdr_topo_class_name(p.cls));
+			snprintf(bad, blen, "GPU%d (%s)'s nearest NIC %s is %s", i, g->bus_id,
+				 p.nic, gdr_topo_class_name(p.cls));
 	}
 	gdr_topo_free(t);
 	return measured;
@@ -77,8 +77,9 @@ static void check_gdr_level(struct gdr_doctor *doc, const char *val)
 	measured = measure_level(doc, &env, bad, sizeof(bad), &offenders);
 	if (offenders) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_FAIL, 0);
-		gdr_check_value(c, "%s is too strict for %d of %d GPUs: %s, so NCCL will not use "
-				   "GPUDirect RDMA there",
+		gdr_check_value(c,
+				"%s is too strict for %d of %d GPUs: %s, so NCCL will not use "
+				"GPUDirect RDMA there",
 				val, offenders, measured, bad);
 		gdr_check_fix(c, "unset NCCL_NET_GDR_LEVEL or raise it to the distances gdr_topo "
 				 "shows");

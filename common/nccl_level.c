@@ -53,8 +53,11 @@ int gdr_nccl_parse_level(const char *s, enum gdr_nccl_level *out, char *why, siz
 	static const struct {
 		const char *name;
 		enum gdr_nccl_level level;
-	} newer[] = { { "NVL", GDR_NCCL_LOC }, { "NVB", GDR_NCCL_LOC }, { "C2C", GDR_NCCL_LOC },
-		      { "PXN", GDR_NCCL_PXB }, { "P2C", GDR_NCCL_PXB } };
+	} newer[] = { { "NVL", GDR_NCCL_LOC },
+		      { "NVB", GDR_NCCL_LOC },
+		      { "C2C", GDR_NCCL_LOC },
+		      { "PXN", GDR_NCCL_PXB },
+		      { "P2C", GDR_NCCL_PXB } };
 	for (i = 0; i < GDR_ARRAY_SIZE(newer); i++)
 		if (!strcmp(s, newer[i].name)) {
 			*out = newer[i].level;

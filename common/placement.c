@@ -50,7 +50,8 @@ static int ifname_ipv4(const char *ifname, char *addr, size_t alen)
 	if (getifaddrs(&ifa))
 		return 0;
 	for (p = ifa; p && !found; p = p->ifa_next) {
-		if (!p->ifa_addr || p->ifa_addr->sa_family != AF_INET || strcmp(p->ifa_name, ifname))
+		if (!p->ifa_addr || p->ifa_addr->sa_family != AF_INET ||
+		    strcmp(p->ifa_name, ifname))
 			continue;
 		found = inet_ntop(AF_INET, &((struct sockaddr_in *)p->ifa_addr)->sin_addr, addr,
 				  (socklen_t)alen) != NULL;
@@ -78,8 +79,7 @@ int gdr_nic_ipv4(const char *dev, int port, char *addr, size_t alen, char *why, 
 	for (ssize_t i = 0; i < n; i++) {
 		if (gids[i].port_num != (uint32_t)port || !gids[i].ndev_ifindex)
 			continue;
-		if (if_indextoname(gids[i].ndev_ifindex, ifname) &&
-		    ifname_ipv4(ifname, addr, alen))
+		if (if_indextoname(gids[i].ndev_ifindex, ifname) && ifname_ipv4(ifname, addr, alen))
 			return 0;
 	}
 	/* IPoIB: the netdev hangs off the same PCI function. */
@@ -96,8 +96,9 @@ int gdr_nic_ipv4(const char *dev, int port, char *addr, size_t alen, char *why, 
 		}
 		closedir(d);
 	}
-	snprintf(why, wlen, "%s port %d: no IPv4 address on its network interface (rdma_cm needs "
-			    "one: configure IPoIB or the RoCE netdev)",
+	snprintf(why, wlen,
+		 "%s port %d: no IPv4 address on its network interface (rdma_cm needs "
+		 "one: configure IPoIB or the RoCE netdev)",
 		 dev, port);
 	return -ENOENT;
 }

@@ -46,14 +46,14 @@ struct sess {
 	char cuda_why[256];
 	struct gdr_csv *csv;
 	struct gdr_json *json;
-	struct gdr_topo_pair topo;   /* GPU-NIC placement for the CSV columns */
+	struct gdr_topo_pair topo; /* GPU-NIC placement for the CSV columns */
 	int have_topo;
-	struct gdr_topo *topo_t;     /* loaded on first use */
+	struct gdr_topo *topo_t; /* loaded on first use */
 	int topo_tried;
-	char gpu_spec[64];           /* --gpu auto resolved to a bus id */
-	char devname[64];            /* -d auto resolved */
-	char bind[64];               /* the NIC's address, when -d steers rdma_cm */
-	struct acc acc;              /* the size being measured */
+	char gpu_spec[64]; /* --gpu auto resolved to a bus id */
+	char devname[64];  /* -d auto resolved */
+	char bind[64];	   /* the NIC's address, when -d steers rdma_cm */
+	struct acc acc;	   /* the size being measured */
 	volatile sig_atomic_t *stop;
 	char why[WHY];
 };
@@ -472,7 +472,6 @@ static double meas_bps(const struct gdr_msg_meas *m)
 	return m->elapsed_ns ? (double)m->bytes * 1e9 / m->elapsed_ns : 0;
 }
 
-
 static void acc_add(struct acc *a, const struct gdr_msg_meas *cli, const struct gdr_msg_meas *srv,
 		    uint64_t size, int bidir)
 {
@@ -658,7 +657,7 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			return reply.u.meas.status;
 		}
 		acc_add(acc, &m.u.meas, &reply.u.meas, size, s->plan.bidir);
-		const struct gdr_msg_meas *bad = m.u.meas.valid < 0	   ? &m.u.meas
+		const struct gdr_msg_meas *bad = m.u.meas.valid < 0	  ? &m.u.meas
 						 : reply.u.meas.valid < 0 ? &reply.u.meas
 									  : NULL;
 		if (bad) {
@@ -672,7 +671,8 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 	return 0;
 }
 
-/* Once the plan is known: open the GPU if a path needs it, explain the placement, print the header. */
+/* Once the plan is known: open the GPU if a path needs it, explain the placement, print the header.
+ */
 static void prepare(struct sess *s)
 {
 	for (unsigned int i = 0; i < s->plan.nmem; i++)
@@ -725,8 +725,9 @@ static int client_run(struct sess *s)
 	/* Sizes above the port's max_msg_sz cannot be one message: clamp them, say so. */
 	for (unsigned int i = 0; i < s->o->nsizes; i++) {
 		if (s->conn.max_msg_sz && s->o->sizes[i] > s->conn.max_msg_sz) {
-			gdr_warn("%s: size %" PRIu64 " exceeds max_msg_sz %u: using %u", s->conn.nic,
-				 s->o->sizes[i], s->conn.max_msg_sz, s->conn.max_msg_sz);
+			gdr_warn("%s: size %" PRIu64 " exceeds max_msg_sz %u: using %u",
+				 s->conn.nic, s->o->sizes[i], s->conn.max_msg_sz,
+				 s->conn.max_msg_sz);
 			s->o->sizes[i] = s->conn.max_msg_sz;
 		}
 	}
@@ -772,8 +773,9 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 				return r;
 		}
 		if (m.u.start.size != size || m.u.start.repeat != rep) {
-			snprintf(s->why, WHY, "protocol error: START for size %" PRIu64 " repeat %u, "
-					     "expected size %" PRIu64 " repeat %u",
+			snprintf(s->why, WHY,
+				 "protocol error: START for size %" PRIu64 " repeat %u, "
+				 "expected size %" PRIu64 " repeat %u",
 				 m.u.start.size, m.u.start.repeat, size, rep);
 			return -EPROTO;
 		}
@@ -826,7 +828,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			return res.u.meas.status;
 		}
 		acc_add(acc, &done.u.meas, &res.u.meas, size, s->plan.bidir);
-		const struct gdr_msg_meas *bad = done.u.meas.valid < 0  ? &done.u.meas
+		const struct gdr_msg_meas *bad = done.u.meas.valid < 0	? &done.u.meas
 						 : res.u.meas.valid < 0 ? &res.u.meas
 									: NULL;
 		if (bad) {
@@ -950,7 +952,8 @@ static int place(struct sess *s)
 		}
 		t = get_topo(s);
 		if (!t || gdr_topo_nearest_gpu(t, o->dev, &p)) {
-			snprintf(s->why, WHY, "--gpu auto: no GPU found in the topology to pair with %s",
+			snprintf(s->why, WHY,
+				 "--gpu auto: no GPU found in the topology to pair with %s",
 				 o->dev);
 			return -ENOENT;
 		}
@@ -969,9 +972,10 @@ static int place(struct sess *s)
 		}
 		t = get_topo(s);
 		if (!t || gdr_topo_nearest_nic(t, s->gpu.bus_id, nic_ok, &o->ib_port, &p)) {
-			gdr_warn("-d auto: no active RDMA NIC found near GPU %s: rdma_cm picks the NIC "
-				 "(give -d NAME)",
-				 s->gpu.bus_id);
+			gdr_warn(
+			    "-d auto: no active RDMA NIC found near GPU %s: rdma_cm picks the NIC "
+			    "(give -d NAME)",
+			    s->gpu.bus_id);
 			return 0;
 		}
 		gdr_strlcpy(s->devname, p.nic, sizeof(s->devname));
@@ -980,7 +984,8 @@ static int place(struct sess *s)
 		       s->gpu.ordinal, s->gpu.bus_id, gdr_topo_class_name(p.cls));
 	}
 	if (o->dev && !o->bind_addr) {
-		if (gdr_nic_ipv4(o->dev, o->ib_port, s->bind, sizeof(s->bind), why, sizeof(why)) == 0) {
+		if (gdr_nic_ipv4(o->dev, o->ib_port, s->bind, sizeof(s->bind), why, sizeof(why)) ==
+		    0) {
 			o->bind_addr = s->bind;
 			gdr_dbg("%s: using its address %s", o->dev, s->bind);
 		} else {
@@ -1058,7 +1063,8 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 		}
 		if (r) {
 			gdr_err("%s", s->why);
-			/* A long-lived server outlives a client that failed to connect, not itself. */
+			/* A long-lived server outlives a client that failed to connect, not itself.
+			 */
 			if (!o->persistent || r == -EINTR || !s->conn.listening)
 				break;
 			gdr_conn_close(&s->conn);
@@ -1068,12 +1074,12 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 		s->env.nic = s->conn.nic;
 		bind_near_nic(s);
 		printf("%s %s: %s %s over %s, %u QP(s)\n", s->client ? "client" : "server",
-		       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted", s->conn.peer,
-		       s->conn.nic, s->conn.nqps);
+		       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted",
+		       s->conn.peer, s->conn.nic, s->conn.nqps);
 		r = s->client ? client_run(s) : server_run(s);
 		if (r)
-			gdr_err("%s%s%s", o->persistent ? s->conn.peer : "", o->persistent ? ": " : "",
-				s->why);
+			gdr_err("%s%s%s", o->persistent ? s->conn.peer : "",
+				o->persistent ? ": " : "", s->why);
 		if (!o->persistent || (stop && *stop))
 			break;
 		/* Next client: fresh connection and plan; the GPU stays open. */
