@@ -18,6 +18,7 @@ struct doctor_opts {
 	const char *nccl_log;
 	enum gdr_expect expect;
 	int quiet;
+	const char *topology_xml;
 };
 
 static void usage(FILE *out)
@@ -41,6 +42,8 @@ static void usage(FILE *out)
 	    "                        then no text report)\n"
 	    "  -l, --nccl-log FILE|- read an NCCL_DEBUG=INFO log (- = stdin) instead of\n"
 	    "                        checking the node\n"
+	    "  -t, --topology-xml FILE  hwloc XML export for the GPU-NIC distance checks\n"
+	    "                        (NCCL_NET_GDR_LEVEL); default: this machine when --root is /\n"
 	    "  -q, --quiet           print only the verdict (or the log's conclusion)\n"
 	    "  -h, --help            this text\n"
 	    "\n"
@@ -58,16 +61,19 @@ static void usage(FILE *out)
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
 {
-	static const struct option longopts[] = { { .name = "root", .has_arg = 1, .val = 'r' },
-						  { .name = "expect", .has_arg = 1, .val = 'e' },
-						  { .name = "json", .has_arg = 1, .val = 'j' },
-						  { .name = "nccl-log", .has_arg = 1, .val = 'l' },
-						  { .name = "quiet", .has_arg = 0, .val = 'q' },
-						  { .name = "help", .has_arg = 0, .val = 'h' },
-						  {} };
+	static const struct option longopts[] = {
+		{ .name = "root", .has_arg = 1, .val = 'r' },
+		{ .name = "expect", .has_arg = 1, .val = 'e' },
+		{ .name = "json", .has_arg = 1, .val = 'j' },
+		{ .name = "nccl-log", .has_arg = 1, .val = 'l' },
+		{ .name = "quiet", .has_arg = 0, .val = 'q' },
+		{ .name = "topology-xml", .has_arg = 1, .val = 't' },
+		{ .name = "help", .has_arg = 0, .val = 'h' },
+		{}
+	};
 	int c, e;
 
-	while ((c = getopt_long(argc, argv, "r:e:j:l:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:e:j:l:t:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->root = optarg;
@@ -88,6 +94,9 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 't':
+			o->topology_xml = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -206,6 +215,7 @@ static int run_node(const struct doctor_opts *o)
 		return EXIT_USAGE;
 	}
 	gdr_doctor_init(doc, o->root);
+	doc->topology_xml = o->topology_xml;
 	gdr_doctor_run(doc);
 	gdr_doctor_verdict(doc, &v);
 	met = gdr_verdict_meets(&v, o->expect);

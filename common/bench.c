@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "launch.h"
 #include "session.h"
 #include "util.h"
 
@@ -19,13 +20,20 @@ static void on_signal(int sig)
 int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
 {
 	struct gdr_opts o;
+	struct gdr_launched launch;
 	struct sigaction sa;
-	int r;
+	int r, usage;
 
 	gdr_set_progname(argv[0]);
 	r = gdr_opts_parse(&o, verb, argc, argv);
 	if (r)
 		return r > 0 ? 0 : 2;
+	/* Under mpirun/srun: this rank's pair, role, port, GPU and server. */
+	r = gdr_launch_setup(&launch, &o, &argc, &argv, &stop_flag, &usage);
+	if (r) {
+		gdr_launch_finish(&launch, 1);
+		return usage ? 2 : 1;
+	}
 
 	/* No SA_RESTART: a blocking poll() must return so the run can unwind. */
 	memset(&sa, 0, sizeof(sa));
@@ -36,7 +44,8 @@ int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
 	signal(SIGPIPE, SIG_IGN);
 
 	r = gdr_session_run(&o, &stop_flag);
-	/* A --persistent server stopped by a signal has done its job (session returns 0). */
+	gdr_launch_finish(&launch, r || stop_flag);
+	/* A --persistent server is stopped by a signal on purpose: that is success. */
 	if (stop_flag && !o.persistent)
 		return 130;
 	return r;

@@ -23,13 +23,13 @@
 #include "util.h"
 
 /* wr_id of bounce sends: a tag no other engine uses, the kind, the low sequence bits. */
-#define WRID_TAG (0xB0C0ull << 48)
+#define WRID_TAG      (0xB0C0ull << 48)
 #define WRID_TAG_MASK (0xFFFFull << 48)
-#define WRID_CREDIT (1ull << 47)
+#define WRID_CREDIT   (1ull << 47)
 #define WRID_SEQ_MASK ((1ull << 40) - 1)
-#define POLL_BATCH 16
+#define POLL_BATCH    16
 /* Idle this long, then sleep instead of spinning (far above a chunk's time on real hardware). */
-#define IDLE_SPIN_NS 50000
+#define IDLE_SPIN_NS  50000
 #define IDLE_SLEEP_MS 1
 
 struct run {
@@ -37,7 +37,7 @@ struct run {
 	const struct gdr_bounce_cfg *cfg;
 	struct gdr_bounce_sm sm;
 	struct ibv_qp *qp;
-	int armed;          /* a completion on the control CQ will wake the channel */
+	int armed; /* a completion on the control CQ will wake the channel */
 	char *why;
 	size_t wlen;
 };
@@ -185,19 +185,20 @@ static int reap_sends(struct run *r, int *progress)
 
 		if (wc[k].status != IBV_WC_SUCCESS) {
 			snprintf(r->why, r->wlen,
-				 "bounce %s: send completion error: %s (vendor error 0x%x)%s", role(r),
-				 ibv_wc_status_str(wc[k].status), wc[k].vendor_err,
+				 "bounce %s: send completion error: %s (vendor error 0x%x)%s",
+				 role(r), ibv_wc_status_str(wc[k].status), wc[k].vendor_err,
 				 wc[k].status == IBV_WC_RETRY_EXC_ERR ||
-						 wc[k].status == IBV_WC_WR_FLUSH_ERR
-					 ? ": the peer is gone or unreachable"
-					 : "");
+					 wc[k].status == IBV_WC_WR_FLUSH_ERR
+				     ? ": the peer is gone or unreachable"
+				     : "");
 			return -ECONNRESET;
 		}
 		if ((wc[k].wr_id & WRID_TAG_MASK) != WRID_TAG) {
 			if (wc[k].wr_id == GDR_WRID_CTRL)
 				continue; /* a control send that completed late */
-			snprintf(r->why, r->wlen, "bounce %s: foreign send completion (wr_id 0x%llx)",
-				 role(r), (unsigned long long)wc[k].wr_id);
+			snprintf(r->why, r->wlen,
+				 "bounce %s: foreign send completion (wr_id 0x%llx)", role(r),
+				 (unsigned long long)wc[k].wr_id);
 			return -EPROTO;
 		}
 		if (wc[k].wr_id & WRID_CREDIT) {
@@ -205,8 +206,8 @@ static int reap_sends(struct run *r, int *progress)
 		} else if ((wc[k].wr_id & WRID_SEQ_MASK) != (r->sm.completed & WRID_SEQ_MASK)) {
 			/* RC completes a QP's sends in order; anything else is a bug. */
 			snprintf(r->why, r->wlen,
-				 "bounce %s: send completion for chunk %llu, expected %llu", role(r),
-				 (unsigned long long)(wc[k].wr_id & WRID_SEQ_MASK),
+				 "bounce %s: send completion for chunk %llu, expected %llu",
+				 role(r), (unsigned long long)(wc[k].wr_id & WRID_SEQ_MASK),
 				 (unsigned long long)(r->sm.completed & WRID_SEQ_MASK));
 			e = -EPROTO;
 		} else {
@@ -266,10 +267,11 @@ static int on_receive(struct run *r, const struct ibv_wc *wc)
 	if (!(wc->wc_flags & IBV_WC_WITH_IMM))
 		return control_message(r, wc);
 	if (wc->byte_len != 0 || (r->sm.write && !r->sm.producer)) {
-		snprintf(r->why, r->wlen,
-			 "bounce %s: protocol error: unexpected SEND with immediate (%u B, imm %" PRIu32
-			 ")",
-			 role(r), wc->byte_len, imm);
+		snprintf(
+		    r->why, r->wlen,
+		    "bounce %s: protocol error: unexpected SEND with immediate (%u B, imm %" PRIu32
+		    ")",
+		    role(r), wc->byte_len, imm);
 		return -EPROTO;
 	}
 	if (r->sm.producer)
@@ -290,9 +292,10 @@ static int reap_receives(struct run *r, int *progress)
 	 */
 	if (r->sm.peer >= r->sm.total)
 		return 0;
-	want = r->sm.producer ? 1
-			      : (r->sm.total - r->sm.peer < POLL_BATCH ? (int)(r->sm.total - r->sm.peer)
-								       : POLL_BATCH);
+	want = r->sm.producer
+		   ? 1
+		   : (r->sm.total - r->sm.peer < POLL_BATCH ? (int)(r->sm.total - r->sm.peer)
+							    : POLL_BATCH);
 	n = ibv_poll_cq(c->ctrl_cq, want, wc);
 	if (n < 0) {
 		snprintf(r->why, r->wlen, "bounce %s: ibv_poll_cq(receive) failed", role(r));
@@ -302,14 +305,16 @@ static int reap_receives(struct run *r, int *progress)
 		int e;
 
 		if (wc[k].status != IBV_WC_SUCCESS) {
-			snprintf(r->why, r->wlen, "bounce %s: receive from %s failed: %s (peer gone?)",
-				 role(r), c->peer, ibv_wc_status_str(wc[k].status));
+			snprintf(r->why, r->wlen,
+				 "bounce %s: receive from %s failed: %s (peer gone?)", role(r),
+				 c->peer, ibv_wc_status_str(wc[k].status));
 			c->peer_gone = 1;
 			return -ECONNRESET;
 		}
 		if (wc[k].wr_id >= GDR_CTRL_SLOTS + c->extra_recv) {
-			snprintf(r->why, r->wlen, "bounce %s: receive completion for unknown slot %llu",
-				 role(r), (unsigned long long)wc[k].wr_id);
+			snprintf(r->why, r->wlen,
+				 "bounce %s: receive completion for unknown slot %llu", role(r),
+				 (unsigned long long)wc[k].wr_id);
 			return -EPROTO;
 		}
 		e = on_receive(r, &wc[k]);
@@ -357,7 +362,8 @@ static int idle_wait(struct run *r)
 			r->armed = 1;
 			return 0;
 		}
-		if (poll(&pfd, 1, IDLE_SLEEP_MS) > 0 && ibv_get_cq_event(c->ctrl_ch, &cq, &ctx) == 0) {
+		if (poll(&pfd, 1, IDLE_SLEEP_MS) > 0 &&
+		    ibv_get_cq_event(c->ctrl_ch, &cq, &ctx) == 0) {
 			c->ctrl_events++;
 			r->armed = 0;
 		}
@@ -400,13 +406,15 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 	}
 	r.qp = cfg->conn->id[0]->qp;
 	if (cfg->rlen < (uint64_t)res->slots * res->chunk) {
-		snprintf(why, wlen, "bounce: the peer's staging ring has %" PRIu64 " B, %u x %zu needed",
+		snprintf(why, wlen,
+			 "bounce: the peer's staging ring has %" PRIu64 " B, %u x %zu needed",
 			 cfg->rlen, res->slots, res->chunk);
 		return -EPROTO;
 	}
 	if (gdr_bounce_sm_init(&r.sm, cfg->write, cfg->producer, cfg->size, res->chunk, res->slots,
 			       cfg->tx_depth, 0, cfg->warmup, cfg->iters)) {
-		snprintf(why, wlen, "bounce: bad parameters (size %" PRIu64 ", %" PRIu64 " messages)",
+		snprintf(why, wlen,
+			 "bounce: bad parameters (size %" PRIu64 ", %" PRIu64 " messages)",
 			 cfg->size, cfg->iters);
 		return -EINVAL;
 	}
@@ -459,8 +467,8 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 				char st[200];
 
 				describe_state(&r, st, sizeof(st));
-				snprintf(why, wlen, "bounce %s: no progress for %g s (%s)", role(&r),
-					 cfg->stall_timeout, st);
+				snprintf(why, wlen, "bounce %s: no progress for %g s (%s)",
+					 role(&r), cfg->stall_timeout, st);
 				return -ETIMEDOUT;
 			}
 			if (cfg->stop && *cfg->stop) {
@@ -482,7 +490,8 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 	for (unsigned int s = 1; segmented && s < seg; s++) {
 		uint64_t dt = seg_t[s] - seg_t[s - 1];
 		if (dt > 0 && seg_d[s] > seg_d[s - 1]) {
-			double bps = (double)(seg_d[s] - seg_d[s - 1]) * cfg->size / r.sm.cpm * 1e9 / dt;
+			double bps =
+			    (double)(seg_d[s] - seg_d[s - 1]) * cfg->size / r.sm.cpm * 1e9 / dt;
 			if (bps > out->peak_bps)
 				out->peak_bps = bps;
 		}

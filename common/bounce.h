@@ -41,23 +41,23 @@ struct gdr_mem;
 
 struct gdr_bounce_sm {
 	/* Geometry and limits (fixed by init). */
-	int write;              /* 1: RDMA WRITE, 0: RDMA READ */
-	int producer;           /* this side holds the GPU source */
+	int write;    /* 1: RDMA WRITE, 0: RDMA READ */
+	int producer; /* this side holds the GPU source */
 	unsigned int slots;
-	unsigned int batch;     /* consumer: credits returned every batch chunks */
-	unsigned int sq_max;    /* outstanding sends this side may have */
+	unsigned int batch;	   /* consumer: credits returned every batch chunks */
+	unsigned int sq_max;	   /* outstanding sends this side may have */
 	uint64_t size, chunk, cpm; /* message size, chunk size, chunks per message */
-	uint64_t first;         /* sequence number of the first chunk */
-	uint64_t barrier;       /* first timed chunk: nothing from here on starts early */
-	uint64_t total;         /* one past the last chunk */
+	uint64_t first;		   /* sequence number of the first chunk */
+	uint64_t barrier;	   /* first timed chunk: nothing from here on starts early */
+	uint64_t total;		   /* one past the last chunk */
 
 	/* Progress, all absolute chunk numbers (first .. total). */
-	uint64_t copy_issued;   /* D2H (producer) or H2D (consumer) started */
+	uint64_t copy_issued; /* D2H (producer) or H2D (consumer) started */
 	uint64_t copy_done;
-	uint64_t posted;        /* WRITEs (P/WRITE), READs (C/READ), readies (P/READ) */
-	uint64_t completed;     /* their send completions */
-	uint64_t peer;          /* producer: credits received; consumer: chunks announced */
-	uint64_t credited;      /* consumer: credits sent */
+	uint64_t posted;	  /* WRITEs (P/WRITE), READs (C/READ), readies (P/READ) */
+	uint64_t completed;	  /* their send completions */
+	uint64_t peer;		  /* producer: credits received; consumer: chunks announced */
+	uint64_t credited;	  /* consumer: credits sent */
 	unsigned int credits_out; /* credit sends in flight */
 };
 
@@ -72,8 +72,8 @@ int gdr_bounce_sm_init(struct gdr_bounce_sm *sm, int write, int producer, uint64
 		       uint64_t warmup, uint64_t iters);
 
 /* Chunk c: byte offset inside its message, length, staging slot. */
-void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *off,
-			uint64_t *len, unsigned int *slot);
+void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *off, uint64_t *len,
+			unsigned int *slot);
 
 /*
  * What may start now; each returns 1 with the chunk (or credit value) when
@@ -116,33 +116,33 @@ int gdr_bounce_sm_finished(const struct gdr_bounce_sm *sm);
 /* What the engine needs from a bounce buffer (mem_bounce.c fills it). */
 struct gdr_bounce_res {
 	struct gdr_cuda *cuda;
-	uint64_t dptr;              /* GPU buffer */
+	uint64_t dptr; /* GPU buffer */
 	size_t len;
-	uint8_t *ring;              /* pinned staging ring: slots * chunk */
+	uint8_t *ring; /* pinned staging ring: slots * chunk */
 	size_t chunk;
 	unsigned int slots;
 	uint32_t lkey, rkey;
 	gdr_cuda_stream_t stream;
-	gdr_cuda_event_t *events;   /* one per slot */
+	gdr_cuda_event_t *events; /* one per slot */
 };
 
 /* 0, or -EINVAL when m is not an open bounce buffer. */
 int gdr_mem_bounce_res(const struct gdr_mem *m, struct gdr_bounce_res *res);
 
 struct gdr_bounce_cfg {
-	int write;                  /* 1: RDMA WRITE, 0: RDMA READ */
-	int producer;               /* this side holds the GPU source */
-	int timed;                  /* this side reports the measurement */
+	int write;    /* 1: RDMA WRITE, 0: RDMA READ */
+	int producer; /* this side holds the GPU source */
+	int timed;    /* this side reports the measurement */
 	uint64_t size;
-	uint64_t iters, warmup;     /* messages */
-	uint64_t gpu_off;           /* source (producer) or destination in the GPU buffer */
-	uint64_t raddr;             /* peer's staging ring */
+	uint64_t iters, warmup; /* messages */
+	uint64_t gpu_off;	/* source (producer) or destination in the GPU buffer */
+	uint64_t raddr;		/* peer's staging ring */
 	uint32_t rkey;
 	uint64_t rlen;
 	unsigned int tx_depth;
-	double stall_timeout;       /* no progress for this long = failure */
+	double stall_timeout; /* no progress for this long = failure */
 	volatile sig_atomic_t *stop;
-	struct gdr_conn *conn;      /* QP 0 carries everything */
+	struct gdr_conn *conn; /* QP 0 carries everything */
 };
 
 /*

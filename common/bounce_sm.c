@@ -42,8 +42,8 @@ int gdr_bounce_sm_init(struct gdr_bounce_sm *sm, int write, int producer, uint64
 	return 0;
 }
 
-void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *off,
-			uint64_t *len, unsigned int *slot)
+void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *off, uint64_t *len,
+			unsigned int *slot)
 {
 	uint64_t o = ((c - sm->first) % sm->cpm) * sm->chunk;
 
@@ -199,10 +199,11 @@ int gdr_bounce_sm_announce(struct gdr_bounce_sm *sm, uint32_t imm, char *why, si
 		return -EPROTO;
 	}
 	if (sm->peer - sm->credited >= sm->slots) {
-		snprintf(why, wlen,
-			 "bounce protocol error: the producer overran the staging ring (chunk %" PRIu32
-			 " with %" PRIu64 " chunks uncredited, %u slots)",
-			 imm, sm->peer - sm->credited, sm->slots);
+		snprintf(
+		    why, wlen,
+		    "bounce protocol error: the producer overran the staging ring (chunk %" PRIu32
+		    " with %" PRIu64 " chunks uncredited, %u slots)",
+		    imm, sm->peer - sm->credited, sm->slots);
 		return -EPROTO;
 	}
 	sm->peer++;
@@ -215,8 +216,8 @@ int gdr_bounce_sm_credit(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size
 	uint64_t v = sm->peer + delta;
 
 	if (!sm->producer) {
-		snprintf(why, wlen, "bounce protocol error: credit (imm %" PRIu32 ") at the consumer",
-			 imm);
+		snprintf(why, wlen,
+			 "bounce protocol error: credit (imm %" PRIu32 ") at the consumer", imm);
 		return -EPROTO;
 	}
 	/* Both the no-op and anything beyond what was sent: the window is at most slots wide. */
@@ -265,8 +266,9 @@ int gdr_bounce_plan_check(int bidir, uint32_t duration_ms, uint64_t chunk, uint3
 		return -EOPNOTSUPP;
 	}
 	if (max_msg_sz && chunk > max_msg_sz) {
-		snprintf(why, wlen, "bounce: --bounce-chunk %" PRIu64 " exceeds max_msg_sz %" PRIu32,
-			 chunk, max_msg_sz);
+		snprintf(why, wlen,
+			 "bounce: --bounce-chunk %" PRIu64 " exceeds max_msg_sz %" PRIu32, chunk,
+			 max_msg_sz);
 		return -EINVAL;
 	}
 	return 0;

@@ -30,8 +30,9 @@ int gdr_check_device(const char *name, char *why, size_t wlen)
 
 	list = ibv_get_device_list(&n);
 	if (!list || n == 0) {
-		snprintf(why, wlen, "no RDMA device found (is the HCA driver or rdma_rxe loaded? "
-				    "see 'ibv_devices')");
+		snprintf(why, wlen,
+			 "no RDMA device found (is the HCA driver or rdma_rxe loaded? "
+			 "see 'ibv_devices')");
 		if (list)
 			ibv_free_device_list(list);
 		return -ENODEV;
@@ -115,9 +116,10 @@ static int setup_device(struct gdr_conn *c, struct rdma_cm_id *id, const char *w
 	c->port_num = id->port_num;
 	gdr_strlcpy(c->nic, ibv_get_device_name(id->verbs->device), sizeof(c->nic));
 	if (want_dev && strcmp(want_dev, c->nic)) {
-		snprintf(why, wlen,
-			 "the connection goes over %s, not -d %s: use an address that belongs to %s",
-			 c->nic, want_dev, want_dev);
+		snprintf(
+		    why, wlen,
+		    "the connection goes over %s, not -d %s: use an address that belongs to %s",
+		    c->nic, want_dev, want_dev);
 		return -ENODEV;
 	}
 	if (ib_port && ib_port != c->port_num)
@@ -158,10 +160,10 @@ static int setup_device(struct gdr_conn *c, struct rdma_cm_id *id, const char *w
 		snprintf(why, wlen, "%s: ibv_create_comp_channel: %s", c->nic, strerror(e));
 		return -e;
 	}
-	c->data_cq = ibv_create_cq(c->verbs, (int)(c->nqps * (c->tx_depth + 4) + 16), NULL, NULL, 0);
-	c->ctrl_cq = c->data_cq ? ibv_create_cq(c->verbs, (int)(nslots(c) + 16),
-						 NULL, c->ctrl_ch, 0)
-				: NULL;
+	c->data_cq =
+	    ibv_create_cq(c->verbs, (int)(c->nqps * (c->tx_depth + 4) + 16), NULL, NULL, 0);
+	c->ctrl_cq =
+	    c->data_cq ? ibv_create_cq(c->verbs, (int)(nslots(c) + 16), NULL, c->ctrl_ch, 0) : NULL;
 	if (!c->data_cq || !c->ctrl_cq) {
 		e = errno ? errno : ENOMEM;
 		char expl[200];
@@ -243,9 +245,10 @@ static void fill_conn_param(struct gdr_conn *c, struct rdma_conn_param *p, const
 	p->responder_resources = 16;
 	p->initiator_depth = 16;
 	if (!ibv_query_device(c->verbs, &da)) {
-		p->responder_resources = (uint8_t)(da.max_qp_rd_atom < 255 ? da.max_qp_rd_atom : 255);
+		p->responder_resources =
+		    (uint8_t)(da.max_qp_rd_atom < 255 ? da.max_qp_rd_atom : 255);
 		p->initiator_depth =
-			(uint8_t)(da.max_qp_init_rd_atom < 255 ? da.max_qp_init_rd_atom : 255);
+		    (uint8_t)(da.max_qp_init_rd_atom < 255 ? da.max_qp_init_rd_atom : 255);
 	}
 	p->retry_count = 7;
 	p->rnr_retry_count = 7;
@@ -363,8 +366,9 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 			snprintf(why, wlen, "port %u is already in use (another gdrperf server?)",
 				 o->port);
 		else if (r == -EADDRNOTAVAIL)
-			snprintf(why, wlen, "--bind %s port %u: %s (not an address of an RDMA device, "
-					    "or the port is taken)",
+			snprintf(why, wlen,
+				 "--bind %s port %u: %s (not an address of an RDMA device, "
+				 "or the port is taken)",
 				 o->bind_addr, o->port, strerror(-r));
 		else
 			snprintf(why, wlen, "rdma_bind_addr(%s port %u): %s",
@@ -382,7 +386,8 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 	while (c->nqps == 0 || established < c->nqps) {
 		r = next_event(c, deadline, &ev, why, wlen);
 		if (r == -ETIMEDOUT)
-			snprintf(why, wlen, "no client connected within %g s (--timeout)", o->timeout);
+			snprintf(why, wlen, "no client connected within %g s (--timeout)",
+				 o->timeout);
 		if (r)
 			return r;
 		struct rdma_cm_id *id = ev->id;
@@ -467,8 +472,8 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 	return 0;
 }
 
-static int resolve(struct gdr_conn *c, struct rdma_cm_id *id, const struct sockaddr *dst,
-		   double deadline, char *why, size_t wlen)
+static int resolve(struct gdr_conn *c, struct rdma_cm_id *id, const struct sockaddr *src,
+		   const struct sockaddr *dst, double deadline, char *why, size_t wlen)
 {
 	struct rdma_cm_event *ev;
 	int r, ms = (int)(remaining(deadline) * 1000);
@@ -477,7 +482,7 @@ static int resolve(struct gdr_conn *c, struct rdma_cm_id *id, const struct socka
 		ms = 100;
 	if (ms > 2000)
 		ms = 2000;
-	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)dst, ms)) {
+	if (rdma_resolve_addr(id, (struct sockaddr *)src, (struct sockaddr *)dst, ms)) {
 		r = -errno;
 		snprintf(why, wlen, "rdma_resolve_addr(%s): %s", c->peer, strerror(-r));
 		return r;
@@ -511,8 +516,9 @@ static int resolve(struct gdr_conn *c, struct rdma_cm_id *id, const struct socka
 }
 
 /* One connect attempt of QP index. 0, -EAGAIN (retry later) or a fatal -errno. */
-static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struct sockaddr *dst,
-		       unsigned int index, double deadline, char *why, size_t wlen)
+static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struct sockaddr *src,
+		       const struct sockaddr *dst, unsigned int index, double deadline, char *why,
+		       size_t wlen)
 {
 	struct rdma_cm_id *id;
 	struct rdma_cm_event *ev;
@@ -533,7 +539,7 @@ static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struc
 		snprintf(why, wlen, "rdma_create_id: %s", strerror(-r));
 		return r;
 	}
-	r = resolve(c, id, dst, deadline, why, wlen);
+	r = resolve(c, id, src, dst, deadline, why, wlen);
 	if (r)
 		goto out_destroy_id;
 	if (!c->pd) {
@@ -570,7 +576,8 @@ static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struc
 
 		/* A gdrperf server says why; a bare reject means nobody listens yet. */
 		size_t plen = ev->param.conn.private_data_len;
-		size_t mlen = pd && plen >= 12 ? 12 + (pd[8] | pd[9] << 8 | (size_t)pd[10] << 16) : 0;
+		size_t mlen =
+		    pd && plen >= 12 ? 12 + (pd[8] | pd[9] << 8 | (size_t)pd[10] << 16) : 0;
 
 		if (mlen && mlen <= plen && gdr_msg_decode(pd, mlen, &m, mwhy, sizeof(mwhy)) == 0 &&
 		    m.type == GDR_MSG_ERROR) {
@@ -612,7 +619,7 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 		     char *why, size_t wlen)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV }, *res;
-	struct sockaddr_storage dst;
+	struct sockaddr_storage dst, src;
 	double deadline = gdr_now_s() + o->timeout;
 	double backoff = 0.1;
 	char port[8];
@@ -642,6 +649,18 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 	memcpy(&dst, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	addr_str((struct sockaddr *)&dst, c->peer, sizeof(c->peer));
+	/* --bind on a client: the source address, which is how rdma_cm picks the NIC. */
+	if (o->bind_addr) {
+		struct addrinfo sh = { .ai_family = dst.ss_family, .ai_flags = AI_NUMERICHOST };
+
+		r = getaddrinfo(o->bind_addr, NULL, &sh, &res);
+		if (r) {
+			snprintf(why, wlen, "--bind %s: %s", o->bind_addr, gai_strerror(r));
+			return -EINVAL;
+		}
+		memcpy(&src, res->ai_addr, res->ai_addrlen);
+		freeaddrinfo(res);
+	}
 
 	c->ch = rdma_create_event_channel();
 	if (!c->ch || set_nonblock(c->ch->fd)) {
@@ -652,7 +671,8 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 	}
 	for (unsigned int i = 0; i < c->nqps; i++) {
 		for (;;) {
-			r = connect_one(c, o, (struct sockaddr *)&dst, i, deadline, why, wlen);
+			r = connect_one(c, o, o->bind_addr ? (struct sockaddr *)&src : NULL,
+					(struct sockaddr *)&dst, i, deadline, why, wlen);
 			if (r != -EAGAIN)
 				break;
 			if (stopped(c)) {
@@ -661,14 +681,15 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 			}
 			if (remaining(deadline) <= backoff) {
 				char tmp[256];
-				snprintf(tmp, sizeof(tmp), "%s; gave up after %g s (--timeout)", why,
-					 o->timeout);
+				snprintf(tmp, sizeof(tmp), "%s; gave up after %g s (--timeout)",
+					 why, o->timeout);
 				gdr_strlcpy(why, tmp, wlen);
 				return -ETIMEDOUT;
 			}
 			gdr_dbg("connect: %s; retrying in %.1f s", why, backoff);
 			struct timespec ts = { .tv_sec = (time_t)backoff,
-					       .tv_nsec = (long)((backoff - (time_t)backoff) * 1e9) };
+					       .tv_nsec =
+						   (long)((backoff - (time_t)backoff) * 1e9) };
 			nanosleep(&ts, NULL);
 			backoff = backoff * 2 > 1.0 ? 1.0 : backoff * 2;
 		}
@@ -796,8 +817,9 @@ int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *w
 			}
 			if (wc.wr_id >= nslots(c) || wc.opcode != IBV_WC_RECV ||
 			    (wc.wc_flags & IBV_WC_WITH_IMM)) {
-				snprintf(why, wlen, "unexpected receive completion (slot %llu, opcode %d) "
-						    "while waiting for a control message",
+				snprintf(why, wlen,
+					 "unexpected receive completion (slot %llu, opcode %d) "
+					 "while waiting for a control message",
 					 (unsigned long long)wc.wr_id, (int)wc.opcode);
 				return -EPROTO;
 			}

@@ -17,7 +17,7 @@
 #include "proto.h"
 
 #define GDR_CTRL_SLOTS 16
-#define GDR_WRID_CTRL (~0ull)
+#define GDR_WRID_CTRL  (~0ull)
 
 struct gdr_conn {
 	struct rdma_event_channel *ch;
@@ -25,15 +25,15 @@ struct gdr_conn {
 	struct rdma_cm_id *id[GDR_MAX_QPS];
 	unsigned int nqps;
 	unsigned int tx_depth;
-	unsigned int extra_recv;   /* receive WRs beyond the control slots (bounce) */
+	unsigned int extra_recv; /* receive WRs beyond the control slots (bounce) */
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *ctrl_ch;
 	struct ibv_cq *data_cq;
 	struct ibv_cq *ctrl_cq;
-	unsigned int ctrl_events;  /* CQ events to ack */
+	unsigned int ctrl_events; /* CQ events to ack */
 	struct ibv_mr *ctrl_mr;
-	uint8_t *ctrl_buf;         /* send slot, then GDR_CTRL_SLOTS + extra_recv receive slots */
+	uint8_t *ctrl_buf; /* send slot, then GDR_CTRL_SLOTS + extra_recv receive slots */
 	uint32_t session;
 	uint32_t max_msg_sz;
 	uint8_t port_num;
@@ -42,7 +42,7 @@ struct gdr_conn {
 	double timeout;
 	volatile sig_atomic_t *stop;
 	int peer_gone;
-	int listening;             /* server: got as far as rdma_listen */
+	int listening; /* server: got as far as rdma_listen */
 };
 
 /* Server: wait (up to o->timeout) for one client and accept all its QPs. */

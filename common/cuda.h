@@ -19,13 +19,13 @@ struct gdr_cuda;
 
 struct gdr_gpu {
 	int ordinal;
-	int device;             /* CUdevice */
-	char bus_id[32];        /* "0000:3b:00.0": lower case, with domain */
+	int device;	 /* CUdevice */
+	char bus_id[32]; /* "0000:3b:00.0": lower case, with domain */
 	char name[128];
 	uint64_t total_mem;
-	int dmabuf_supported;   /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED; -1 unknown */
-	int gdr_supported;      /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED; -1 unknown */
-	void *ctx;              /* retained primary context, NULL until opened */
+	int dmabuf_supported; /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED; -1 unknown */
+	int gdr_supported;    /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED; -1 unknown */
+	void *ctx;	      /* retained primary context, NULL until opened */
 };
 
 /* Load the driver and cuInit(0). why: "no CUDA driver (libcuda.so.1: <dlerror>)". */
@@ -35,7 +35,8 @@ void gdr_cuda_unload(struct gdr_cuda *cu);
 int gdr_cuda_driver_version(struct gdr_cuda *cu, int *version);
 int gdr_cuda_device_count(struct gdr_cuda *cu, int *count);
 /* Fill gpu for ordinal (no context created). */
-int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, char *why, size_t wlen);
+int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, char *why,
+		      size_t wlen);
 /* spec: "N" (ordinal) or a PCI bus id "[DDDD:]BB:DD.F" (case-insensitive). */
 int gdr_cuda_find_gpu(struct gdr_cuda *cu, const char *spec, struct gdr_gpu *gpu, char *why,
 		      size_t wlen);

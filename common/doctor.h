@@ -48,7 +48,8 @@ enum gdr_expect {
 };
 
 struct gdr_doctor {
-	const char *root; /* "/" or a fixture tree */
+	const char *root;	  /* "/" or a fixture tree */
+	const char *topology_xml; /* hwloc XML for the distance checks; NULL = live */
 	struct gdr_check checks[GDR_DOCTOR_MAX_CHECKS];
 	unsigned int nchecks;
 	unsigned int dropped;	   /* checks that did not fit */
@@ -110,11 +111,5 @@ char gdr_kconfig_lookup(const char *text, const char *name);
 /* Parse "Max locked memory" from /proc/PID/limits text: soft limit in bytes, UINT64_MAX =
  * unlimited. */
 int gdr_limits_memlock_parse(const char *text, unsigned long long *soft);
-
-/*
- * NCCL_NET_GDR_LEVEL value -> 0 LOC, 1 NVL, 2 PIX, 3 PXB, 4 PHB, 5 SYS (NCCL's
- * legacy integers mean the same); -1 when NCCL would not understand it.
- */
-int gdr_nccl_gdr_level_parse(const char *s);
 
 #endif

@@ -7,35 +7,12 @@
 #include "config.h"
 
 #include "doctor.h"
+#include "topo.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* NCCL's path types in its own order (graph/topo.h); the legacy integers index this list. */
-static const char *const gdr_levels[] = { "LOC", "NVL", "PIX", "PXB", "PHB", "SYS" };
-
-int gdr_nccl_gdr_level_parse(const char *s)
-{
-	char *end;
-	long v;
-
-	for (size_t i = 0; i < GDR_ARRAY_SIZE(gdr_levels); i++)
-		if (!strcasecmp(s, gdr_levels[i]))
-			return (int)i;
-	/* Newer NCCL knows more names; they sit between the ones above. */
-	if (!strcasecmp(s, "NVB") || !strcasecmp(s, "C2C"))
-		return 1;
-	if (!strcasecmp(s, "P2C") || !strcasecmp(s, "PXN"))
-		return 3;
-	if (!strcasecmp(s, "NODE"))
-		return 4;
-	v = strtol(s, &end, 10);
-	if (*s && !*end && v >= 0 && v < (long)GDR_ARRAY_SIZE(gdr_levels))
-		return (int)v;
-	return -1;
-}
 
 static int node_dmabuf_ok(const struct gdr_doctor *doc)
 {
@@ -45,38 +22,84 @@ static int node_dmabuf_ok(const struct gdr_doctor *doc)
 	return 1;
 }
 
+/*
+ * GPU-NIC pairs NCCL_NET_GDR_LEVEL rules out: each GPU with its nearest NIC,
+ * from --topology-xml, or from this machine when --root is the live system.
+ * Returns the number of GPUs measured; the first offender is described in bad.
+ */
+static int measure_level(const struct gdr_doctor *doc, const struct gdr_nccl_env *env, char *bad,
+			 size_t blen, int *offenders)
+{
+	struct gdr_topo *t;
+	struct gdr_topo_pair p;
+	char why[256];
+	int measured = 0;
+
+	*offenders = 0;
+	if (!doc->topology_xml && doc->root && strcmp(doc->root, "/"))
+		return 0; /* a fixture root: this machine's topology would be the wrong one */
+	if (gdr_topo_load(&t, doc->topology_xml, doc->root, why, sizeof(why)))
+		return 0;
+	for (int i = 0; i < gdr_topo_gpu_count(t); i++) {
+		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
+
+		if (gdr_topo_nearest_nic(t, g->bus_id, NULL, NULL, &p) || p.cls == GDR_TOPO_UNKNOWN)
+			continue;
+		measured++;
+		if (!gdr_nccl_would_use(env, p.cls) && (*offenders)++ == 0)
+			snprintf(bad, blen, "GPU%d (%s)'s nearest NIC %s is %s", i, g->bus_id,
+				 p.nic, gdr_topo_class_name(p.cls));
+	}
+	gdr_topo_free(t);
+	return measured;
+}
+
 static void check_gdr_level(struct gdr_doctor *doc, const char *val)
 {
-	int lvl = gdr_nccl_gdr_level_parse(val);
+	struct gdr_nccl_env env = { .level_set = 1, .read = -1 };
 	struct gdr_check *c;
+	char why[256], bad[256];
+	int measured, offenders;
 
-	if (lvl < 0) {
+	if (gdr_nccl_parse_level(val, &env.level, why, sizeof(why))) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_WARN, 0);
-		gdr_check_value(c, "%s: not a level NCCL knows (LOC NVL PIX PXB PHB SYS)", val);
+		gdr_check_value(c, "%s", why);
 		gdr_check_fix(c, "unset it (NCCL's default is PXB) or use one of the names");
 		return;
 	}
-	if (lvl == 0) {
+	if (env.level == GDR_NCCL_LOC) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_FAIL, 0);
 		gdr_check_value(c, "%s: GPUDirect RDMA disabled for every GPU/NIC pair", val);
 		gdr_check_fix(c, "unset NCCL_NET_GDR_LEVEL, or set it to the GPU-NIC distance "
 				 "gdr_topo shows");
 		return;
 	}
-	/*
-	 * Hook for the topology module: once common/topo.h is in the tree, compare
-	 * lvl with the distance of each GPU to its nearest NIC and fail when a pair
-	 * is farther than the level allows. Until then only the name is checked.
-	 */
-	c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", lvl <= 2 ? GDR_CHECK_WARN : GDR_CHECK_PASS,
-			   0);
+	measured = measure_level(doc, &env, bad, sizeof(bad), &offenders);
+	if (offenders) {
+		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_FAIL, 0);
+		gdr_check_value(c,
+				"%s is too strict for %d of %d GPUs: %s, so NCCL will not use "
+				"GPUDirect RDMA there",
+				val, offenders, measured, bad);
+		gdr_check_fix(c, "unset NCCL_NET_GDR_LEVEL or raise it to the distances gdr_topo "
+				 "shows");
+		return;
+	}
+	if (measured) {
+		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_PASS, 0);
+		gdr_check_value(c, "%s: every GPU's nearest NIC is at %s or closer (%d GPUs)", val,
+				gdr_nccl_level_name(env.level), measured);
+		return;
+	}
+	c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL",
+			   env.level <= GDR_NCCL_PIX ? GDR_CHECK_WARN : GDR_CHECK_PASS, 0);
 	gdr_check_value(c,
 			"%s: GDR only for GPU-NIC pairs at %s or closer (distances not measured "
-			"here: see gdr_topo)",
-			val, gdr_levels[lvl]);
-	if (lvl <= 2)
+			"here: see gdr_topo, or --topology-xml)",
+			val, gdr_nccl_level_name(env.level));
+	if (env.level <= GDR_NCCL_PIX)
 		gdr_check_fix(c, "check with gdr_topo that every GPU's NIC is at %s or closer",
-			      gdr_levels[lvl]);
+			      gdr_nccl_level_name(env.level));
 }
 
 void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)

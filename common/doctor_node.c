@@ -10,6 +10,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -269,6 +270,28 @@ static void check_peermem(struct gdr_doctor *doc)
 			 "not needed when DMA-BUF works");
 }
 
+/*
+ * Without the libibverbs.so.1 link (a copy that dereferenced it, a minimal
+ * image), the versioned file itself still names the release.
+ */
+static int versioned_file(const char *root, const char *dir, char *name, size_t len)
+{
+	char full[4096];
+	struct dirent *e;
+	DIR *d = opendir(gdr_rooted_path(root, dir, full, sizeof(full)));
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d)))
+		if (!strncmp(e->d_name, "libibverbs.so.1.", 16) && strlen(e->d_name) > 16) {
+			gdr_strlcpy(name, e->d_name, len);
+			found = 1;
+		}
+	closedir(d);
+	return found;
+}
+
 /* rdma-core's version is the tail of libibverbs' file name: libibverbs.so.1.14.50.0 = v50.0. */
 static void check_rdma_core(struct gdr_doctor *doc)
 {
@@ -291,9 +314,10 @@ static void check_rdma_core(struct gdr_doctor *doc)
 		snprintf(path, sizeof(path), "%s/libibverbs.so.1", dirs[i]);
 		n = readlink(gdr_rooted_path(doc->root, path, full, sizeof(full)), target,
 			     sizeof(target) - 1);
-		if (n < 0)
+		if (n >= 0)
+			target[n] = '\0';
+		else if (!versioned_file(doc->root, dirs[i], target, sizeof(target)))
 			continue;
-		target[n] = '\0';
 		base = strrchr(target, '/');
 		base = base ? base + 1 : target;
 		/* Skip "libibverbs.so.1.14." to the rdma-core major. */

@@ -11,7 +11,7 @@
 #include "conn.h"
 #include "util.h"
 
-#define QP_SHIFT 48
+#define QP_SHIFT   48
 #define COUNT_MASK ((1ull << QP_SHIFT) - 1)
 #define POLL_BATCH 16
 
@@ -115,12 +115,13 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 		for (int k = 0; k < n; k++) {
 			if (wc[k].status != IBV_WC_SUCCESS) {
 				snprintf(why, wlen, "%s completion error: %s (vendor error 0x%x)%s",
-					 cfg->opcode == IBV_WR_RDMA_READ ? "RDMA READ" : "RDMA WRITE",
+					 cfg->opcode == IBV_WR_RDMA_READ ? "RDMA READ"
+									 : "RDMA WRITE",
 					 ibv_wc_status_str(wc[k].status), wc[k].vendor_err,
 					 wc[k].status == IBV_WC_RETRY_EXC_ERR ||
-							 wc[k].status == IBV_WC_WR_FLUSH_ERR
-						 ? ": the peer is gone or unreachable"
-						 : "");
+						 wc[k].status == IBV_WC_WR_FLUSH_ERR
+					     ? ": the peer is gone or unreachable"
+					     : "");
 				return -ECONNRESET;
 			}
 			if (wc[k].wr_id == GDR_WRID_CTRL)
@@ -213,8 +214,8 @@ int gdr_loop_run(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 	struct qstate *qs;
 	int r = -ENOMEM;
 
-	if (nqps == 0 || cfg->post_list == 0 || cfg->post_list > cfg->tx_depth || cfg->cq_mod == 0 ||
-	    cfg->cq_mod > cfg->tx_depth) {
+	if (nqps == 0 || cfg->post_list == 0 || cfg->post_list > cfg->tx_depth ||
+	    cfg->cq_mod == 0 || cfg->cq_mod > cfg->tx_depth) {
 		snprintf(why, wlen, "loop: bad parameters");
 		return -EINVAL;
 	}

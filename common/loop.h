@@ -21,24 +21,24 @@ struct gdr_loop_qp {
 };
 
 struct gdr_loop_cfg {
-	enum ibv_wr_opcode opcode;   /* IBV_WR_RDMA_WRITE or IBV_WR_RDMA_READ */
+	enum ibv_wr_opcode opcode; /* IBV_WR_RDMA_WRITE or IBV_WR_RDMA_READ */
 	uint32_t size;
-	uint64_t iters;              /* per QP; ignored when duration > 0 */
-	double duration;             /* seconds */
+	uint64_t iters;	 /* per QP; ignored when duration > 0 */
+	double duration; /* seconds */
 	unsigned int tx_depth, post_list, cq_mod;
-	unsigned int warmup;         /* untimed messages per QP first */
-	double stall_timeout;        /* no completion for this long = failure */
+	unsigned int warmup;  /* untimed messages per QP first */
+	double stall_timeout; /* no completion for this long = failure */
 	volatile sig_atomic_t *stop;
-	struct gdr_conn *conn;       /* watched for a disconnect; may be NULL */
+	struct gdr_conn *conn; /* watched for a disconnect; may be NULL */
 };
 
 struct gdr_loop_out {
-	uint64_t iters;      /* messages completed per QP (smallest QP) */
-	uint64_t msgs;       /* all QPs */
+	uint64_t iters; /* messages completed per QP (smallest QP) */
+	uint64_t msgs;	/* all QPs */
 	uint64_t bytes;
 	uint64_t elapsed_ns;
-	double peak_bps;     /* best of 8 equal segments, bytes/s */
-	double cpu_pct;      /* this process's CPU time / wall time, percent of one core */
+	double peak_bps; /* best of 8 equal segments, bytes/s */
+	double cpu_pct;	 /* this process's CPU time / wall time, percent of one core */
 };
 
 /* Peak bandwidth is measured over this many segments of a repeat. */

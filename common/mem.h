@@ -28,24 +28,24 @@ struct gdr_gpu;
 /* What a backend may need from the program. */
 struct gdr_mem_env {
 	struct ibv_pd *pd;
-	const char *nic;         /* verbs device name, for messages */
-	const char *sysfs_root;  /* "/" normally; GDRPERF_ROOT in tests */
-	struct gdr_cuda *cuda;   /* NULL when no driver could be loaded */
-	struct gdr_gpu *gpu;     /* opened GPU, NULL when none */
-	const char *cuda_why;    /* why cuda is NULL */
-	int hugepages;           /* host: try MAP_HUGETLB first */
-	size_t bounce_chunk;     /* bounce: staging chunk size */
+	const char *nic;	/* verbs device name, for messages */
+	const char *sysfs_root; /* "/" normally; GDRPERF_ROOT in tests */
+	struct gdr_cuda *cuda;	/* NULL when no driver could be loaded */
+	struct gdr_gpu *gpu;	/* opened GPU, NULL when none */
+	const char *cuda_why;	/* why cuda is NULL */
+	int hugepages;		/* host: try MAP_HUGETLB first */
+	size_t bounce_chunk;	/* bounce: staging chunk size */
 	unsigned int bounce_slots;
 };
 
 struct gdr_mem {
 	const struct gdr_mem_ops *ops;
 	const struct gdr_mem_env *env;
-	size_t len;       /* bytes usable at addr */
-	uint64_t addr;    /* address the NIC uses (host VA or device VA = iova) */
-	void *host;       /* host mapping, NULL for device memory */
+	size_t len;    /* bytes usable at addr */
+	uint64_t addr; /* address the NIC uses (host VA or device VA = iova) */
+	void *host;    /* host mapping, NULL for device memory */
 	struct ibv_mr *mr;
-	void *priv;       /* backend state */
+	void *priv; /* backend state */
 };
 
 struct gdr_mem_ops {
@@ -75,7 +75,6 @@ extern const struct gdr_mem_ops gdr_mem_host_ops;
 extern const struct gdr_mem_ops gdr_mem_dmabuf_ops;
 extern const struct gdr_mem_ops gdr_mem_peermem_ops;
 extern const struct gdr_mem_ops gdr_mem_bounce_ops;
-
 
 /*
  * Shared probes (used by the backends and by gdr_doctor).

@@ -37,8 +37,7 @@ static int cuda_why(struct gdr_mem *m, const char *what, int r, char *why, size_
 {
 	char name[192];
 
-	snprintf(why, wlen, "%s: %s: %s",
-		 gdr_mem_gpu_name(m->env->gpu, name, sizeof(name)), what,
+	snprintf(why, wlen, "%s: %s: %s", gdr_mem_gpu_name(m->env->gpu, name, sizeof(name)), what,
 		 gdr_cuda_last_error(m->env->cuda));
 	return r < 0 ? r : -EIO;
 }
@@ -53,8 +52,8 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 
 	if (env->bounce_chunk == 0 || env->bounce_slots == 0 ||
 	    env->bounce_chunk > SIZE_MAX / env->bounce_slots) {
-		snprintf(why, wlen, "bounce: bad staging ring (%u slots of %zu B)", env->bounce_slots,
-			 env->bounce_chunk);
+		snprintf(why, wlen, "bounce: bad staging ring (%u slots of %zu B)",
+			 env->bounce_slots, env->bounce_chunk);
 		return -EINVAL;
 	}
 	bp = calloc(1, sizeof(*bp));
@@ -90,7 +89,8 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 			return cuda_why(m, "bounce slot events", r, why, wlen);
 	}
 	if (!env->pd) {
-		snprintf(why, wlen, "bounce: no protection domain to register the staging ring with");
+		snprintf(why, wlen,
+			 "bounce: no protection domain to register the staging ring with");
 		return -EINVAL;
 	}
 	m->mr = ibv_reg_mr(env->pd, bp->ring, bp->ring_len, access);
@@ -99,7 +99,8 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 
 		gdr_explain_reg_errno(e, bp->ring_len, err, sizeof(err));
 		snprintf(why, wlen, "%s: ibv_reg_mr(bounce staging, %s): %s",
-			 env->nic ? env->nic : "?", gdr_fmt_size(bp->ring_len, sz, sizeof(sz)), err);
+			 env->nic ? env->nic : "?", gdr_fmt_size(bp->ring_len, sz, sizeof(sz)),
+			 err);
 		return -e;
 	}
 	return 0;

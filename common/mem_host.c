@@ -40,10 +40,11 @@ void gdr_explain_reg_errno(int err, size_t len, char *buf, size_t blen)
 	if (rl.rlim_cur == RLIM_INFINITY)
 		snprintf(buf, blen, "%s (RLIMIT_MEMLOCK is unlimited)", strerror(err));
 	else
-		snprintf(buf, blen,
-			 "%s (RLIMIT_MEMLOCK is %s, %s needed: raise it with 'ulimit -l unlimited' or "
-			 "the container's memlock limit)",
-			 strerror(err), gdr_fmt_size(rl.rlim_cur, have, sizeof(have)), need);
+		snprintf(
+		    buf, blen,
+		    "%s (RLIMIT_MEMLOCK is %s, %s needed: raise it with 'ulimit -l unlimited' or "
+		    "the container's memlock limit)",
+		    strerror(err), gdr_fmt_size(rl.rlim_cur, have, sizeof(have)), need);
 }
 
 static int host_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, size_t wlen)
@@ -60,8 +61,8 @@ static int host_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, 
 	if (m->env->hugepages) {
 		size_t hl = (len + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
 
-		p = mmap(NULL, hl, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB,
-			 -1, 0);
+		p = mmap(NULL, hl, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
 		if (p != MAP_FAILED)
 			hp->map_len = hl;
 		else

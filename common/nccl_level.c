@@ -45,6 +45,24 @@ int gdr_nccl_parse_level(const char *s, enum gdr_nccl_level *out, char *why, siz
 			*out = i;
 			return 0;
 		}
+	/*
+	 * Newer NCCL names. NVL/NVB/C2C are closer than any PCIe path, so for a
+	 * GPU-NIC pair they allow nothing more than LOC; PXN and P2C sit between
+	 * PXB and PHB in NCCL's order, and no PCIe class here falls between them.
+	 */
+	static const struct {
+		const char *name;
+		enum gdr_nccl_level level;
+	} newer[] = { { "NVL", GDR_NCCL_LOC },
+		      { "NVB", GDR_NCCL_LOC },
+		      { "C2C", GDR_NCCL_LOC },
+		      { "PXN", GDR_NCCL_PXB },
+		      { "P2C", GDR_NCCL_PXB } };
+	for (i = 0; i < GDR_ARRAY_SIZE(newer); i++)
+		if (!strcmp(s, newer[i].name)) {
+			*out = newer[i].level;
+			return 0;
+		}
 	if (isdigit((unsigned char)s[0])) {
 		char *end;
 		unsigned long v;

@@ -34,6 +34,8 @@ enum {
 	OPT_HUGEPAGES,
 	OPT_NO_BIND,
 	OPT_PERSISTENT,
+	OPT_PEER,
+	OPT_LAUNCH,
 };
 
 static const struct option long_opts[] = {
@@ -72,6 +74,8 @@ static const struct option long_opts[] = {
 	{ .name = "hugepages", .has_arg = 0, .val = OPT_HUGEPAGES },
 	{ .name = "no-bind", .has_arg = 0, .val = OPT_NO_BIND },
 	{ .name = "persistent", .has_arg = 0, .val = OPT_PERSISTENT },
+	{ .name = "peer", .has_arg = 1, .val = OPT_PEER },
+	{ .name = "launch", .has_arg = 1, .val = OPT_LAUNCH },
 	{ .name = "verbose", .has_arg = 0, .val = 'v' },
 	{ .name = "help", .has_arg = 0, .val = 'h' },
 	{ .name = "version", .has_arg = 0, .val = 'V' },
@@ -89,71 +93,91 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 {
 	const char *prog = verb == GDR_VERB_READ ? "gdr_read_bw" : "gdr_write_bw";
 
-	fprintf(out,
-		"Usage: %s [options]            start a server (waits for one client)\n"
-		"       %s [options] SERVER     run the client against SERVER (host or address)\n"
-		"\n"
-		"RDMA %s bandwidth between two nodes over rdma_cm, on host memory and on GPU\n"
-		"memory registered through DMA-BUF, nvidia-peermem or a host bounce buffer.\n"
-		"The client's plan (sizes, iterations, QPs, paths...) is sent to the server,\n"
-		"which adopts it; an explicit server option that contradicts it is an error.\n"
-		"\n"
-		"Connection and device:\n"
-		"  -d, --ib-dev=NAME        RDMA device to use (checked against the one rdma_cm picks)\n"
-		"  -i, --ib-port=N          device port (default 1)\n"
-		"  -p, --port=N             rdma_cm port (default %d)\n"
-		"      --bind=ADDR          server: listen on ADDR only (default all addresses)\n"
-		"      --persistent         server: serve one client after another until SIGINT or\n"
-		"                           SIGTERM (a bad or dead client is logged, not fatal)\n"
-		"  -x, --gid-index=N        accepted for perftest compatibility; rdma_cm picks the GID\n"
-		"  -R, --rdma_cm            accepted for perftest compatibility (rdma_cm is always used)\n"
-		"      --timeout=SEC        give up on connect or on a silent peer after SEC (default 30)\n"
-		"\n"
-		"What to measure:\n"
-		"  -s, --size=SIZE          message size (default 64K); K/M/G suffixes are powers of two\n"
-		"  -a, --all                all sizes from 2 B to 8 MiB (powers of two)\n"
-		"      --sizes=MIN:MAX      powers of two from MIN to MAX\n"
-		"  -n, --iters=N            messages per QP per repeat (default 5000)\n"
-		"  -D, --duration=SEC       run each repeat for SEC seconds instead of -n\n"
-		"  -q, --qp=N               queue pairs (default 1, at most %d)\n"
-		"  -t, --tx-depth=N         outstanding work requests per QP (default 128)\n"
-		"  -l, --post_list=N        work requests per ibv_post_send (default 1)\n"
-		"  -Q, --cq-mod=N           signal one completion every N requests (default 100;\n"
-		"                           capped at the tx depth)\n"
-		"  -b, --bidirectional      both sides issue %ss at once\n"
-		"      --repeat=N           timed repeats per size; the table shows median/min/max\n"
-		"                           over them (default 1)\n"
-		"      --warmup=N           untimed messages per QP before each repeat (default 16)\n"
-		"      --validate           fill the source with a per-run pattern and check every\n"
-		"                           byte of the destination after each size\n"
-		"\n"
-		"Memory paths:\n"
-		"      --mem=LIST|all       comma-separated list of host, dmabuf, peermem, bounce\n"
-		"                           (default host; all with --gpu). A path that cannot run\n"
-		"                           here is reported as skipped with its reason\n"
-		"      --gpu=N|BDF|auto     GPU by CUDA ordinal or PCI bus id (DDDD:BB:DD.F); auto =\n"
-		"                           the GPU nearest the NIC\n"
-		"      --use_cuda=N         perftest alias: --gpu=N --mem=peermem\n"
-		"      --use_cuda_bus_id=BDF  perftest alias: --gpu=BDF --mem=peermem\n"
-		"      --use_cuda_dmabuf    perftest alias: --mem=dmabuf\n"
-		"      --bounce-chunk=SIZE  bounce path: staging chunk (default 256K)\n"
-		"      --bounce-slots=N     bounce path: staging slots per side (default 8)\n"
-		"      --hugepages          host memory from 2 MiB huge pages when available\n"
-		"      --topology-xml=FILE  read the PCIe topology from an hwloc XML export\n"
-		"      --no-bind            do not bind to the NIC's NUMA node\n"
-		"\n"
-		"Output:\n"
-		"      --report_gbits       bandwidth in Gb/s (10^9 bit/s) instead of MB/s (10^6 B/s)\n"
-		"      --csv=FILE           append one row per measurement to FILE (header once)\n"
-		"      --json=FILE          write all measurements to FILE as a JSON array\n"
-		"      --label=TEXT         free text copied into the label column\n"
-		"  -v, --verbose            debug messages on stderr (also GDRPERF_DEBUG=1)\n"
-		"  -h, --help               this text\n"
-		"  -V, --version            program version\n"
-		"\n"
-		"Exit status: 0 success, 1 the run failed, 2 usage error.\n",
-		prog, prog, gdr_verb_name(verb), GDR_DEFAULT_PORT, GDR_MAX_QPS,
-		verb == GDR_VERB_READ ? "RDMA READ" : "RDMA WRITE");
+	fprintf(
+	    out,
+	    "Usage: %s [options]            start a server (waits for one client)\n"
+	    "       %s [options] SERVER     run the client against SERVER (host or address)\n"
+	    "\n"
+	    "RDMA %s bandwidth between two nodes over rdma_cm, on host memory and on GPU\n"
+	    "memory registered through DMA-BUF, nvidia-peermem or a host bounce buffer.\n"
+	    "The client's plan (sizes, iterations, QPs, paths...) is sent to the server,\n"
+	    "which adopts it; an explicit server option that contradicts it is an error.\n"
+	    "\n"
+	    "Connection and device:\n"
+	    "  -d, --ib-dev=NAME|auto   RDMA device: its IP address steers rdma_cm to it; auto "
+	    "(the\n"
+	    "                           default with --gpu N) = the active NIC nearest the GPU;\n"
+	    "                           under a launcher a list NAME,NAME... is indexed by local "
+	    "rank\n"
+	    "  -i, --ib-port=N          device port (default 1)\n"
+	    "  -p, --port=N             rdma_cm port (default %d)\n"
+	    "      --bind=ADDR          server: listen on ADDR only (default: the -d device's "
+	    "address,\n"
+	    "                           else all); client: connect from ADDR (default: -d's "
+	    "address)\n"
+	    "      --persistent         server: serve one client after another until SIGINT or\n"
+	    "                           SIGTERM (a bad or dead client is logged, not fatal)\n"
+	    "  -x, --gid-index=N        accepted for perftest compatibility; rdma_cm picks the "
+	    "GID\n"
+	    "  -R, --rdma_cm            accepted for perftest compatibility (rdma_cm is always "
+	    "used)\n"
+	    "      --timeout=SEC        give up on connect or on a silent peer after SEC (default "
+	    "30)\n"
+	    "\n"
+	    "Launched by mpirun, mpiexec or srun (2N ranks, no SERVER): ranks 0..N-1 serve,\n"
+	    "rank i+N connects to rank i on port -p + i, each on its local rank's GPU; the\n"
+	    "server's address comes through MPI (configure --with-mpi) or from:\n"
+	    "      --peer=HOST[,HOST...] server of each pair (one host: every pair's; also\n"
+	    "                           GDRPERF_SERVER)\n"
+	    "      --launch=auto|none   none: ignore the launcher's variables (default auto)\n"
+	    "\n"
+	    "What to measure:\n"
+	    "  -s, --size=SIZE          message size (default 64K); K/M/G suffixes are powers of "
+	    "two\n"
+	    "  -a, --all                all sizes from 2 B to 8 MiB (powers of two)\n"
+	    "      --sizes=MIN:MAX      powers of two from MIN to MAX\n"
+	    "  -n, --iters=N            messages per QP per repeat (default 5000)\n"
+	    "  -D, --duration=SEC       run each repeat for SEC seconds instead of -n\n"
+	    "  -q, --qp=N               queue pairs (default 1, at most %d)\n"
+	    "  -t, --tx-depth=N         outstanding work requests per QP (default 128)\n"
+	    "  -l, --post_list=N        work requests per ibv_post_send (default 1)\n"
+	    "  -Q, --cq-mod=N           signal one completion every N requests (default 100;\n"
+	    "                           capped at the tx depth)\n"
+	    "  -b, --bidirectional      both sides issue %ss at once\n"
+	    "      --repeat=N           timed repeats per size; the table shows median/min/max\n"
+	    "                           over them (default 1)\n"
+	    "      --warmup=N           untimed messages per QP before each repeat (default 16)\n"
+	    "      --validate           fill the source with a per-run pattern and check every\n"
+	    "                           byte of the destination after each size\n"
+	    "\n"
+	    "Memory paths:\n"
+	    "      --mem=LIST|all       comma-separated list of host, dmabuf, peermem, bounce\n"
+	    "                           (default host; all with --gpu). A path that cannot run\n"
+	    "                           here is reported as skipped with its reason\n"
+	    "      --gpu=N|BDF|auto     GPU by CUDA ordinal or PCI bus id (DDDD:BB:DD.F); auto =\n"
+	    "                           the GPU nearest the NIC; under a launcher a\n"
+	    "                           comma-separated list is indexed by local rank\n"
+	    "      --use_cuda=N         perftest alias: --gpu=N --mem=peermem\n"
+	    "      --use_cuda_bus_id=BDF  perftest alias: --gpu=BDF --mem=peermem\n"
+	    "      --use_cuda_dmabuf    perftest alias: --mem=dmabuf\n"
+	    "      --bounce-chunk=SIZE  bounce path: staging chunk (default 256K)\n"
+	    "      --bounce-slots=N     bounce path: staging slots per side (default 8)\n"
+	    "      --hugepages          host memory from 2 MiB huge pages when available\n"
+	    "      --topology-xml=FILE  read the PCIe topology from an hwloc XML export\n"
+	    "      --no-bind            do not bind to the NIC's NUMA node\n"
+	    "\n"
+	    "Output:\n"
+	    "      --report_gbits       bandwidth in Gb/s (10^9 bit/s) instead of MB/s (10^6 B/s)\n"
+	    "      --csv=FILE           append one row per measurement to FILE (header once)\n"
+	    "      --json=FILE          write all measurements to FILE as a JSON array\n"
+	    "      --label=TEXT         free text copied into the label column\n"
+	    "  -v, --verbose            debug messages on stderr (also GDRPERF_DEBUG=1)\n"
+	    "  -h, --help               this text\n"
+	    "  -V, --version            program version\n"
+	    "\n"
+	    "Exit status: 0 success, 1 the run failed, 2 usage error.\n",
+	    prog, prog, gdr_verb_name(verb), GDR_DEFAULT_PORT, GDR_MAX_QPS,
+	    verb == GDR_VERB_READ ? "RDMA READ" : "RDMA WRITE");
 }
 
 static int bad(const char *opt, const char *val, const char *why)
@@ -282,8 +306,8 @@ static int parse_mem_list(struct gdr_opts *o, const char *arg)
 		char why[96];
 
 		if (k < 0) {
-			snprintf(why, sizeof(why), "unknown path '%s' (host, dmabuf, peermem, bounce, all)",
-				 tok);
+			snprintf(why, sizeof(why),
+				 "unknown path '%s' (host, dmabuf, peermem, bounce, all)", tok);
 			return bad("--mem", arg, why);
 		}
 		if (seen & (1u << k)) {
@@ -481,6 +505,17 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		case OPT_PERSISTENT:
 			o->persistent = 1;
 			break;
+		case OPT_PEER:
+			if (!*optarg || strlen(optarg) > 4096)
+				return bad("--peer", optarg, "expected HOST or HOST,HOST,...");
+			o->peer = optarg;
+			break;
+		case OPT_LAUNCH:
+			if (!strcmp(optarg, "none"))
+				o->no_launch = 1;
+			else if (strcmp(optarg, "auto"))
+				return bad("--launch", optarg, "expected auto or none");
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -504,7 +539,8 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 	if (optind < argc)
 		o->server = argv[optind++];
 	if (optind < argc) {
-		gdr_err("unexpected argument '%s': give one SERVER at most (see --help)", argv[optind]);
+		gdr_err("unexpected argument '%s': give one SERVER at most (see --help)",
+			argv[optind]);
 		return -EINVAL;
 	}
 
@@ -524,7 +560,8 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		min[colon - sizes_arg] = '\0';
 		if (gdr_parse_size(min, &lo) || gdr_parse_size(colon + 1, &hi) || lo == 0 ||
 		    hi > (1ull << 30))
-			return bad("--sizes", sizes_arg, "MIN and MAX must be sizes from 1 B to 1G");
+			return bad("--sizes", sizes_arg,
+				   "MIN and MAX must be sizes from 1 B to 1G");
 		if (lo > hi)
 			return bad("--sizes", sizes_arg, "MIN is larger than MAX");
 		if (gdr_sizes_range(lo, hi, o->sizes, &o->nsizes))
@@ -562,6 +599,10 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		o->nmem = 0;
 		for (int k = 0; k < GDR_MEM__COUNT; k++)
 			o->mem[o->nmem++] = (enum gdr_mem_kind)k;
+	}
+	if (o->gpu && !strcmp(o->gpu, "auto") && (!o->dev || !strcmp(o->dev, "auto"))) {
+		gdr_err("--gpu auto needs -d NAME (the NIC the GPU should be near)");
+		return -EINVAL;
 	}
 	if (o->persistent && o->server) {
 		gdr_err("--persistent is for the server (no SERVER argument)");

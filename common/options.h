@@ -2,6 +2,7 @@
 #ifndef GDR_OPTIONS_H
 #define GDR_OPTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -9,8 +10,8 @@
 
 enum gdr_verb { GDR_VERB_WRITE = 0, GDR_VERB_READ = 1 };
 
-#define GDR_MAX_QPS 64
-#define GDR_MAX_SIZES 40
+#define GDR_MAX_QPS	 64
+#define GDR_MAX_SIZES	 40
 #define GDR_DEFAULT_PORT 18515
 
 /* Which plan fields were given explicitly (a server compares these with the client's plan). */
@@ -30,37 +31,53 @@ enum {
 	GDR_SET_BOUNCE = 1u << 12,
 };
 
+/*
+ * Launched pairs (launch.h). rendezvous: once, after placement and before
+ * connecting: the server publishes the address it listens on, the client
+ * learns its server's (into o->server). point: on both sides before every
+ * measurement (each START), so that pairs measure together. 0 or -errno.
+ */
+struct gdr_opts;
+struct gdr_sync {
+	int (*rendezvous)(void *ctx, struct gdr_opts *o, char *why, size_t wlen);
+	int (*point)(void *ctx, char *why, size_t wlen);
+	void *ctx;
+};
+
 struct gdr_opts {
 	enum gdr_verb verb;
-	const char *server;      /* NULL: this process is the server */
-	const char *dev;         /* -d: verbs device name, NULL = whatever rdma_cm picks */
-	int ib_port;             /* -i */
-	unsigned int port;       /* -p: rdma_cm port */
-	const char *bind_addr;   /* --bind: server listens on this address only */
+	const char *server;    /* NULL: this process is the server */
+	const char *dev;       /* -d: verbs device name, NULL = whatever rdma_cm picks */
+	int ib_port;	       /* -i */
+	unsigned int port;     /* -p: rdma_cm port */
+	const char *bind_addr; /* --bind: server listens on this address only */
 	uint64_t sizes[GDR_MAX_SIZES];
 	unsigned int nsizes;
-	uint64_t iters;          /* -n */
-	double duration;         /* -D seconds; 0 = iteration mode */
+	uint64_t iters;	 /* -n */
+	double duration; /* -D seconds; 0 = iteration mode */
 	unsigned int qps, tx_depth, post_list, cq_mod;
 	int bidir;
-	int gid_index;           /* -x; -1 = let rdma_cm choose */
-	int gbits;               /* --report_gbits */
+	int gid_index; /* -x; -1 = let rdma_cm choose */
+	int gbits;     /* --report_gbits */
 	enum gdr_mem_kind mem[GDR_MEM__COUNT];
 	unsigned int nmem;
-	const char *gpu;         /* --gpu N|BDF|auto; NULL = none */
+	const char *gpu; /* --gpu N|BDF|auto; NULL = none */
 	unsigned int repeat;
-	unsigned int warmup;     /* warm-up iterations before each timed repeat */
+	unsigned int warmup; /* warm-up iterations before each timed repeat */
 	int validate;
 	uint64_t bounce_chunk;
 	unsigned int bounce_slots;
 	const char *csv, *json, *label;
-	double timeout;          /* seconds for connect and for any wait on the peer */
+	double timeout; /* seconds for connect and for any wait on the peer */
 	const char *topology_xml;
 	int hugepages;
 	int no_bind;
-	int persistent;          /* server: serve one client after another until a signal */
+	int persistent; /* server: serve one client after another until a signal */
 	int verbose;
-	unsigned int set;        /* GDR_SET_* bits given on the command line */
+	const char *peer;	     /* --peer HOST[,HOST...]: server of each launched pair */
+	int no_launch;		     /* --launch=none: ignore mpirun/srun variables */
+	const struct gdr_sync *sync; /* set by the launcher, NULL when run by hand */
+	unsigned int set;	     /* GDR_SET_* bits given on the command line */
 };
 
 /*

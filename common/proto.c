@@ -89,8 +89,8 @@ static int get_text(struct cur *c, char *out)
 const char *gdr_msg_type_name(uint16_t type)
 {
 	static const char *const names[] = {
-		[GDR_MSG_PLAN] = "PLAN",     [GDR_MSG_ACK] = "ACK",   [GDR_MSG_ERROR] = "ERROR",
-		[GDR_MSG_BUF] = "BUF",       [GDR_MSG_START] = "START", [GDR_MSG_DONE] = "DONE",
+		[GDR_MSG_PLAN] = "PLAN",     [GDR_MSG_ACK] = "ACK",	[GDR_MSG_ERROR] = "ERROR",
+		[GDR_MSG_BUF] = "BUF",	     [GDR_MSG_START] = "START", [GDR_MSG_DONE] = "DONE",
 		[GDR_MSG_RESULT] = "RESULT", [GDR_MSG_BYE] = "BYE",
 	};
 
@@ -188,10 +188,10 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 	return (int)total;
 }
 
-#define FAIL(...)                                          \
-	do {                                               \
-		snprintf(why, wlen, __VA_ARGS__);          \
-		return -EBADMSG;                           \
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		snprintf(why, wlen, __VA_ARGS__);                                                  \
+		return -EBADMSG;                                                                   \
 	} while (0)
 
 static int dec_meas(struct cur *c, struct gdr_msg_meas *m, char *why, size_t wlen)
@@ -299,8 +299,8 @@ int gdr_msg_decode(const uint8_t *buf, size_t len, struct gdr_msg *m, char *why,
 		return -EPROTO;
 	}
 	if (plen != len - 12)
-		FAIL("%s: length field %u but %zu payload bytes arrived", gdr_msg_type_name(m->type),
-		     plen, len - 12);
+		FAIL("%s: length field %u but %zu payload bytes arrived",
+		     gdr_msg_type_name(m->type), plen, len - 12);
 	switch (m->type) {
 	case GDR_MSG_PLAN:
 		r = dec_plan(&c, &m->u.plan, why, wlen);
@@ -311,7 +311,8 @@ int gdr_msg_decode(const uint8_t *buf, size_t len, struct gdr_msg *m, char *why,
 		if (get_text(&c, m->u.error.text))
 			FAIL("%s text: bad length", gdr_msg_type_name(m->type));
 		if (m->u.error.code > 0 || m->u.error.code < -4095)
-			FAIL("%s code %d out of range", gdr_msg_type_name(m->type), m->u.error.code);
+			FAIL("%s code %d out of range", gdr_msg_type_name(m->type),
+			     m->u.error.code);
 		break;
 	case GDR_MSG_BUF:
 		m->u.buf.kind = (uint8_t)get(&c, 1);
@@ -398,7 +399,8 @@ int gdr_hello_decode(const uint8_t *buf, size_t len, struct gdr_hello *h, char *
 	if (h->tx_depth == 0 || h->tx_depth > 16384)
 		FAIL("hello: tx depth %u out of range", h->tx_depth);
 	if (h->extra_recv > GDR_MAX_EXTRA_RECV)
-		FAIL("hello: %u receive slots out of range 0..%d", h->extra_recv, GDR_MAX_EXTRA_RECV);
+		FAIL("hello: %u receive slots out of range 0..%d", h->extra_recv,
+		     GDR_MAX_EXTRA_RECV);
 	return 0;
 }
 
@@ -406,8 +408,8 @@ void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan
 {
 	memset(p, 0, sizeof(*p));
 	p->verb = (uint8_t)o->verb;
-	p->bidir = (uint8_t)!!o->bidir;
-	p->validate = (uint8_t)!!o->validate;
+	p->bidir = (uint8_t) !!o->bidir;
+	p->validate = (uint8_t) !!o->validate;
 	p->nmem = (uint8_t)o->nmem;
 	for (unsigned int i = 0; i < o->nmem; i++)
 		p->mem[i] = (uint8_t)o->mem[i];
@@ -426,14 +428,14 @@ void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan
 	p->seed = seed;
 }
 
-#define CHECK(bit, name, mine, theirs, fmt)                                                  \
-	do {                                                                                 \
-		if ((s->set & (bit)) && (mine) != (theirs)) {                                \
-			snprintf(why, wlen, "plan mismatch: %s: server has " fmt             \
-					    ", client asks " fmt,                            \
-				 name, mine, theirs);                                        \
-			return -EINVAL;                                                      \
-		}                                                                            \
+#define CHECK(bit, name, mine, theirs, fmt)                                                        \
+	do {                                                                                       \
+		if ((s->set & (bit)) && (mine) != (theirs)) {                                      \
+			snprintf(why, wlen,                                                        \
+				 "plan mismatch: %s: server has " fmt ", client asks " fmt, name,  \
+				 mine, theirs);                                                    \
+			return -EINVAL;                                                            \
+		}                                                                                  \
 	} while (0)
 
 int gdr_plan_check(const struct gdr_opts *s, const struct gdr_plan *p, char *why, size_t wlen)
@@ -467,10 +469,10 @@ int gdr_plan_check(const struct gdr_opts *s, const struct gdr_plan *p, char *why
 	CHECK(GDR_SET_VALIDATE, "--validate", mine.validate, p->validate, "%u");
 	CHECK(GDR_SET_BOUNCE, "--bounce-chunk", mine.bounce_chunk, p->bounce_chunk, "%u");
 	CHECK(GDR_SET_BOUNCE, "--bounce-slots", mine.bounce_slots, p->bounce_slots, "%u");
-	if ((s->set & GDR_SET_MEM) &&
-	    (mine.nmem != p->nmem || memcmp(mine.mem, p->mem, p->nmem))) {
-		snprintf(why, wlen, "plan mismatch: --mem: server has %u path(s) starting with %s, "
-				    "client asks %u starting with %s",
+	if ((s->set & GDR_SET_MEM) && (mine.nmem != p->nmem || memcmp(mine.mem, p->mem, p->nmem))) {
+		snprintf(why, wlen,
+			 "plan mismatch: --mem: server has %u path(s) starting with %s, "
+			 "client asks %u starting with %s",
 			 mine.nmem, gdr_mem_kind_name((enum gdr_mem_kind)mine.mem[0]), p->nmem,
 			 gdr_mem_kind_name((enum gdr_mem_kind)p->mem[0]));
 		return -EINVAL;

@@ -12,22 +12,22 @@
 
 #include "options.h"
 
-#define GDR_PROTO_MAGIC 0x50524447u /* "GDRP" */
-#define GDR_PROTO_VERSION 1
-#define GDR_CTRL_MAX 2048
-#define GDR_TEXT_MAX 200
-#define GDR_HELLO_LEN 18
+#define GDR_PROTO_MAGIC	   0x50524447u /* "GDRP" */
+#define GDR_PROTO_VERSION  1
+#define GDR_CTRL_MAX	   2048
+#define GDR_TEXT_MAX	   200
+#define GDR_HELLO_LEN	   18
 #define GDR_MAX_EXTRA_RECV 600
 
 enum gdr_msg_type {
 	GDR_MSG_PLAN = 1, /* client -> server: what to run */
-	GDR_MSG_ACK,      /* server -> client: plan adopted / ready to start */
-	GDR_MSG_ERROR,    /* either way: give up, with the reason */
-	GDR_MSG_BUF,      /* both ways: buffers for one path, or why it is skipped */
-	GDR_MSG_START,    /* client -> server: one timed repeat is about to run */
-	GDR_MSG_DONE,     /* client -> server: client's measurement */
-	GDR_MSG_RESULT,   /* server -> client: server's measurement and validation */
-	GDR_MSG_BYE,      /* client -> server: plan finished */
+	GDR_MSG_ACK,	  /* server -> client: plan adopted / ready to start */
+	GDR_MSG_ERROR,	  /* either way: give up, with the reason */
+	GDR_MSG_BUF,	  /* both ways: buffers for one path, or why it is skipped */
+	GDR_MSG_START,	  /* client -> server: one timed repeat is about to run */
+	GDR_MSG_DONE,	  /* client -> server: client's measurement */
+	GDR_MSG_RESULT,	  /* server -> client: server's measurement and validation */
+	GDR_MSG_BYE,	  /* client -> server: plan finished */
 	GDR_MSG__END
 };
 
@@ -66,15 +66,15 @@ struct gdr_remote_buf {
 };
 
 struct gdr_msg_buf {
-	uint8_t kind;   /* enum gdr_mem_kind */
-	uint8_t ok;     /* 0: path skipped on this side, reason in text */
+	uint8_t kind; /* enum gdr_mem_kind */
+	uint8_t ok;   /* 0: path skipped on this side, reason in text */
 	uint16_t nqps;
 	struct gdr_remote_buf qp[GDR_MAX_QPS];
 	char text[GDR_TEXT_MAX];
 };
 
 struct gdr_msg_start {
-	uint8_t path;   /* index into plan.mem */
+	uint8_t path; /* index into plan.mem */
 	uint8_t warmup_only;
 	uint16_t repeat;
 	uint64_t size;
@@ -82,13 +82,13 @@ struct gdr_msg_start {
 
 /* A measurement: DONE from the client, RESULT from the server. */
 struct gdr_msg_meas {
-	int32_t status;        /* 0 or -errno */
-	uint64_t iters;        /* messages completed per QP */
-	uint64_t bytes;        /* bytes moved by this side */
+	int32_t status; /* 0 or -errno */
+	uint64_t iters; /* messages completed per QP */
+	uint64_t bytes; /* bytes moved by this side */
 	uint64_t elapsed_ns;
-	double peak_bps;       /* best segment, bytes/s */
+	double peak_bps; /* best segment, bytes/s */
 	double cpu_pct;
-	int8_t valid;          /* 0 not checked, 1 ok, -1 mismatch */
+	int8_t valid; /* 0 not checked, 1 ok, -1 mismatch */
 	uint16_t bad_qp;
 	uint64_t bad_offset;
 	char text[GDR_TEXT_MAX];

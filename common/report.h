@@ -11,33 +11,33 @@
 
 /* One measurement (or one skipped/failed path) as it goes to table, CSV and JSON. */
 struct gdr_result {
-	char timestamp[40];   /* ISO 8601 UTC, "2026-11-29T21:25:51Z" */
+	char timestamp[40]; /* ISO 8601 UTC, "2026-11-29T21:25:51Z" */
 	char host[64];
 	char peer[64];
-	char role[8];         /* "client" | "server" */
-	char verb[8];         /* "write" | "read" */
-	char path[16];        /* host | dmabuf | peermem | bounce */
+	char role[8];  /* "client" | "server" */
+	char verb[8];  /* "write" | "read" */
+	char path[16]; /* host | dmabuf | peermem | bounce */
 	char path_remote[16];
 	uint64_t size_bytes;
-	uint64_t iters;       /* iterations per repeat that completed */
+	uint64_t iters; /* iterations per repeat that completed */
 	unsigned int qps, tx_depth, post_list;
 	int bidir;
 	unsigned int repeats;
 	double bw_peak_gbps, bw_avg_gbps, bw_median_gbps, bw_min_gbps, bw_max_gbps;
 	double msg_rate_mpps;
-	double cpu_util_pct;  /* < 0: unknown (empty in CSV) */
+	double cpu_util_pct; /* < 0: unknown (empty in CSV) */
 	/* Topology columns: empty string = unknown / not applicable. */
 	char gpu[16];
 	char gpu_bus_id[32];
 	char gpu_name[128];
 	char nic[64];
 	char nic_bus_id[32];
-	char distance[16];    /* PIX PXB PHB NODE SYS unknown */
+	char distance[16]; /* PIX PXB PHB NODE SYS unknown */
 	char pcie_bridges[8];
 	char gpu_numa[8];
 	char nic_numa[8];
-	char status[12];      /* "ok" | "skipped" | "failed" */
-	char note[256];       /* reason for skipped/failed, warnings */
+	char status[12]; /* "ok" | "skipped" | "failed" */
+	char note[256];	 /* reason for skipped/failed, warnings */
 	char label[128];
 	char version[16];
 };

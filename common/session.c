@@ -16,6 +16,7 @@
 #include "loop.h"
 #include "mem.h"
 #include "pattern.h"
+#include "placement.h"
 #include "proto.h"
 #include "report.h"
 #include "stats.h"
@@ -23,6 +24,15 @@
 #include "util.h"
 
 #define WHY 512
+
+/* Per size: what both sides measured in every repeat. */
+struct acc {
+	double bps[10000];
+	double peak_bps;
+	double mps_sum, cpu_sum;
+	uint64_t iters;
+	unsigned int n;
+};
 
 struct sess {
 	struct gdr_opts *o;
@@ -36,8 +46,14 @@ struct sess {
 	char cuda_why[256];
 	struct gdr_csv *csv;
 	struct gdr_json *json;
-	struct gdr_topo_pair topo;   /* GPU-NIC placement for the CSV columns */
+	struct gdr_topo_pair topo; /* GPU-NIC placement for the CSV columns */
 	int have_topo;
+	struct gdr_topo *topo_t; /* loaded on first use */
+	int topo_tried;
+	char gpu_spec[64]; /* --gpu auto resolved to a bus id */
+	char devname[64];  /* -d auto resolved */
+	char bind[64];	   /* the NIC's address, when -d steers rdma_cm */
+	struct acc acc;	   /* the size being measured */
 	volatile sig_atomic_t *stop;
 	char why[WHY];
 };
@@ -120,17 +136,29 @@ static uint64_t max_size(const struct gdr_plan *p)
 	return m;
 }
 
+static struct gdr_topo *get_topo(struct sess *s)
+{
+	char why[256];
+
+	if (!s->topo_tried) {
+		s->topo_tried = 1;
+		if (gdr_topo_load(&s->topo_t, s->o->topology_xml, NULL, why, sizeof(why))) {
+			printf("topology: unknown (%s)\n", why);
+			s->topo_t = NULL;
+		}
+	}
+	return s->topo_t;
+}
+
 /* The one line that explains the numbers: GPU-NIC PCIe distance and NCCL's verdict. */
 static void describe_topology(struct sess *s)
 {
-	struct gdr_topo *t;
+	struct gdr_topo *t = get_topo(s);
 	struct gdr_nccl_env nenv;
 	char why[256], line[512];
 
-	if (gdr_topo_load(&t, s->o->topology_xml, NULL, why, sizeof(why))) {
-		printf("topology: unknown (%s)\n", why);
+	if (!t)
 		return;
-	}
 	if (gdr_topo_pair(t, s->gpu.bus_id, s->conn.nic, &s->topo) == 0) {
 		s->have_topo = 1;
 		if (!s->topo.gpu_name[0])
@@ -143,7 +171,6 @@ static void describe_topology(struct sess *s)
 		}
 		printf("%s\n", gdr_topo_describe(&s->topo, &nenv, line, sizeof(line)));
 	}
-	gdr_topo_free(t);
 }
 
 static void ensure_cuda(struct sess *s)
@@ -160,7 +187,10 @@ static void ensure_cuda(struct sess *s)
 		s->cuda = NULL;
 		return;
 	}
-	r = gdr_cuda_find_gpu(s->cuda, s->o->gpu && strcmp(s->o->gpu, "auto") ? s->o->gpu : "0",
+	r = gdr_cuda_find_gpu(s->cuda,
+			      s->gpu_spec[0]			       ? s->gpu_spec
+			      : s->o->gpu && strcmp(s->o->gpu, "auto") ? s->o->gpu
+								       : "0",
 			      &s->gpu, why, sizeof(why));
 	if (!r)
 		r = gdr_cuda_gpu_open(s->cuda, &s->gpu, why, sizeof(why));
@@ -173,7 +203,6 @@ static void ensure_cuda(struct sess *s)
 	s->env.cuda = s->cuda;
 	s->env.gpu = &s->gpu;
 	printf("GPU %d: %s (%s)\n", s->gpu.ordinal, s->gpu.name, s->gpu.bus_id);
-	describe_topology(s);
 }
 
 static void pbuf_free(struct pbuf *b)
@@ -357,11 +386,12 @@ static int take_remote_buf(struct sess *s, struct pbuf *b, const struct gdr_msg 
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
 		/* Never reach past what the peer registered for this QP. */
 		uint64_t need = b->kind == GDR_MEM_BOUNCE /* bounce: the staging ring */
-					? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
-					: max_size(&s->plan);
+				    ? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
+				    : max_size(&s->plan);
 
 		if (m->u.buf.qp[q].len < need) {
-			snprintf(s->why, WHY, "peer registered %" PRIu64 " B for QP %u, plan needs %" PRIu64,
+			snprintf(s->why, WHY,
+				 "peer registered %" PRIu64 " B for QP %u, plan needs %" PRIu64,
 				 m->u.buf.qp[q].len, q, need);
 			return -EPROTO;
 		}
@@ -441,15 +471,6 @@ static double meas_bps(const struct gdr_msg_meas *m)
 {
 	return m->elapsed_ns ? (double)m->bytes * 1e9 / m->elapsed_ns : 0;
 }
-
-/* Per size: what both sides measured in every repeat. */
-struct acc {
-	double bps[10000];
-	double peak_bps;
-	double mps_sum, cpu_sum;
-	uint64_t iters;
-	unsigned int n;
-};
 
 static void acc_add(struct acc *a, const struct gdr_msg_meas *cli, const struct gdr_msg_meas *srv,
 		    uint64_t size, int bidir)
@@ -546,6 +567,22 @@ static const char *row_note(const struct sess *s, const struct pbuf *b, char *bu
 	return buf;
 }
 
+/* launch (launch.h): every launched pair waits for all the others before each START. */
+static int sync_point(struct sess *s)
+{
+	return s->o->sync ? s->o->sync->point(s->o->sync->ctx, s->why, WHY) : 0;
+}
+
+/* launch: a skipped path still passes the START points its measurements would have had. */
+static int sync_skipped(struct sess *s)
+{
+	int r = 0;
+
+	for (unsigned int i = 0; s->o->sync && !r && i < s->plan.nsizes * s->plan.repeat; i++)
+		r = sync_point(s);
+	return r;
+}
+
 static void emit_skipped(struct sess *s, const struct pbuf *b)
 {
 	struct gdr_result r;
@@ -569,11 +606,11 @@ static void emit_skipped(struct sess *s, const struct pbuf *b)
 
 static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t size)
 {
-	static struct acc acc;
+	struct acc *acc = &s->acc;
 	struct gdr_msg m, reply;
 	int r;
 
-	memset(&acc, 0, sizeof(acc));
+	memset(acc, 0, sizeof(*acc));
 	if (s->plan.validate && checks_dst(s)) {
 		r = poison_dests(s, b, size);
 		if (r)
@@ -582,6 +619,9 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 	for (unsigned int rep = 0; rep < s->plan.repeat; rep++) {
 		struct gdr_loop_out lo;
 
+		r = sync_point(s); /* launch */
+		if (r)
+			return r;
 		memset(&m, 0, sizeof(m));
 		m.type = GDR_MSG_START;
 		m.u.start.path = (uint8_t)pi;
@@ -616,27 +656,30 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			snprintf(s->why, WHY, "server: %s", reply.u.meas.text);
 			return reply.u.meas.status;
 		}
-		acc_add(&acc, &m.u.meas, &reply.u.meas, size, s->plan.bidir);
-		const struct gdr_msg_meas *bad = m.u.meas.valid < 0	   ? &m.u.meas
+		acc_add(acc, &m.u.meas, &reply.u.meas, size, s->plan.bidir);
+		const struct gdr_msg_meas *bad = m.u.meas.valid < 0	  ? &m.u.meas
 						 : reply.u.meas.valid < 0 ? &reply.u.meas
 									  : NULL;
 		if (bad) {
-			emit_measured(s, b->kind, size, &acc, "failed", bad->text);
+			emit_measured(s, b->kind, size, acc, "failed", bad->text);
 			snprintf(s->why, WHY, "%s", bad->text);
 			return -EILSEQ;
 		}
 	}
 	char note[GDR_TEXT_MAX];
-	emit_measured(s, b->kind, size, &acc, "ok", row_note(s, b, note, sizeof(note)));
+	emit_measured(s, b->kind, size, acc, "ok", row_note(s, b, note, sizeof(note)));
 	return 0;
 }
 
-/* Once the plan is known: open the GPU if a path needs it, explain the placement, print the header. */
+/* Once the plan is known: open the GPU if a path needs it, explain the placement, print the header.
+ */
 static void prepare(struct sess *s)
 {
 	for (unsigned int i = 0; i < s->plan.nmem; i++)
 		if (s->plan.mem[i] != GDR_MEM_HOST)
 			ensure_cuda(s);
+	if (s->cuda && !s->have_topo)
+		describe_topology(s);
 	gdr_table_header(stdout, s->o->gbits);
 	fflush(stdout);
 }
@@ -658,6 +701,7 @@ static int client_path(struct sess *s, unsigned int pi)
 		goto out;
 	if (!b.ok) {
 		emit_skipped(s, &b);
+		r = sync_skipped(s); /* launch */
 		goto out;
 	}
 	if (s->plan.validate && fills_src(s)) {
@@ -681,8 +725,9 @@ static int client_run(struct sess *s)
 	/* Sizes above the port's max_msg_sz cannot be one message: clamp them, say so. */
 	for (unsigned int i = 0; i < s->o->nsizes; i++) {
 		if (s->conn.max_msg_sz && s->o->sizes[i] > s->conn.max_msg_sz) {
-			gdr_warn("%s: size %" PRIu64 " exceeds max_msg_sz %u: using %u", s->conn.nic,
-				 s->o->sizes[i], s->conn.max_msg_sz, s->conn.max_msg_sz);
+			gdr_warn("%s: size %" PRIu64 " exceeds max_msg_sz %u: using %u",
+				 s->conn.nic, s->o->sizes[i], s->conn.max_msg_sz,
+				 s->conn.max_msg_sz);
 			s->o->sizes[i] = s->conn.max_msg_sz;
 		}
 	}
@@ -712,22 +757,25 @@ static int client_run(struct sess *s)
 
 static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const struct gdr_msg *start)
 {
-	static struct acc acc;
+	struct acc *acc = &s->acc;
 	struct gdr_msg m, done, res;
 	int r;
 
 	for (unsigned int rep = 0;; rep++) {
 		if (rep == 0) {
-			memset(&acc, 0, sizeof(acc));
+			memset(acc, 0, sizeof(*acc));
 			m = *start;
 		} else {
-			r = recv_msg(s, &m, GDR_MSG_START);
+			r = sync_point(s); /* launch */
+			if (!r)
+				r = recv_msg(s, &m, GDR_MSG_START);
 			if (r)
 				return r;
 		}
 		if (m.u.start.size != size || m.u.start.repeat != rep) {
-			snprintf(s->why, WHY, "protocol error: START for size %" PRIu64 " repeat %u, "
-					     "expected size %" PRIu64 " repeat %u",
+			snprintf(s->why, WHY,
+				 "protocol error: START for size %" PRIu64 " repeat %u, "
+				 "expected size %" PRIu64 " repeat %u",
 				 m.u.start.size, m.u.start.repeat, size, rep);
 			return -EPROTO;
 		}
@@ -752,7 +800,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			else
 				meas_from_loop(&res.u.meas, &lo);
 		} else if (b->kind == GDR_MEM_BOUNCE) {
-			/* bounce: the server is half of the pipeline; a failure ends the session. */
+			/* bounce: the server is half of the pipeline; a failure ends the run. */
 			struct gdr_loop_out lo;
 
 			r = run_loop(s, b, size, &lo);
@@ -779,12 +827,12 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			snprintf(s->why, WHY, "%s", res.u.meas.text);
 			return res.u.meas.status;
 		}
-		acc_add(&acc, &done.u.meas, &res.u.meas, size, s->plan.bidir);
-		const struct gdr_msg_meas *bad = done.u.meas.valid < 0  ? &done.u.meas
+		acc_add(acc, &done.u.meas, &res.u.meas, size, s->plan.bidir);
+		const struct gdr_msg_meas *bad = done.u.meas.valid < 0	? &done.u.meas
 						 : res.u.meas.valid < 0 ? &res.u.meas
 									: NULL;
 		if (bad) {
-			emit_measured(s, b->kind, size, &acc, "failed", bad->text);
+			emit_measured(s, b->kind, size, acc, "failed", bad->text);
 			snprintf(s->why, WHY, "%s", bad->text);
 			return -EILSEQ;
 		}
@@ -792,7 +840,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			break;
 	}
 	char note[GDR_TEXT_MAX];
-	emit_measured(s, b->kind, size, &acc, "ok", row_note(s, b, note, sizeof(note)));
+	emit_measured(s, b->kind, size, acc, "ok", row_note(s, b, note, sizeof(note)));
 	return 0;
 }
 
@@ -818,6 +866,7 @@ static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bu
 		goto out;
 	if (!b.ok) {
 		emit_skipped(s, &b);
+		r = sync_skipped(s); /* launch */
 		goto out;
 	}
 	if (s->plan.validate && fills_src(s)) {
@@ -826,7 +875,9 @@ static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bu
 			goto out;
 	}
 	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
-		r = recv_msg(s, &m, GDR_MSG_START);
+		r = sync_point(s); /* launch */
+		if (!r)
+			r = recv_msg(s, &m, GDR_MSG_START);
 		if (!r && m.u.start.path != pi) {
 			snprintf(s->why, WHY, "protocol error: START for path %u during path %u",
 				 m.u.start.path, pi);
@@ -879,6 +930,91 @@ static int server_run(struct sess *s)
 	return r;
 }
 
+static int nic_ok(const char *nic, void *arg)
+{
+	return gdr_nic_port_active(nic, *(int *)arg);
+}
+
+/* -d auto, --gpu auto, and the NIC's address that steers rdma_cm to -d. */
+static int place(struct sess *s)
+{
+	struct gdr_opts *o = s->o;
+	int auto_gpu = o->gpu && !strcmp(o->gpu, "auto");
+	int auto_dev = (o->dev && !strcmp(o->dev, "auto")) || (!o->dev && o->gpu && !auto_gpu);
+	struct gdr_topo_pair p;
+	struct gdr_topo *t;
+	char why[256];
+
+	if (auto_gpu) {
+		if (!o->dev || !strcmp(o->dev, "auto")) {
+			snprintf(s->why, WHY, "--gpu auto needs -d NAME (the NIC to be near)");
+			return -EINVAL;
+		}
+		t = get_topo(s);
+		if (!t || gdr_topo_nearest_gpu(t, o->dev, &p)) {
+			snprintf(s->why, WHY,
+				 "--gpu auto: no GPU found in the topology to pair with %s",
+				 o->dev);
+			return -ENOENT;
+		}
+		gdr_strlcpy(s->gpu_spec, p.gpu_bus_id, sizeof(s->gpu_spec));
+		printf("placement: GPU %s is the nearest to %s (%s)\n", p.gpu_bus_id, o->dev,
+		       gdr_topo_class_name(p.cls));
+	} else if (auto_dev) {
+		/*
+		 * Without the GPU or a NIC near it, rdma_cm still picks a NIC: the GPU
+		 * paths then skip with their own reason and host still runs.
+		 */
+		ensure_cuda(s);
+		if (!s->cuda) {
+			gdr_warn("-d auto: %s: rdma_cm picks the NIC (give -d NAME)", s->cuda_why);
+			return 0;
+		}
+		t = get_topo(s);
+		if (!t || gdr_topo_nearest_nic(t, s->gpu.bus_id, nic_ok, &o->ib_port, &p)) {
+			gdr_warn(
+			    "-d auto: no active RDMA NIC found near GPU %s: rdma_cm picks the NIC "
+			    "(give -d NAME)",
+			    s->gpu.bus_id);
+			return 0;
+		}
+		gdr_strlcpy(s->devname, p.nic, sizeof(s->devname));
+		o->dev = s->devname;
+		printf("placement: %s is the nearest active NIC to GPU %d (%s): %s\n", o->dev,
+		       s->gpu.ordinal, s->gpu.bus_id, gdr_topo_class_name(p.cls));
+	}
+	if (o->dev && !o->bind_addr) {
+		if (gdr_nic_ipv4(o->dev, o->ib_port, s->bind, sizeof(s->bind), why, sizeof(why)) ==
+		    0) {
+			o->bind_addr = s->bind;
+			gdr_dbg("%s: using its address %s", o->dev, s->bind);
+		} else {
+			gdr_dbg("%s", why);
+		}
+	}
+	return 0;
+}
+
+/* Host buffers and this process near the NIC, unless --no-bind. */
+static void bind_near_nic(struct sess *s)
+{
+	const struct gdr_topo_nic *nic;
+	struct gdr_topo *t;
+	char why[256];
+
+	if (s->o->no_bind || s->o->topology_xml || getenv("HWLOC_XMLFILE"))
+		return;
+	t = get_topo(s);
+	nic = t ? gdr_topo_find_nic(t, s->conn.nic) : NULL;
+	if (!nic || nic->numa < 0)
+		return;
+	if (gdr_topo_bind_numa(t, nic->numa, why, sizeof(why)))
+		gdr_warn("cannot bind to %s's NUMA node %d: %s (--no-bind to silence)", s->conn.nic,
+			 nic->numa, why);
+	else
+		printf("placement: bound to NUMA node %d (%s's)\n", nic->numa, s->conn.nic);
+}
+
 int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 {
 	struct sess *s = calloc(1, sizeof(*s));
@@ -908,14 +1044,27 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 		goto out_csv;
 	}
 
+	r = place(s);
+	/* launch: pairs exchange addresses once each knows its own. */
+	if (!r && o->sync && o->sync->rendezvous)
+		r = o->sync->rendezvous(o->sync->ctx, o, s->why, WHY);
+	if (r) {
+		gdr_err("%s", s->why);
+		goto out_json;
+	}
 	for (;;) {
 		if (s->client)
 			r = gdr_conn_connect(&s->conn, o, stop, s->why, WHY);
 		else
 			r = gdr_conn_accept(&s->conn, o, stop, s->why, WHY);
+		if (r == -EINTR && o->persistent) {
+			printf("server: stopped by a signal\n");
+			break;
+		}
 		if (r) {
 			gdr_err("%s", s->why);
-			/* A long-lived server outlives a client that failed to connect, not itself. */
+			/* A long-lived server outlives a client that failed to connect, not itself.
+			 */
 			if (!o->persistent || r == -EINTR || !s->conn.listening)
 				break;
 			gdr_conn_close(&s->conn);
@@ -923,13 +1072,14 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 		}
 		s->env.pd = s->conn.pd;
 		s->env.nic = s->conn.nic;
+		bind_near_nic(s);
 		printf("%s %s: %s %s over %s, %u QP(s)\n", s->client ? "client" : "server",
-		       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted", s->conn.peer,
-		       s->conn.nic, s->conn.nqps);
+		       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted",
+		       s->conn.peer, s->conn.nic, s->conn.nqps);
 		r = s->client ? client_run(s) : server_run(s);
 		if (r)
-			gdr_err("%s%s%s", o->persistent ? s->conn.peer : "", o->persistent ? ": " : "",
-				s->why);
+			gdr_err("%s%s%s", o->persistent ? s->conn.peer : "",
+				o->persistent ? ": " : "", s->why);
 		if (!o->persistent || (stop && *stop))
 			break;
 		/* Next client: fresh connection and plan; the GPU stays open. */
@@ -939,11 +1089,14 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 		s->cuda_tried = s->cuda != NULL;
 		fflush(stdout);
 	}
+out_json:
 	gdr_conn_close(&s->conn);
 	if (s->cuda) {
 		gdr_cuda_gpu_close(s->cuda, &s->gpu);
 		gdr_cuda_unload(s->cuda);
 	}
+	if (s->topo_t)
+		gdr_topo_free(s->topo_t);
 	if (s->json) {
 		int jr = gdr_json_close(s->json, why, sizeof(why));
 		if (jr) {

@@ -2,7 +2,7 @@
 # gdr_doctor on fixture roots: golden text and JSON, and the --expect exit status.
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
-echo "1..25"
+echo "1..28"
 
 run() { # name root [VAR=value...]
 	name=$1 root=$2
@@ -22,6 +22,16 @@ run nccl-pitfalls dmabuf-node NCCL_IB_DISABLE=1 NCCL_DMABUF_ENABLE=0 NCCL_NET_GD
 	NCCL_NET_GDR_READ=0 NCCL_NET=Socket
 run gdr-level-pix both NCCL_NET_GDR_LEVEL=PIX NCCL_DMABUF_ENABLE=0
 run gdr-level-bad peermem-node NCCL_NET_GDR_LEVEL=FAR
+
+# NCCL_NET_GDR_LEVEL against measured distances (hwloc XML): GPU0's nearest NIC is PHB,
+# GPU1's NODE (PHB to NCCL), GPU2/3's NODE: PXB is too strict for all four, PHB for none.
+xml="$top_srcdir/tests/topo/hostbridges.xml"
+for lv in PXB PHB NVL; do
+	doctor_env NCCL_NET_GDR_LEVEL=$lv "$DOCTOR" --root both --topology-xml "$xml" \
+		>"$WORK/lv-$lv.out" 2>&1
+	echo "exit $?" >>"$WORK/lv-$lv.out"
+	golden "root-gdr-level-measured-$lv.out" "$WORK/lv-$lv.out"
+done
 
 # ofed_info found on PATH.
 env -i PATH="$WORK/bin-ofed" GDRPERF_LIBCUDA=/nonexistent/libcuda.so.1 "$DOCTOR" --root peermem-node \

@@ -17,6 +17,12 @@ check "write: sizes, qps, role, path as asked" bash -c "
 	awk -F, 'NR>1 && \$4 != \"server\" { bad = 1 } END { exit bad }' '$TMP/srv.csv'"
 check "write: CSV files are whole" csv_whole "$TMP/w.csv"
 
+# -d steers rdma_cm through the device's own address (client source, server bind).
+server gdr_write_bw --timeout 20 -d rxe0
+client gdr_write_bw --timeout 20 -d rxe0 -n 50 -s 4K
+wait_server
+check "-d rxe0 on both sides: ok over rxe0" bash -c "[ $CRC = 0 -a $SRC = 0 ] && grep -q 'over rxe0' '$TMP/cli.out'"
+
 # READ, bidirectional, validated.
 server gdr_read_bw --timeout 20
 client gdr_read_bw --timeout 20 -n 100 -s 32K -b --validate --csv "$TMP/r.csv"

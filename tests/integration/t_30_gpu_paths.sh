@@ -17,6 +17,8 @@ server gdr_write_bw --timeout 20
 client gdr_write_bw --timeout 20 --gpu 0 --mem peermem -n 100 --sizes 4K:256K --validate --csv "$TMP/pm.csv"
 wait_server
 check "peermem write --validate: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
+check "--gpu 0 without -d: the nearest active NIC is chosen and printed" \
+	grep -q '^placement: rxe0 is the nearest active NIC to GPU 0' "$TMP/cli.out"
 check "peermem write: 7 ok validated rows on path peermem with the GPU named" awk -F, '
 	NR > 1 { n++; if ($6 != "peermem" || $31 != "ok" || $32 != "validated" || $22 != "0" || $23 == "") bad = 1 }
 	END { exit (bad || n != 7) }' "$TMP/pm.csv"
@@ -61,6 +63,8 @@ export GDRPERF_LIBCUDA=/nonexistent/libcuda.so.1
 server gdr_read_bw --timeout 20
 client gdr_read_bw --timeout 20 --gpu 0 --mem host,bounce -n 50 -s 4K --csv "$TMP/nodrv.csv"
 wait_server
+check "no CUDA driver: -d auto falls back to rdma_cm's NIC with a warning" \
+	grep -q 'warning: -d auto: no CUDA driver' "$TMP/cli.err"
 check "no CUDA driver: bounce skipped with 'no CUDA driver', host ok" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
 	grep -q 'no CUDA driver' '$TMP/nodrv.csv' && grep -q ',host,host,4096,.*,ok,' '$TMP/nodrv.csv'"
 

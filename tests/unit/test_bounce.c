@@ -22,8 +22,8 @@
 #include "bounce.h"
 
 #define GARBAGE UINT64_MAX
-#define EMPTY (UINT64_MAX - 1)
-#define QMAX 4096
+#define EMPTY	(UINT64_MAX - 1)
+#define QMAX	4096
 
 struct q {
 	uint64_t a[QMAX], b[QMAX];
@@ -57,16 +57,16 @@ enum { S_POST, S_CREDIT };
 
 struct side {
 	struct gdr_bounce_sm sm;
-	uint64_t slot[64];     /* chunk in the staging slot, EMPTY, or GARBAGE mid-copy */
-	int pinned[64];        /* producer/WRITE: a WRITE reads the slot until its completion */
-	struct q copies;       /* in flight on the stream: chunk */
-	struct q sendc;        /* send completions to deliver */
-	struct q recvc;        /* receive completions to deliver: kind, imm */
+	uint64_t slot[64]; /* chunk in the staging slot, EMPTY, or GARBAGE mid-copy */
+	int pinned[64];	   /* producer/WRITE: a WRITE reads the slot until its completion */
+	struct q copies;   /* in flight on the stream: chunk */
+	struct q sendc;	   /* send completions to deliver */
+	struct q recvc;	   /* receive completions to deliver: kind, imm */
 };
 
 struct world {
 	struct side p, c;
-	struct q to_c, to_p;   /* wires: kind, chunk/value, slot */
+	struct q to_c, to_p;	 /* wires: kind, chunk/value, slot */
 	uint64_t next_delivered; /* consumer's H2D completions must come in sequence */
 	int write;
 	unsigned int rng;
@@ -86,12 +86,12 @@ static void world_init(struct world *w, int write, uint64_t size, uint64_t chunk
 	memset(w, 0, sizeof(*w));
 	w->write = write;
 	w->rng = seed;
-	assert_int_equal(gdr_bounce_sm_init(&w->p.sm, write, 1, size, chunk, slots, sq, first,
-					    warmup, iters),
-			 0);
-	assert_int_equal(gdr_bounce_sm_init(&w->c.sm, write, 0, size, chunk, slots, sq, first,
-					    warmup, iters),
-			 0);
+	assert_int_equal(
+	    gdr_bounce_sm_init(&w->p.sm, write, 1, size, chunk, slots, sq, first, warmup, iters),
+	    0);
+	assert_int_equal(
+	    gdr_bounce_sm_init(&w->c.sm, write, 0, size, chunk, slots, sq, first, warmup, iters),
+	    0);
 	for (unsigned int i = 0; i < 64; i++)
 		w->p.slot[i] = w->c.slot[i] = EMPTY;
 	w->next_delivered = first;
@@ -267,10 +267,11 @@ static int recv_complete(struct world *w, struct side *sd)
 		return 0;
 	q_pop(&sd->recvc, &kind, &v, &junk);
 	if (sd == &w->p)
-		assert_int_equal(gdr_bounce_sm_credit(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)), 0);
-	else
-		assert_int_equal(gdr_bounce_sm_announce(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)),
+		assert_int_equal(gdr_bounce_sm_credit(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)),
 				 0);
+	else
+		assert_int_equal(
+		    gdr_bounce_sm_announce(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)), 0);
 	return 1;
 }
 
@@ -285,17 +286,39 @@ static void world_run(struct world *w)
 		/* Try a random action first; if nothing is enabled, try them all in order. */
 		for (unsigned int k = 0, first = rnd(w) % 11; k < 11 && !did; k++) {
 			switch ((first + k) % 11) {
-			case 0: did = p_issue(w); break;
-			case 1: did = copy_complete(w, &w->p); break;
-			case 2: did = posts(w, &w->p); break;
-			case 3: did = deliver_to_c(w); break;
-			case 4: did = recv_complete(w, &w->c); break;
-			case 5: did = c_issue(w); break;
-			case 6: did = copy_complete(w, &w->c); break;
-			case 7: did = posts(w, &w->c); break;
-			case 8: did = deliver_to_p(w); break;
-			case 9: did = recv_complete(w, &w->p) || send_complete(w, &w->p); break;
-			case 10: did = send_complete(w, &w->c); break;
+			case 0:
+				did = p_issue(w);
+				break;
+			case 1:
+				did = copy_complete(w, &w->p);
+				break;
+			case 2:
+				did = posts(w, &w->p);
+				break;
+			case 3:
+				did = deliver_to_c(w);
+				break;
+			case 4:
+				did = recv_complete(w, &w->c);
+				break;
+			case 5:
+				did = c_issue(w);
+				break;
+			case 6:
+				did = copy_complete(w, &w->c);
+				break;
+			case 7:
+				did = posts(w, &w->c);
+				break;
+			case 8:
+				did = deliver_to_p(w);
+				break;
+			case 9:
+				did = recv_complete(w, &w->p) || send_complete(w, &w->p);
+				break;
+			case 10:
+				did = send_complete(w, &w->c);
+				break;
 			}
 		}
 		if (!did)
@@ -456,7 +479,8 @@ static void test_credit_batching(void **state)
 	assert_int_equal(gdr_bounce_sm_init(&cs, 1, 0, 12288, 4096, 8, 64, 0, 1, 2), 0);
 	assert_int_equal(cs.batch, 2);
 	for (uint32_t i = 0; i < 9; i++)
-		assert_int_equal(gdr_bounce_sm_announce(&cs, i, why, sizeof(why)), i < 8 ? 0 : -EPROTO);
+		assert_int_equal(gdr_bounce_sm_announce(&cs, i, why, sizeof(why)),
+				 i < 8 ? 0 : -EPROTO);
 	while (gdr_bounce_sm_can_copy(&cs, &c))
 		gdr_bounce_sm_did_copy(&cs);
 	assert_int_equal(cs.copy_issued, 8);

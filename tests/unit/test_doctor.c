@@ -9,7 +9,10 @@
 #include <limits.h>
 #include <string.h>
 
+#include <errno.h>
+
 #include "doctor.h"
+#include "topo.h"
 
 static void test_kernel_version(void **state)
 {
@@ -78,15 +81,25 @@ static void test_memlock(void **state)
 	assert_int_not_equal(gdr_limits_memlock_parse("Max open files 1024\n", &v), 0);
 }
 
+/* The doctor reads NCCL_NET_GDR_LEVEL with the topology module's parser, newer names included. */
 static void test_gdr_level(void **state)
 {
+	enum gdr_nccl_level l;
+	char why[256];
+
 	(void)state;
-	assert_int_equal(gdr_nccl_gdr_level_parse("LOC"), 0);
-	assert_int_equal(gdr_nccl_gdr_level_parse("pix"), 2);
-	assert_int_equal(gdr_nccl_gdr_level_parse("SYS"), 5);
-	assert_int_equal(gdr_nccl_gdr_level_parse("3"), 3);
-	assert_int_equal(gdr_nccl_gdr_level_parse("9"), -1);
-	assert_int_equal(gdr_nccl_gdr_level_parse("FAR"), -1);
+	assert_int_equal(gdr_nccl_parse_level("LOC", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_LOC);
+	assert_int_equal(gdr_nccl_parse_level("NVL", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_LOC);
+	assert_int_equal(gdr_nccl_parse_level("PXN", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_PXB);
+	assert_int_equal(gdr_nccl_parse_level("3", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_PHB);
+	assert_int_equal(gdr_nccl_parse_level("9", &l, why, sizeof(why)), 0);
+	assert_int_equal(l, GDR_NCCL_SYS);
+	assert_int_equal(gdr_nccl_parse_level("pix", &l, why, sizeof(why)), -EINVAL);
+	assert_int_equal(gdr_nccl_parse_level("FAR", &l, why, sizeof(why)), -EINVAL);
 }
 
 static void test_verdict(void **state)

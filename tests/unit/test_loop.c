@@ -14,7 +14,9 @@
 static void simulate(unsigned int tx_depth, unsigned int post_list, unsigned int cq_mod,
 		     uint64_t target)
 {
-	struct gdr_loop_cfg cfg = { .tx_depth = tx_depth, .post_list = post_list, .cq_mod = cq_mod };
+	struct gdr_loop_cfg cfg = { .tx_depth = tx_depth,
+				    .post_list = post_list,
+				    .cq_mod = cq_mod };
 	uint64_t posted = 0, done = 0, last_signal = 0, signals = 0;
 
 	while (done < target) {

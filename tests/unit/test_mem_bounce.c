@@ -99,9 +99,8 @@ static void alloc_expect(struct fixture *f, size_t len, int r, const char *why_p
 	memset(&m, 0, sizeof(m));
 	m.ops = &gdr_mem_bounce_ops;
 	m.env = &f->env;
-	assert_int_equal(gdr_mem_bounce_ops.alloc_reg(&m, len, IBV_ACCESS_LOCAL_WRITE, why,
-						      sizeof(why)),
-			 r);
+	assert_int_equal(
+	    gdr_mem_bounce_ops.alloc_reg(&m, len, IBV_ACCESS_LOCAL_WRITE, why, sizeof(why)), r);
 	if (!strstr(why, why_part))
 		fail_msg("expected \"%s\" in \"%s\"", why_part, why);
 	assert_null(m.mr);

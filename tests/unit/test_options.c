@@ -7,8 +7,8 @@
 #include "options.h"
 #include "util.h"
 
-#define ARGV(...) ((char *[]){ "gdr_write_bw", __VA_ARGS__, NULL })
-#define ARGC(...) ((int)(sizeof((char *[]){ "gdr_write_bw", __VA_ARGS__ }) / sizeof(char *)))
+#define ARGV(...)     ((char *[]){ "gdr_write_bw", __VA_ARGS__, NULL })
+#define ARGC(...)     ((int)(sizeof((char *[]){ "gdr_write_bw", __VA_ARGS__ }) / sizeof(char *)))
 #define PARSE(o, ...) gdr_opts_parse(o, GDR_VERB_WRITE, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
 
 static void test_defaults_server(void **state)
@@ -112,6 +112,9 @@ static void test_bad_values_exit_2(void **state)
 	assert_int_equal(PARSE(&o, "--no-such-option"), -EINVAL);
 	assert_int_equal(PARSE(&o, "a", "b"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--use_cuda=0", "--mem", "host"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--gpu", "auto"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--gpu", "auto", "-d", "auto"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--persistent", "srv"), -EINVAL);
 }
 
 static void test_cq_mod_capped(void **state)
@@ -161,10 +164,14 @@ static void test_help(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults_server), cmocka_unit_test(test_perftest_options),
-		cmocka_unit_test(test_sizes),           cmocka_unit_test(test_parse_size),
-		cmocka_unit_test(test_bad_values_exit_2), cmocka_unit_test(test_cq_mod_capped),
-		cmocka_unit_test(test_mem_and_gpu),     cmocka_unit_test(test_help),
+		cmocka_unit_test(test_defaults_server),
+		cmocka_unit_test(test_perftest_options),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_bad_values_exit_2),
+		cmocka_unit_test(test_cq_mod_capped),
+		cmocka_unit_test(test_mem_and_gpu),
+		cmocka_unit_test(test_help),
 	};
 	gdr_set_progname("test_options");
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,8 +10,8 @@
 static void sample_plan(struct gdr_plan *p)
 {
 	struct gdr_opts o;
-	char *argv[] = { "x", "--sizes", "4K:64K", "-n", "77", "-q", "3", "--mem", "host,bounce",
-			 "--validate", "-b", "srv", NULL };
+	char *argv[] = { "x",	  "--sizes",	 "4K:64K",     "-n", "77",  "-q", "3",
+			 "--mem", "host,bounce", "--validate", "-b", "srv", NULL };
 
 	assert_int_equal(gdr_opts_parse(&o, GDR_VERB_READ, 12, argv), 0);
 	gdr_plan_from_opts(&o, 0xdeadbeef, p);
@@ -57,7 +57,8 @@ static void test_other_roundtrips(void **state)
 	in.u.buf.kind = GDR_MEM_DMABUF;
 	in.u.buf.ok = 1;
 	in.u.buf.nqps = 2;
-	in.u.buf.qp[1] = (struct gdr_remote_buf){ .addr = 0x7f0000001000ull, .rkey = 0x1234, .len = 8192 };
+	in.u.buf.qp[1] =
+	    (struct gdr_remote_buf){ .addr = 0x7f0000001000ull, .rkey = 0x1234, .len = 8192 };
 	roundtrip(&in, &out);
 	assert_int_equal(out.u.buf.qp[1].addr, 0x7f0000001000ull);
 	assert_int_equal(out.u.buf.qp[1].rkey, 0x1234);
@@ -172,8 +173,13 @@ static void test_text_sanitised(void **state)
 
 static void test_hello(void **state)
 {
-	struct gdr_hello h = { .version = GDR_PROTO_VERSION, .nqps = 4, .qp_index = 3,
-			       .tx_depth = 128, .extra_recv = 24, .session = 42 }, o;
+	struct gdr_hello h = { .version = GDR_PROTO_VERSION,
+			       .nqps = 4,
+			       .qp_index = 3,
+			       .tx_depth = 128,
+			       .extra_recv = 24,
+			       .session = 42 },
+			 o;
 	uint8_t buf[GDR_HELLO_LEN];
 	char why[256];
 

@@ -1,0 +1,102 @@
+/*
+ * Launch under mpirun, mpiexec (Hydra), srun or a PMIx launcher: which rank
+ * this process is, which pair it belongs to, and (with MPI) the rendezvous
+ * that brings each server's address to its client and starts pairs together.
+ */
+#ifndef GDR_LAUNCH_H
+#define GDR_LAUNCH_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "options.h"
+
+/* The largest rank count we accept: bounds the parsing, far above any real job. */
+#define GDR_LAUNCH_MAX_SIZE (1 << 20)
+/* One published server address, NUL included. */
+#define GDR_LAUNCH_ADDR_MAX 64
+
+enum gdr_launcher {
+	GDR_LAUNCHER_NONE = 0,
+	GDR_LAUNCHER_OMPI,  /* OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK */
+	GDR_LAUNCHER_HYDRA, /* PMI_RANK / PMI_SIZE / MPI_LOCALRANKID (MPICH, Intel MPI) */
+	GDR_LAUNCHER_PMIX,  /* PMIX_RANK, size from another launcher's variables */
+	GDR_LAUNCHER_SLURM, /* SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID */
+};
+
+struct gdr_launch {
+	enum gdr_launcher kind;
+	int rank, size;
+	int local_rank;	      /* -1: the launcher does not say */
+	const char *rank_var; /* the variable the rank came from, for messages */
+};
+
+/* Reads one environment variable; NULL when unset. */
+typedef const char *(*gdr_getenv_fn)(void *ctx, const char *name);
+
+/*
+ * Detect the launcher from the environment (get == NULL reads the real one).
+ * 0 with kind NONE when no launcher variable is set, 0 with the rank when one
+ * is, -EINVAL with why naming the variable when a value is not a number in
+ * range, a variable of a pair is missing, or two launchers disagree.
+ */
+int gdr_launch_detect(struct gdr_launch *l, gdr_getenv_fn get, void *ctx, char *why, size_t wlen);
+const char *gdr_launcher_name(enum gdr_launcher k);
+
+/* A rank's place in the pairing: ranks 0..N-1 serve, rank i+N connects to rank i. */
+struct gdr_pair_role {
+	int server;
+	unsigned int pair, npairs;
+	int peer_rank;
+};
+
+/* 0, or -EINVAL when the size is odd (or 1) with why saying how to launch. */
+int gdr_launch_role(const struct gdr_launch *l, struct gdr_pair_role *r, char *why, size_t wlen);
+
+/*
+ * Item index of a comma-separated list: 0, -ERANGE when the list is shorter
+ * (a one-item list applies to every index), -EINVAL for an empty item,
+ * -ENAMETOOLONG when the item does not fit out.
+ */
+int gdr_list_item(const char *list, unsigned int index, char *out, size_t len);
+/* Number of items in a comma-separated list (1 for a list without commas). */
+unsigned int gdr_list_count(const char *list);
+
+/* MPI rendezvous; every call fails with -ENOSYS in a build without MPI. */
+struct gdr_mpi;
+int gdr_mpi_available(void);
+int gdr_mpi_init(struct gdr_mpi **m, int *argc, char ***argv, char *why, size_t wlen);
+int gdr_mpi_rank(const struct gdr_mpi *m, int *rank, int *size);
+/* Gather every rank's string (at most GDR_LAUNCH_ADDR_MAX - 1 chars) into all[size]. */
+int gdr_mpi_allgather_addr(struct gdr_mpi *m, const char *mine, char (*all)[GDR_LAUNCH_ADDR_MAX],
+			   char *why, size_t wlen);
+/* A barrier that gives up after timeout seconds or when *stop is set. */
+int gdr_mpi_barrier(struct gdr_mpi *m, double timeout, volatile sig_atomic_t *stop, char *why,
+		    size_t wlen);
+void gdr_mpi_finalize(struct gdr_mpi *m);
+void gdr_mpi_abort(struct gdr_mpi *m, int code);
+
+/* What the bench main keeps of a launch. */
+struct gdr_launched {
+	struct gdr_launch l;
+	struct gdr_pair_role role;
+	struct gdr_mpi *mpi;
+	struct gdr_sync sync;
+	double timeout;
+	volatile sig_atomic_t *stop;
+	char server[GDR_LAUNCH_ADDR_MAX];
+	char gpu[64], dev[64];
+	char label[192];
+};
+
+/*
+ * Apply the launch to o: role, port, GPU, device, server address, sync hook,
+ * label. 0 to run (o unchanged when no launcher or a SERVER was given), or
+ * -errno after printing the cause (exit 2 for usage, 1 otherwise: *usage says).
+ */
+int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv,
+		     volatile sig_atomic_t *stop, int *usage);
+/* End of the run: MPI_Finalize, or MPI_Abort when status says the run failed. */
+void gdr_launch_finish(struct gdr_launched *x, int status);
+
+#endif

@@ -1,0 +1,314 @@
+/*
+ * What a launched rank does before its session: which pair and role it has,
+ * which port, GPU and device it uses, where its server is, and the barrier
+ * that starts every pair's measurements together.
+ */
+#include "config.h"
+
+#include "launch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "placement.h"
+#include "util.h"
+
+static int sync_point(void *ctx, char *why, size_t wlen)
+{
+	struct gdr_launched *x = ctx;
+
+	return gdr_mpi_barrier(x->mpi, x->timeout, x->stop, why, wlen);
+}
+
+/* This rank's item of a per-rank list option (indexed by local rank). */
+static int pick_local(const struct gdr_launched *x, const char *opt, const char *list, char *out,
+		      size_t len)
+{
+	int r;
+
+	if (gdr_list_count(list) > 1 && x->l.local_rank < 0) {
+		gdr_err("%s %s: a list needs the local rank, which %s does not give", opt, list,
+			gdr_launcher_name(x->l.kind));
+		return -EINVAL;
+	}
+	r = gdr_list_item(list, x->l.local_rank < 0 ? 0 : (unsigned int)x->l.local_rank, out, len);
+	if (r == -ERANGE)
+		gdr_err("%s %s: no item for local rank %d", opt, list, x->l.local_rank);
+	else if (r)
+		gdr_err("%s %s: %s", opt, list, r == -EINVAL ? "empty item" : "item too long");
+	return r;
+}
+
+static int wants_gpu(const struct gdr_opts *o)
+{
+	for (unsigned int i = 0; i < o->nmem; i++)
+		if (o->mem[i] != GDR_MEM_HOST)
+			return 1;
+	return 0;
+}
+
+/* Lists only make sense with a launcher. */
+static int check_unlaunched(const struct gdr_opts *o)
+{
+	if (o->gpu && strchr(o->gpu, ',')) {
+		gdr_err("--gpu %s: a list is indexed by local rank and needs a launcher (mpirun, "
+			"mpiexec, srun)",
+			o->gpu);
+		return -EINVAL;
+	}
+	if (o->dev && strchr(o->dev, ',')) {
+		gdr_err("-d %s: a list is indexed by local rank and needs a launcher (mpirun, "
+			"mpiexec, srun)",
+			o->dev);
+		return -EINVAL;
+	}
+	if (o->peer && !o->server) {
+		gdr_err(
+		    "--peer %s: only for ranks started by mpirun, mpiexec or srun; run by hand, "
+		    "give the server as the SERVER argument",
+		    o->peer);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The first RDMA device with an IPv4 address on its interface (-d not given). */
+static int first_dev_ipv4(int port, char *out, size_t len, char *why, size_t wlen)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	char w[256];
+	int r = -ENODEV;
+
+	snprintf(why, wlen, "no RDMA device has an IPv4 address on its network interface");
+	for (int i = 0; list && list[i] && r; i++)
+		r = gdr_nic_ipv4(ibv_get_device_name(list[i]), port, out, len, w, sizeof(w));
+	if (list)
+		ibv_free_device_list(list);
+	else
+		snprintf(why, wlen, "no RDMA device (ibv_get_device_list: %s)", strerror(errno));
+	return r;
+}
+
+/*
+ * The address this server publishes: the one it listens on (--bind, or -d's
+ * address after placement), else the first RDMA device's.
+ */
+static void server_addr(const struct gdr_opts *o, char *out, size_t len)
+{
+	char why[256];
+	int r;
+
+	if (o->bind_addr) {
+		gdr_strlcpy(out, o->bind_addr, len);
+		return;
+	}
+	if (o->dev && strcmp(o->dev, "auto"))
+		r = gdr_nic_ipv4(o->dev, o->ib_port, out, len, why, sizeof(why));
+	else
+		r = first_dev_ipv4(o->ib_port, out, len, why, sizeof(why));
+	if (r) {
+		gdr_err("launch: cannot publish this server's address: %s (give --bind ADDR)", why);
+		/* The client sees why instead of an address and says so. */
+		out[0] = '!';
+		gdr_strlcpy(out + 1, why, len - 1);
+	}
+}
+
+static void print_role(const struct gdr_launched *x, const struct gdr_opts *o)
+{
+	char local[16] = "?", where[GDR_LAUNCH_ADDR_MAX + 16] = "";
+
+	if (x->l.local_rank >= 0)
+		snprintf(local, sizeof(local), "%d", x->l.local_rank);
+	if (!x->role.server)
+		snprintf(where, sizeof(where), "server %s, ", x->server);
+	printf("launch: %s rank %d of %d (local %s): %s rank %d (pair %u of %u, %sport %u%s)\n",
+	       gdr_launcher_name(x->l.kind), x->l.rank, x->l.size, local,
+	       x->role.server ? "server for" : "client of", x->role.peer_rank, x->role.pair,
+	       x->role.npairs, where, o->port,
+	       x->mpi ? ", MPI barrier before each measurement" : "");
+	fflush(stdout);
+}
+
+static int find_server(struct gdr_launched *x, struct gdr_opts *o)
+{
+	const char *list = o->peer;
+	const char *from = "--peer";
+	int r;
+
+	if (!list && !x->mpi) {
+		list = getenv("GDRPERF_SERVER");
+		from = "GDRPERF_SERVER";
+		if (list && !*list)
+			list = NULL;
+	}
+	if (list) {
+		r = gdr_list_item(list, x->role.pair, x->server, sizeof(x->server));
+		if (r) {
+			gdr_err("%s %s: %s for pair %u of %u", from, list,
+				r == -ERANGE   ? "no item"
+				: r == -EINVAL ? "empty item"
+					       : "item too long",
+				x->role.pair, x->role.npairs);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!x->mpi) {
+		gdr_err(
+		    "launch: rank %d is the client of rank %d but does not know its address: give "
+		    "--peer HOST (or GDRPERF_SERVER=HOST; a comma-separated list with one host "
+		    "per pair), or build with ./configure --with-mpi to pass it through MPI",
+		    x->l.rank, x->role.peer_rank);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* After placement (session.c): every server's address to its client, through MPI. */
+static int rendezvous(void *ctx, struct gdr_opts *o, char *why, size_t wlen)
+{
+	struct gdr_launched *x = ctx;
+	char(*all)[GDR_LAUNCH_ADDR_MAX];
+	char mine[GDR_LAUNCH_ADDR_MAX] = "";
+	int r;
+
+	if (x->role.server)
+		server_addr(o, mine, sizeof(mine));
+	all = calloc((size_t)x->l.size, sizeof(*all));
+	if (!all) {
+		snprintf(why, wlen, "launch: out of memory for %d addresses", x->l.size);
+		return -ENOMEM;
+	}
+	r = gdr_mpi_allgather_addr(x->mpi, mine, all, why, wlen);
+	if (!r && !x->role.server && !o->peer) {
+		const char *a = all[x->role.peer_rank];
+
+		if (a[0] == '!' || !a[0]) {
+			snprintf(why, wlen, "launch: server rank %d published no address: %.200s",
+				 x->role.peer_rank, a[0] ? a + 1 : "(empty)");
+			r = -EADDRNOTAVAIL;
+		} else {
+			gdr_strlcpy(x->server, a, sizeof(x->server));
+		}
+	}
+	free(all);
+	if (!r)
+		print_role(x, o);
+	return r;
+}
+
+static int mpi_start(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv)
+{
+	char why[512];
+	int rank, size, r;
+
+	r = gdr_mpi_init(&x->mpi, argc, argv, why, sizeof(why));
+	if (r) {
+		gdr_err("launch: %s", why);
+		return r;
+	}
+	gdr_mpi_rank(x->mpi, &rank, &size);
+	if (rank != x->l.rank || size != x->l.size) {
+		gdr_err("launch: MPI says rank %d of %d, %s said %d of %d (not started by this "
+			"launcher? --launch=none ignores its variables)",
+			rank, size, x->l.rank_var, x->l.rank, x->l.size);
+		return -EINVAL;
+	}
+	x->sync.rendezvous = rendezvous;
+	x->sync.point = sync_point;
+	x->sync.ctx = x;
+	o->sync = &x->sync;
+	return 0;
+}
+
+int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv,
+		     volatile sig_atomic_t *stop, int *usage)
+{
+	char why[512];
+	int r;
+
+	memset(x, 0, sizeof(*x));
+	x->l.local_rank = -1;
+	x->stop = stop;
+	x->timeout = o->timeout;
+	*usage = 1;
+	if (o->no_launch || o->server)
+		return check_unlaunched(o);
+	r = gdr_launch_detect(&x->l, NULL, NULL, why, sizeof(why));
+	if (r) {
+		gdr_err("%s (or run with --launch=none)", why);
+		return r;
+	}
+	if (x->l.kind == GDR_LAUNCHER_NONE || x->l.size < 2)
+		return check_unlaunched(o);
+	r = gdr_launch_role(&x->l, &x->role, why, sizeof(why));
+	if (r) {
+		gdr_err("%s", why);
+		return r;
+	}
+	if (o->persistent) {
+		gdr_err("--persistent serves clients one after another: not with a launcher, where "
+			"each server has one client");
+		return -EINVAL;
+	}
+	if (o->port + x->role.pair > 65535) {
+		gdr_err("-p %u: pair %u would need port %u", o->port, x->role.pair,
+			o->port + x->role.pair);
+		return -EINVAL;
+	}
+	o->port += x->role.pair;
+	if (o->gpu) {
+		r = pick_local(x, "--gpu", o->gpu, x->gpu, sizeof(x->gpu));
+		if (r)
+			return r;
+		o->gpu = x->gpu;
+	} else if (x->l.local_rank >= 0 && wants_gpu(o)) {
+		/* One GPU per rank on a node: the local rank's (and -d auto its nearest NIC). */
+		snprintf(x->gpu, sizeof(x->gpu), "%d", x->l.local_rank);
+		o->gpu = x->gpu;
+	}
+	if (o->dev) {
+		r = pick_local(x, "-d", o->dev, x->dev, sizeof(x->dev));
+		if (r)
+			return r;
+		o->dev = x->dev;
+	}
+	snprintf(x->label, sizeof(x->label), "%s%spair %u", o->label ? o->label : "",
+		 o->label ? "; " : "", x->role.pair);
+	o->label = x->label;
+
+	*usage = 0;
+	if (gdr_mpi_available()) {
+		r = mpi_start(x, o, argc, argv);
+		if (r)
+			return r;
+	}
+	if (!x->role.server) {
+		*usage = 1;
+		r = find_server(x, o);
+		if (r)
+			return r;
+		*usage = 0;
+		/* With MPI and no --peer, the rendezvous fills it in after placement. */
+		o->server = x->server;
+	}
+	if (!x->mpi)
+		print_role(x, o);
+	return 0;
+}
+
+void gdr_launch_finish(struct gdr_launched *x, int status)
+{
+	if (!x->mpi)
+		return;
+	/* A failed pair would leave the others waiting at the next barrier: end the job. */
+	if (status)
+		gdr_mpi_abort(x->mpi, status);
+	gdr_mpi_finalize(x->mpi);
+	x->mpi = NULL;
+}

@@ -1,0 +1,117 @@
+#!/bin/bash
+# The bounce path end to end on real Soft-RoCE with the fake libcuda.so.1:
+# gdr_write_bw / gdr_read_bw with --validate at sizes across chunk boundaries
+# (a multiple of the chunk, a partial last chunk), 1- and multi-slot staging
+# rings, --mem host,bounce rows read back from the CSV, -q 2 (QP 0 only), and
+# the skip reasons for what bounce does not do (-D, -b, a side without a GPU).
+. "$(dirname "$0")/bw_lib.sh"
+FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
+if [ ! -f "$FAKE" ]; then
+	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
+	finish
+	exit 1
+fi
+export GDRPERF_LIBCUDA=$FAKE
+
+# rows CSV: "path,size,status,qps,note" per row, read with a real CSV parser (notes have commas).
+rows() {
+	python3 - "$1" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    print("%s,%s,%s,%s,%s" % (r["path"], r["size_bytes"], r["status"], r["qps"], r["note"]))
+PY
+}
+# same_rows WANT CSV...: each CSV has exactly the rows in the file WANT.
+same_rows() {
+	local want=$1 f
+	shift
+	for f in "$@"; do
+		rows "$f" >"$TMP/got" 2>&1 && cmp -s "$want" "$TMP/got" || {
+			sed 's/^/#   got: /' "$TMP/got"
+			return 1
+		}
+	done
+}
+
+# VERB SIZE CHUNK SLOTS: one validated bounce size; both sides report it.
+validated() {
+	local verb=$1 size=$2 chunk=$3 slots=$4
+	server gdr_"$verb"_bw --timeout 30 --csv "$TMP/s.csv"
+	client gdr_"$verb"_bw --timeout 30 --mem bounce --validate -s "$size" -n 20 --warmup 3 \
+		--bounce-chunk "$chunk" --bounce-slots "$slots" --csv "$TMP/c.csv"
+	wait_server
+	echo "bounce,$size,ok,1,validated; staging $slots x ${chunk%K} KiB" >"$TMP/want"
+	check "$verb bounce --validate -s $size, $slots x $chunk staging: both sides ok" \
+		[ "$CRC" = 0 -a "$SRC" = 0 ]
+	check "$verb -s $size, $slots x $chunk: one validated row on each side" \
+		same_rows "$TMP/want" "$TMP/c.csv" "$TMP/s.csv"
+	rm -f "$TMP/s.csv" "$TMP/c.csv"
+}
+
+# Four pairs, not six, to stay well inside the suite's 600 s under TCG.
+validated write 12288 4K 1 # 3 whole chunks through one slot: lock-step
+validated write 10000 4K 3 # a partial last chunk; messages straddle the ring
+validated read 10000 4K 1  # partial last chunk, lock-step READs
+validated read 65536 4K 4  # 16 chunks per message, the ring turns 4 times
+
+# host and bounce in one run: the rows the A/B scripts read.
+server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
+client gdr_write_bw --timeout 30 --mem host,bounce --sizes 64K:256K -n 10 --warmup 2 --validate \
+	--csv "$TMP/c.csv"
+wait_server
+check "write --mem host,bounce --sizes 64K:256K: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
+printf '%s\n' host,65536,ok,1,validated host,131072,ok,1,validated host,262144,ok,1,validated \
+	"bounce,65536,ok,1,validated; staging 8 x 256 KiB" \
+	"bounce,131072,ok,1,validated; staging 8 x 256 KiB" \
+	"bounce,262144,ok,1,validated; staging 8 x 256 KiB" >"$TMP/want"
+check "host,bounce: one row per path and size, on both sides" \
+	same_rows "$TMP/want" "$TMP/c.csv" "$TMP/s.csv"
+check "host,bounce: whole CSV rows, bandwidth > 0, path_remote, GPU named on bounce rows" \
+	python3 - "$TMP/c.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+bad = [r for r in rows if not float(r["bw_avg_gbps"]) > 0 or r["role"] != "client"
+       or r["path_remote"] != r["path"] or (r["path"] == "bounce") != bool(r["gpu_name"])]
+sys.exit(1 if bad or len(rows) != 6 else 0)
+PY
+rm -f "$TMP/s.csv" "$TMP/c.csv"
+
+# -q 2: bounce runs on QP 0 only and says so; validation covers what it moved.
+server gdr_read_bw --timeout 30
+client gdr_read_bw --timeout 30 --mem bounce -q 2 -s 65536 -n 10 --warmup 2 --validate \
+	--csv "$TMP/c.csv"
+wait_server
+echo "bounce,65536,ok,1,validated; staging 8 x 256 KiB; QP 0 only" >"$TMP/want"
+check "read -q 2 --mem bounce: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
+check "read -q 2 --mem bounce: qps 1, 'QP 0 only' in the note" same_rows "$TMP/want" "$TMP/c.csv"
+rm -f "$TMP/c.csv"
+
+# What bounce does not do is a skip with its reason, never a crash or a fallback.
+server gdr_write_bw --timeout 30
+client gdr_write_bw --timeout 30 --mem host,bounce -s 65536 -D 1 --csv "$TMP/c.csv"
+wait_server
+rows "$TMP/c.csv" >"$TMP/r" 2>&1
+check "-D: host measured, bounce skipped with the reason" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
+	grep -q '^host,65536,ok,1,' '$TMP/r' &&
+	grep -qx 'bounce,65536,skipped,1,bounce: -D/--duration is not supported on this path (use -n iterations)' '$TMP/r'"
+rm -f "$TMP/c.csv"
+
+server gdr_write_bw --timeout 30
+client gdr_write_bw --timeout 30 --mem bounce -s 65536 -n 10 -b --csv "$TMP/c.csv"
+wait_server
+rows "$TMP/c.csv" >"$TMP/r" 2>&1
+check "-b: bounce skipped with the reason" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
+	grep -qx 'bounce,65536,skipped,1,bounce: -b/--bidirectional is not supported on this path' '$TMP/r'"
+rm -f "$TMP/c.csv"
+
+# A server without a GPU: its reason reaches the client's row.
+GDRPERF_FAKE_CUDA_DEVICES=0 server gdr_write_bw --timeout 30
+client gdr_write_bw --timeout 30 --mem host,bounce -s 65536 -n 10 --csv "$TMP/c.csv"
+wait_server
+rows "$TMP/c.csv" >"$TMP/r" 2>&1
+check "server without a GPU: host ok, bounce skipped with the server's reason" bash -c "
+	[ $CRC = 0 -a $SRC = 0 ] && grep -q '^host,65536,ok,' '$TMP/r' &&
+	grep -q '^bounce,65536,skipped,1,server: .*CUDA_ERROR_NO_DEVICE' '$TMP/r'" ||
+	sed 's/^/#   /' "$TMP/r"
+
+finish

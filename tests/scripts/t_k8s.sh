@@ -1,0 +1,123 @@
+#!/bin/sh
+# The Kubernetes MPIJob and its image recipe, checked without a cluster: the
+# manifest is parsed as YAML and every field the A/B relies on is looked up.
+src=${top_srcdir:-.}
+manifest=$src/scripts/k8s/gdrperf-mpijob.yaml
+dockerfile=$src/scripts/k8s/Dockerfile
+
+if ! python3 -c 'import yaml' 2>/dev/null; then
+	echo "1..0 # SKIP python3-yaml not installed (scripts/install-deps)"
+	exit 0
+fi
+
+python3 - "$manifest" "$dockerfile" <<'PY'
+import re
+import sys
+
+import yaml
+
+manifest, dockerfile = sys.argv[1], sys.argv[2]
+n = 0
+failed = 0
+
+
+def check(name, cond, diag=""):
+    global n, failed
+    n += 1
+    if cond:
+        print(f"ok {n} - {name}")
+    else:
+        failed += 1
+        print(f"not ok {n} - {name}")
+        if diag:
+            print(f"#   {diag}")
+
+
+try:
+    docs = [d for d in yaml.safe_load_all(open(manifest)) if d]
+except (OSError, yaml.YAMLError) as e:
+    print("1..1")
+    print(f"not ok 1 - {manifest} parses as YAML")
+    print(f"#   {e}")
+    sys.exit(1)
+check("one document, an MPIJob of kubeflow.org/v2beta1",
+      len(docs) == 1 and docs[0].get("apiVersion") == "kubeflow.org/v2beta1"
+      and docs[0].get("kind") == "MPIJob",
+      f"{[(d.get('apiVersion'), d.get('kind')) for d in docs]}")
+job = docs[0]
+spec = job.get("spec") or {}
+replicas = spec.get("mpiReplicaSpecs") or {}
+launcher = replicas.get("Launcher") or {}
+worker = replicas.get("Worker") or {}
+check("one launcher and two workers, one slot each",
+      launcher.get("replicas") == 1 and worker.get("replicas") == 2
+      and spec.get("slotsPerWorker") == 1,
+      f"launcher {launcher.get('replicas')}, worker {worker.get('replicas')}, "
+      f"slots {spec.get('slotsPerWorker')}")
+
+
+def pod(rs):
+    return (rs.get("template") or {}).get("spec") or {}
+
+
+def containers(rs, key="containers"):
+    return pod(rs).get(key) or []
+
+
+lc = containers(launcher)
+cmd = " ".join(str(x) for c in lc for x in (c.get("command") or []) + (c.get("args") or []))
+check("launcher runs mpirun -np 2, one rank per node, gdr_write_bw --mem all",
+      re.search(r"\bmpirun\b", cmd) and re.search(r"-np 2\b", cmd)
+      and "ppr:1:node" in cmd and re.search(r"gdr_write_bw .*--mem all", cmd), cmd)
+check("results: CSV written to /results and printed into the launcher's log",
+      "--csv /results/" in cmd and re.search(r"cat /results/\S+\.csv", cmd), cmd)
+
+wc = containers(worker)
+check("worker has one container with an image", len(wc) == 1 and wc[0].get("image"))
+w = wc[0] if wc else {}
+limits = (w.get("resources") or {}).get("limits") or {}
+check("worker asks for nvidia.com/gpu", str(limits.get("nvidia.com/gpu", "")) == "1", f"{limits}")
+rdma = [k for k in limits if k.startswith("rdma/") or "rdma" in k.split("/")[-1]]
+check("worker asks for an RDMA device resource", len(rdma) == 1, f"{limits}")
+caps = (((w.get("securityContext") or {}).get("capabilities") or {}).get("add")) or []
+check("worker capabilities: IPC_LOCK (memlock for registration)", "IPC_LOCK" in caps, f"{caps}")
+check("worker capabilities: the RDMA ones (SYS_RESOURCE, NET_RAW)",
+      "SYS_RESOURCE" in caps and "NET_RAW" in caps, f"{caps}")
+mounts = {m.get("mountPath"): m.get("name") for m in w.get("volumeMounts") or []}
+vols = {v.get("name"): v for v in pod(worker).get("volumes") or []}
+shm = vols.get(mounts.get("/dev/shm")) or {}
+check("/dev/shm is an emptyDir in memory",
+      (shm.get("emptyDir") or {}).get("medium") == "Memory", f"{mounts} {shm}")
+check("/results is a volume", mounts.get("/results") in vols, f"{mounts}")
+init = containers(worker, "initContainers")
+icmd = [" ".join(str(x) for x in (c.get("command") or []) + (c.get("args") or [])) for c in init]
+check("worker initContainer runs gdr_doctor --expect (fails fast without GPUDirect)",
+      any(re.search(r"\bgdr_doctor\b.*--expect (any|dmabuf|peermem)\b", c) for c in icmd),
+      f"{icmd}")
+ilimits = [((c.get("resources") or {}).get("limits") or {}) for c in init]
+check("the doctor sees the same GPU and RDMA device",
+      any("nvidia.com/gpu" in l and any(k in l for k in rdma) for l in ilimits), f"{ilimits}")
+anti = ((pod(worker).get("affinity") or {}).get("podAntiAffinity") or {})
+check("workers on two different nodes (pod anti-affinity on the hostname)",
+      any(t.get("topologyKey") == "kubernetes.io/hostname"
+          for t in anti.get("requiredDuringSchedulingIgnoredDuringExecution") or []), f"{anti}")
+
+try:
+    df = open(dockerfile).read()
+except OSError as e:
+    df = ""
+    print(f"# {e}")
+froms = re.findall(r"^FROM\s+(\S+)", df, re.M)
+args = dict(re.findall(r"^ARG\s+(\w+)=(\S+)", df, re.M))
+first = re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), m.group(0)), froms[0]) if froms else ""
+check("Dockerfile builds on nvidia/cuda:12.x-devel-ubuntu22.04",
+      re.fullmatch(r"nvidia/cuda:12(\.\d+)*-devel-ubuntu22\.04", first), first)
+for pkg in ("libibverbs-dev", "librdmacm-dev", "libhwloc-dev", "libopenmpi-dev"):
+    check(f"Dockerfile installs {pkg}", re.search(rf"\b{re.escape(pkg)}\b", df))
+check("Dockerfile configures --with-mpi", re.search(r"\./configure\b[^\n]*--with-mpi", df))
+check("the image's programs are on PATH (gdr_doctor for the init step)",
+      re.search(r"make\b[^\n]*install|make install", df) and "PATH=" in df)
+
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
+PY

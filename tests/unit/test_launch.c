@@ -1,0 +1,282 @@
+#include "cmocka_common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "launch.h"
+
+/* A fake environment: NULL-terminated NAME=VALUE strings. */
+static const char *fake_getenv(void *ctx, const char *name)
+{
+	const char *const *env = ctx;
+	size_t n = strlen(name);
+
+	for (; *env; env++)
+		if (!strncmp(*env, name, n) && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+static int detect(const char *const *env, struct gdr_launch *l, char *why, size_t wlen)
+{
+	why[0] = '\0';
+	return gdr_launch_detect(l, fake_getenv, (void *)env, why, wlen);
+}
+
+static void test_none(void **state)
+{
+	static const char *const env[] = { "PATH=/bin", "HOME=/root", NULL };
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(detect(env, &l, why, sizeof(why)), 0);
+	assert_int_equal(l.kind, GDR_LAUNCHER_NONE);
+	assert_string_equal(gdr_launcher_name(l.kind), "none");
+}
+
+static void test_ompi(void **state)
+{
+	/* Open MPI 4 also exports PMIX_RANK (equal) and, inside sbatch, SLURM_PROCID=0. */
+	static const char *const env[] = { "OMPI_COMM_WORLD_RANK=3",
+					   "OMPI_COMM_WORLD_SIZE=4",
+					   "OMPI_COMM_WORLD_LOCAL_RANK=1",
+					   "PMIX_RANK=3",
+					   "SLURM_PROCID=0",
+					   "SLURM_NTASKS=1",
+					   NULL };
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(detect(env, &l, why, sizeof(why)), 0);
+	assert_int_equal(l.kind, GDR_LAUNCHER_OMPI);
+	assert_int_equal(l.rank, 3);
+	assert_int_equal(l.size, 4);
+	assert_int_equal(l.local_rank, 1);
+	assert_string_equal(l.rank_var, "OMPI_COMM_WORLD_RANK");
+	assert_string_equal(gdr_launcher_name(l.kind), "Open MPI");
+}
+
+static void test_hydra(void **state)
+{
+	static const char *const env[] = { "PMI_RANK=1", "PMI_SIZE=2", "MPI_LOCALRANKID=0", NULL };
+	static const char *const no_local[] = { "PMI_RANK=0", "PMI_SIZE=2", NULL };
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(detect(env, &l, why, sizeof(why)), 0);
+	assert_int_equal(l.kind, GDR_LAUNCHER_HYDRA);
+	assert_int_equal(l.rank, 1);
+	assert_int_equal(l.size, 2);
+	assert_int_equal(l.local_rank, 0);
+	assert_int_equal(detect(no_local, &l, why, sizeof(why)), 0);
+	assert_int_equal(l.kind, GDR_LAUNCHER_HYDRA);
+	assert_int_equal(l.local_rank, -1);
+}
+
+static void test_pmix(void **state)
+{
+	static const char *const srun[] = { "PMIX_RANK=5", "SLURM_PROCID=5", "SLURM_NTASKS=8",
+					    "SLURM_LOCALID=1", NULL };
+	static const char *const no_size[] = { "PMIX_RANK=0", NULL };
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(detect(srun, &l, why, sizeof(why)), 0);
+	assert_int_equal(l.kind, GDR_LAUNCHER_PMIX);
+	assert_int_equal(l.rank, 5);
+	assert_int_equal(l.size, 8);
+	assert_int_equal(l.local_rank, 1);
+	assert_int_equal(detect(no_size, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "PMIX_RANK=0"));
+	assert_non_null(strstr(why, "size"));
+}
+
+static void test_slurm(void **state)
+{
+	static const char *const env[] = { "SLURM_PROCID=2", "SLURM_NTASKS=4", "SLURM_LOCALID=0",
+					   NULL };
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(detect(env, &l, why, sizeof(why)), 0);
+	assert_int_equal(l.kind, GDR_LAUNCHER_SLURM);
+	assert_int_equal(l.rank, 2);
+	assert_int_equal(l.size, 4);
+	assert_int_equal(l.local_rank, 0);
+}
+
+/* Every malformed value is refused with the variable's name in the message. */
+static void test_garbage(void **state)
+{
+	static const struct {
+		const char *env[4];
+		const char *var;
+	} cases[] = {
+		{ { "OMPI_COMM_WORLD_RANK=one", "OMPI_COMM_WORLD_SIZE=2" },
+		  "OMPI_COMM_WORLD_RANK" },
+		{ { "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=" }, "OMPI_COMM_WORLD_SIZE" },
+		{ { "OMPI_COMM_WORLD_RANK=-1", "OMPI_COMM_WORLD_SIZE=2" }, "OMPI_COMM_WORLD_RANK" },
+		{ { "OMPI_COMM_WORLD_RANK=+1", "OMPI_COMM_WORLD_SIZE=2" }, "OMPI_COMM_WORLD_RANK" },
+		{ { "OMPI_COMM_WORLD_RANK= 1", "OMPI_COMM_WORLD_SIZE=2" }, "OMPI_COMM_WORLD_RANK" },
+		{ { "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2",
+		    "OMPI_COMM_WORLD_LOCAL_RANK=0x1" },
+		  "OMPI_COMM_WORLD_LOCAL_RANK" },
+		{ { "PMI_RANK=1", "PMI_SIZE=99999999999999999999" }, "PMI_SIZE" },
+		{ { "PMI_RANK=1", "PMI_SIZE=2", "MPI_LOCALRANKID=1 " }, "MPI_LOCALRANKID" },
+		{ { "PMIX_RANK=1e3", "SLURM_NTASKS=2" }, "PMIX_RANK" },
+		{ { "SLURM_PROCID=0", "SLURM_NTASKS=2", "SLURM_LOCALID=a" }, "SLURM_LOCALID" },
+		{ { "SLURM_PROCID=0", "SLURM_NTASKS=2000000" }, "SLURM_NTASKS" },
+	};
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(detect(cases[i].env, &l, why, sizeof(why)), -EINVAL);
+		if (!strstr(why, cases[i].var))
+			fail_msg("case %zu: '%s' does not name %s", i, why, cases[i].var);
+	}
+}
+
+/* A value that is far too long is cut in the message, not copied whole. */
+static void test_garbage_long(void **state)
+{
+	static char big[4200];
+	const char *env[] = { big, "PMI_SIZE=2", NULL };
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	memset(big, '7', sizeof(big) - 1);
+	memcpy(big, "PMI_RANK=", 9);
+	assert_int_equal(detect(env, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "PMI_RANK"));
+	assert_non_null(strstr(why, "..."));
+}
+
+static void test_missing_half(void **state)
+{
+	static const char *const rank_only[] = { "OMPI_COMM_WORLD_RANK=0", NULL };
+	static const char *const size_only[] = { "SLURM_NTASKS=2", NULL };
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(detect(rank_only, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "OMPI_COMM_WORLD_SIZE is not"));
+	assert_int_equal(detect(size_only, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "SLURM_PROCID is not"));
+}
+
+static void test_out_of_range(void **state)
+{
+	static const char *const rank_big[] = { "PMI_RANK=2", "PMI_SIZE=2", NULL };
+	static const char *const size_zero[] = { "SLURM_PROCID=0", "SLURM_NTASKS=0", NULL };
+	static const char *const local_big[] = { "OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_SIZE=2",
+						 "OMPI_COMM_WORLD_LOCAL_RANK=2", NULL };
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(detect(rank_big, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "rank 2 of 2"));
+	assert_int_equal(detect(size_zero, &l, why, sizeof(why)), -EINVAL);
+	assert_int_equal(detect(local_big, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "local rank 2"));
+}
+
+static void test_conflicts(void **state)
+{
+	static const char *const ompi_pmix[] = { "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2",
+						 "PMIX_RANK=0", NULL };
+	static const char *const ompi_pmi[] = { "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2",
+						"PMI_RANK=1", "PMI_SIZE=4", NULL };
+	static const char *const hydra_pmix[] = { "PMI_RANK=1", "PMI_SIZE=2", "PMIX_RANK=3", NULL };
+	static const char *const bad_other[] = { "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2",
+						 "PMIX_RANK=x", NULL };
+	/* Hydra inside an sbatch step: SLURM_PROCID=0 everywhere is not a conflict. */
+	static const char *const hydra_in_sbatch[] = { "PMI_RANK=1", "PMI_SIZE=2", "SLURM_PROCID=0",
+						       "SLURM_NTASKS=1", NULL };
+	struct gdr_launch l;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(detect(ompi_pmix, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "OMPI_COMM_WORLD_RANK=1 but PMIX_RANK=0"));
+	assert_int_equal(detect(ompi_pmi, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "OMPI_COMM_WORLD_SIZE=2 but PMI_SIZE=4"));
+	assert_int_equal(detect(hydra_pmix, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "PMI_RANK=1 but PMIX_RANK=3"));
+	assert_int_equal(detect(bad_other, &l, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "PMIX_RANK='x'"));
+	assert_int_equal(detect(hydra_in_sbatch, &l, why, sizeof(why)), 0);
+	assert_int_equal(l.kind, GDR_LAUNCHER_HYDRA);
+	assert_int_equal(l.rank, 1);
+}
+
+static void test_role(void **state)
+{
+	struct gdr_launch l = { .kind = GDR_LAUNCHER_OMPI, .size = 4, .local_rank = -1 };
+	struct gdr_pair_role r;
+	char why[256];
+	static const struct {
+		int rank, server, pair, peer;
+	} want[] = { { 0, 1, 0, 2 }, { 1, 1, 1, 3 }, { 2, 0, 0, 0 }, { 3, 0, 1, 1 } };
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		l.rank = want[i].rank;
+		assert_int_equal(gdr_launch_role(&l, &r, why, sizeof(why)), 0);
+		assert_int_equal(r.npairs, 2);
+		assert_int_equal(r.server, want[i].server);
+		assert_int_equal(r.pair, want[i].pair);
+		assert_int_equal(r.peer_rank, want[i].peer);
+	}
+	l.size = 3;
+	l.rank = 0;
+	assert_int_equal(gdr_launch_role(&l, &r, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "started 3 ranks"));
+	assert_non_null(strstr(why, "even"));
+	l.size = 1;
+	assert_int_equal(gdr_launch_role(&l, &r, why, sizeof(why)), -EINVAL);
+}
+
+static void test_list(void **state)
+{
+	char out[16];
+
+	(void)state;
+	assert_int_equal(gdr_list_count("3"), 1);
+	assert_int_equal(gdr_list_count("0,1,2"), 3);
+	assert_int_equal(gdr_list_item("0,1,2", 2, out, sizeof(out)), 0);
+	assert_string_equal(out, "2");
+	assert_int_equal(gdr_list_item("a,bb,c", 1, out, sizeof(out)), 0);
+	assert_string_equal(out, "bb");
+	/* One item: every index gets it. */
+	assert_int_equal(gdr_list_item("10.0.0.1", 7, out, sizeof(out)), 0);
+	assert_string_equal(out, "10.0.0.1");
+	assert_int_equal(gdr_list_item("0,1", 2, out, sizeof(out)), -ERANGE);
+	assert_int_equal(gdr_list_item("0,,2", 1, out, sizeof(out)), -EINVAL);
+	assert_int_equal(gdr_list_item("0,1,", 2, out, sizeof(out)), -EINVAL);
+	assert_int_equal(gdr_list_item("0,0123456789abcdefXYZ", 1, out, sizeof(out)),
+			 -ENAMETOOLONG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_none),	     cmocka_unit_test(test_ompi),
+		cmocka_unit_test(test_hydra),	     cmocka_unit_test(test_pmix),
+		cmocka_unit_test(test_slurm),	     cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_garbage_long), cmocka_unit_test(test_missing_half),
+		cmocka_unit_test(test_out_of_range), cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_role),	     cmocka_unit_test(test_list),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
