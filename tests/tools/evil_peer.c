@@ -260,8 +260,8 @@ static int session_mode(struct evil *e, const char *mode)
 		expect(e, GDR_MSG_ACK);
 	} else if (!strcmp(mode, "truncated-header")) {
 		plan_msg(e, &m);
-		n = gdr_msg_encode(&m, raw, sizeof(raw));
-		send_raw(&e->c, raw, 7);
+		if (gdr_msg_encode(&m, raw, sizeof(raw)) > 7)
+			send_raw(&e->c, raw, 7);
 		expect(e, GDR_MSG_ACK);
 	} else if (!strcmp(mode, "truncated-plan")) {
 		plan_msg(e, &m);
