@@ -46,12 +46,13 @@ kill -INT "$SPID"
 wait_server 5
 check "SIGINT to a waiting server: exit 130 within 5 s" [ "$SRC" = 130 ]
 
-# SIGTERM to the client mid-measurement: it stops at once; the server gives up within its timeout.
-server gdr_write_bw --timeout 6 -D 20 -s 64K
-"$B/gdr_write_bw" -p "$PORT" --timeout 6 -D 20 -s 64K --csv "$CSV" "$ADDR" \
+# SIGTERM to the client mid-measurement: it stops at once; the server gives up within its
+# timeout. (-D stays below --timeout: the server waits --timeout for the repeat's DONE.)
+server gdr_write_bw --timeout 10 -D 8 -s 64K
+"$B/gdr_write_bw" -p "$PORT" --timeout 10 -D 8 -s 64K --csv "$CSV" "$ADDR" \
 	>"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
-sleep 4
+sleep 3
 kill -TERM "$CPID"
 elapsed wait "$CPID"
 c=$RC cs=$SECS
@@ -62,17 +63,17 @@ check "SIGTERM to the client mid-run: client 130 quickly, server 1 with one line
 check "CSV whole after the client was killed" csv_whole "$CSV"
 
 # SIGTERM to the server mid-measurement: the client ends within its timeout, CSV whole.
-server gdr_write_bw --timeout 6 -D 20 -s 64K
-"$B/gdr_write_bw" -p "$PORT" --timeout 6 -D 20 -s 64K --csv "$CSV" "$ADDR" \
+server gdr_write_bw --timeout 10 -D 8 -s 64K
+"$B/gdr_write_bw" -p "$PORT" --timeout 10 -D 8 -s 64K --csv "$CSV" "$ADDR" \
 	>"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
-sleep 4
+sleep 3
 kill -TERM "$SPID"
 elapsed wait "$CPID"
 c=$RC cs=$SECS
 wait_server 5
 check "SIGTERM to the server mid-run: server 130, client 1 within --timeout with one line ($c, ${cs}s)" \
-	bash -c "[ $SRC = 130 ] && [ $c = 1 ] && [ \"\$(echo '$cs < 9' | bc)\" = 1 ] &&
+	bash -c "[ $SRC = 130 ] && [ $c = 1 ] && [ \"\$(echo '$cs < 13' | bc)\" = 1 ] &&
 	[ \$(wc -l <'$TMP/cli.err') = 1 ]"
 check "CSV whole after the server was killed" csv_whole "$CSV"
 
@@ -102,11 +103,11 @@ else
 fi
 
 # The RDMA device removed mid-run: both sides end within --timeout; the device comes back.
-server gdr_write_bw --timeout 6 -D 20 -s 64K
-"$B/gdr_write_bw" -p "$PORT" --timeout 6 -D 20 -s 64K --csv "$CSV" "$ADDR" \
+server gdr_write_bw --timeout 10 -D 8 -s 64K
+"$B/gdr_write_bw" -p "$PORT" --timeout 10 -D 8 -s 64K --csv "$CSV" "$ADDR" \
 	>"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
-sleep 4
+sleep 3
 netdev=$(rdma link show rxe0 2>/dev/null | sed -n 's/.*netdev \([^ ]*\).*/\1/p')
 rdma link delete rxe0
 elapsed wait "$CPID"
