@@ -18,6 +18,12 @@ for prog in gdr_write_bw gdr_read_bw; do
 	# shellcheck disable=SC2086
 	$VG --log-file="$TMP/vg-srv.log" "$B/$prog" -p "$PORT" $RUN >"$TMP/srv.out" 2>"$TMP/srv.err" &
 	SPID=$!
+	# Let the slow server reach rdma_listen first: a connect attempt the client has
+	# already abandoned must not be the one it accepts (see the README's known issues).
+	for _ in $(seq 60); do
+		rdma resource show cm_id 2>/dev/null | grep -q "src-port $PORT .*LISTEN" && break
+		sleep 1
+	done
 	# shellcheck disable=SC2086
 	timeout 300 "$B/$prog" -p "$PORT" $RUN "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
 	CRC=$?
