@@ -20,10 +20,11 @@ for prog in gdr_write_bw gdr_read_bw; do
 	SPID=$!
 	# Let the slow server reach rdma_listen first: a connect attempt the client has
 	# already abandoned must not be the one it accepts (see the README's known issues).
-	for _ in $(seq 60); do
-		rdma resource show cm_id 2>/dev/null | grep -q "src-port $PORT .*LISTEN" && break
+	for _ in $(seq 40); do
+		rdma resource show cm_id 2>/dev/null | grep -E "LISTEN" | grep -q ":$PORT\b" && break
 		sleep 1
 	done
+	sleep 1
 	# shellcheck disable=SC2086
 	timeout 300 "$B/$prog" -p "$PORT" $RUN "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
 	CRC=$?
