@@ -620,6 +620,20 @@ static void emit_skipped(struct sess *s, const struct pbuf *b)
 	}
 }
 
+/* Add one repeat; a validation mismatch on either side ends the size as failed. */
+static int record_repeat(struct sess *s, const struct pbuf *b, uint64_t size,
+			 const struct gdr_msg_meas *cli, const struct gdr_msg_meas *srv)
+{
+	const struct gdr_msg_meas *bad = cli->valid < 0 ? cli : srv->valid < 0 ? srv : NULL;
+
+	acc_add(&s->acc, cli, srv, size, s->plan.bidir);
+	if (!bad)
+		return 0;
+	emit_measured(s, b->kind, size, &s->acc, "failed", bad->text);
+	snprintf(s->why, WHY, "%s", bad->text);
+	return -EILSEQ;
+}
+
 /* ---- client ---------------------------------------------------------------------------- */
 
 static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t size)
@@ -674,15 +688,9 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			snprintf(s->why, WHY, "server: %s", reply.u.meas.text);
 			return reply.u.meas.status;
 		}
-		acc_add(acc, &m.u.meas, &reply.u.meas, size, s->plan.bidir);
-		const struct gdr_msg_meas *bad = m.u.meas.valid < 0	  ? &m.u.meas
-						 : reply.u.meas.valid < 0 ? &reply.u.meas
-									  : NULL;
-		if (bad) {
-			emit_measured(s, b->kind, size, acc, "failed", bad->text);
-			snprintf(s->why, WHY, "%s", bad->text);
-			return -EILSEQ;
-		}
+		r = record_repeat(s, b, size, &m.u.meas, &reply.u.meas);
+		if (r)
+			return r;
 	}
 	char note[GDR_TEXT_MAX];
 	emit_measured(s, b->kind, size, acc, "ok", row_note(s, b, note, sizeof(note)));
@@ -845,15 +853,9 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			snprintf(s->why, WHY, "%s", res.u.meas.text);
 			return res.u.meas.status;
 		}
-		acc_add(acc, &done.u.meas, &res.u.meas, size, s->plan.bidir);
-		const struct gdr_msg_meas *bad = done.u.meas.valid < 0	? &done.u.meas
-						 : res.u.meas.valid < 0 ? &res.u.meas
-									: NULL;
-		if (bad) {
-			emit_measured(s, b->kind, size, acc, "failed", bad->text);
-			snprintf(s->why, WHY, "%s", bad->text);
-			return -EILSEQ;
-		}
+		r = record_repeat(s, b, size, &done.u.meas, &res.u.meas);
+		if (r)
+			return r;
 		if (rep + 1 == s->plan.repeat)
 			break;
 	}
