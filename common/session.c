@@ -311,11 +311,11 @@ static int send_msg(struct sess *s, const struct gdr_msg *m)
 }
 
 /* Receive the next message, which must be of type want (an ERROR from the peer ends the run). */
-/* Receive the next message within timeout seconds (see recv_msg). */
-static int recv_msg_within(struct sess *s, struct gdr_msg *m, uint16_t want, double timeout)
+/* Receive the next message, which must be of type want (an ERROR from the peer ends the run). */
+static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
 {
 	char why[WHY];
-	int r = gdr_ctrl_recv(&s->conn, m, timeout, why, sizeof(why));
+	int r = gdr_ctrl_recv(&s->conn, m, s->o->timeout, why, sizeof(why));
 
 	if (r) {
 		snprintf(s->why, WHY, "%s", why);
@@ -333,23 +333,6 @@ static int recv_msg_within(struct sess *s, struct gdr_msg *m, uint16_t want, dou
 		return -EPROTO;
 	}
 	return 0;
-}
-
-static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
-{
-	return recv_msg_within(s, m, want, s->o->timeout);
-}
-
-/*
- * How long a repeat may legitimately keep the peer silent: its duration, or
- * its bytes at a floor of 1 MB/s, on top of --timeout. A dead peer is still
- * seen at once through the rdma_cm disconnect; this only bounds a silent one.
- */
-static double repeat_budget(const struct sess *s, uint64_t size)
-{
-	double bytes = (double)(s->plan.iters + s->plan.warmup) * size * s->plan.qps;
-
-	return s->o->timeout + (s->plan.duration_ms ? s->plan.duration_ms / 1000.0 : bytes / 1e6);
 }
 
 static void exchange_local_buf(struct sess *s, const struct pbuf *b, struct gdr_msg *m)
@@ -833,7 +816,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			if (r)
 				return r;
 		}
-		r = recv_msg_within(s, &done, GDR_MSG_DONE, repeat_budget(s, size));
+		r = recv_msg(s, &done, GDR_MSG_DONE);
 		if (r)
 			return r;
 		if (done.u.meas.status) {
