@@ -311,7 +311,6 @@ static int send_msg(struct sess *s, const struct gdr_msg *m)
 }
 
 /* Receive the next message, which must be of type want (an ERROR from the peer ends the run). */
-/* Receive the next message, which must be of type want (an ERROR from the peer ends the run). */
 static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
 {
 	char why[WHY];
