@@ -1,0 +1,170 @@
+#!/bin/bash
+# Two real hosts: guest A and guest B of `scripts/softroce-vm --two-hosts`,
+# two kernels joined by a qemu link, each with its own rxe0.  mpirun on A
+# launches gdr_write_bw and gdr_read_bw through ssh onto B with -np 2 (A
+# serves, B connects) and -np 4 (two pairs, two ranks per host), --mem all
+# on the fake CUDA; every CSV row is checked (pair, role, host, path,
+# status, GPU by local rank on its own host).
+#
+# Why two guests and not two namespaces in one: see t_60_mpirun.sh (rxe in
+# Linux 6.1 keeps its UDP socket in the initial namespace, and a rank in a
+# namespace cannot reach mpirun's PMIx).  This file lives outside
+# tests/integration/ so the single-guest run-suite never picks it up; run it
+# with
+#   scripts/softroce-vm --two-hosts -- tests/integration/run-suite --dir tests/integration/two-hosts
+# timeout: 900
+. "$(dirname "$0")/../bw_lib.sh"
+PORT=${GDRPERF_TEST_PORT:-25800}
+FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
+
+if [ "${GDRPERF_TWO_HOSTS:-}" != 1 ]; then
+	echo "1..0 # SKIP needs two guests: run under scripts/softroce-vm --two-hosts"
+	exit 0
+fi
+if ! command -v mpirun >/dev/null; then
+	echo "1..0 # SKIP mpirun not installed (openmpi-bin)"
+	exit 0
+fi
+if [ ! -f "$FAKE" ]; then
+	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
+	finish
+	exit 1
+fi
+HA=$GDRPERF_HOST_A
+HB=$GDRPERF_HOST_B
+SA=$GDRPERF_RDMA_ADDR_A
+mpi=0
+grep -q '^#define HAVE_MPI 1' "${top_builddir:-.}/config.h" 2>/dev/null && mpi=1
+echo "# built with MPI: $mpi; hosts $HA ($SA) and $HB ($GDRPERF_RDMA_ADDR_B)"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export GDRPERF_LIBCUDA=$FAKE
+export GDRPERF_ROOT=${top_srcdir:-.}/tests/cuda/roots/nvidia_peermem
+export GDRPERF_FAKE_CUDA_DEVICES=4
+# Open MPI keeps its session directory (with sockets) under TMPDIR: each
+# guest's own tmpfs.
+export TMPDIR=/tmp
+# The CSV is written on both guests: /tmp is not shared, this is.
+S=$(mktemp -d "$GDRPERF_SHARED_DIR/t80.XXXXXX") || exit 1
+trap 'rm -rf "$S"' EXIT
+
+# Not a fake second host: B answers over the launcher's own agent with its
+# own name and its own ACTIVE rxe0.
+$GDRPERF_RSH_AGENT "$HB" 'hostname; rdma link show rxe0/1' >"$TMP/b.out" 2>&1
+LOGS="$TMP/b.out"
+check "$HB answers through the rsh agent: another kernel with its own rxe0" bash -c "
+	[ \"\$(head -n1 '$TMP/b.out')\" = '$HB' ] && [ \"\$(hostname)\" = '$HA' ] &&
+	grep -q '^link rxe0/1 state ACTIVE' '$TMP/b.out'"
+
+# launch PROG OUT HOSTS NP ARGS...: mpirun NP ranks of PROG over HOSTS;
+# status in $MRC.  ob1/tcp between the hosts: UCX would try rxe itself.
+launch() {
+	local prog=$1 out=$2 hosts=$3 np=$4
+	shift 4
+	timeout 300 mpirun -np "$np" -H "$hosts" --bind-to none \
+		--mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include "${SA%.*}.0/24" \
+		--mca oob_tcp_if_include "${SA%.*}.0/24" \
+		-x GDRPERF_LIBCUDA -x GDRPERF_ROOT -x GDRPERF_FAKE_CUDA_DEVICES \
+		${GDRPERF_SERVER:+-x GDRPERF_SERVER} \
+		"$B/$prog" -p "$PORT" "$@" >"$out" 2>&1
+	MRC=$?
+}
+
+# check_rows CSV NPAIRS VERB: the rows of NPAIRS pairs, servers on A and
+# clients on B, one by one.
+check_rows() {
+	python3 - "$1" "$2" "$3" "$SA" "$HA" "$HB" <<'PY'
+import csv, sys
+path, npairs, verb, addr, host_a, host_b = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
+rows = list(csv.DictReader(open(path, newline="")))
+sizes = {"4096", "8192", "16384"}
+bad = []
+seen = {}
+for i, r in enumerate(rows, 2):
+    lab = r["label"]
+    if not lab.startswith("pair "):
+        bad.append(f"line {i}: label {lab!r} does not name the pair")
+        continue
+    pair = int(lab[5:])
+    role = r["role"]
+    key = (pair, role, r["path"], r["size_bytes"])
+    seen[key] = seen.get(key, 0) + 1
+    want_host = host_a if role == "server" else host_b
+    if r["host"] != want_host:
+        bad.append(f"line {i}: pair {pair} {role} ran on {r['host']!r}, expected {want_host}")
+    # Pair k is rank k on A and rank k + N on B: local rank k on both hosts.
+    gpu = str(pair)
+    if r["size_bytes"] not in sizes:
+        bad.append(f"line {i}: size {r['size_bytes']}")
+    if r["verb"] != verb:
+        bad.append(f"line {i}: verb {r['verb']}, expected {verb}")
+    if r["path"] == "dmabuf":
+        if r["status"] != "skipped" or not r["note"]:
+            bad.append(f"line {i}: dmabuf on rxe should be skipped with a reason: {r['status']} {r['note']!r}")
+    elif r["status"] != "ok" or float(r["bw_avg_gbps"] or 0) <= 0:
+        bad.append(f"line {i}: {r['path']} status {r['status']} bw {r['bw_avg_gbps']} note {r['note']!r}")
+    if r["path"] in ("peermem", "bounce") and r["gpu"] != gpu:
+        bad.append(f"line {i}: pair {pair} {role} {r['path']} on GPU {r['gpu']!r}, expected local rank's {gpu}")
+    if r["path"] == "host" and r["gpu"]:
+        bad.append(f"line {i}: host row names GPU {r['gpu']}")
+    if role == "client" and r["peer"] != addr:
+        bad.append(f"line {i}: client peer {r['peer']}, expected {addr}")
+    if r["nic"] != "rxe0":
+        bad.append(f"line {i}: nic {r['nic']}")
+for pair in range(npairs):
+    for role in ("server", "client"):
+        for p in ("host", "dmabuf", "peermem", "bounce"):
+            for s in sizes:
+                if seen.get((pair, role, p, s)) != 1:
+                    bad.append(f"pair {pair} {role} {p} {s}: {seen.get((pair, role, p, s), 0)} rows, expected 1")
+if len(rows) != npairs * 2 * 12:
+    bad.append(f"{len(rows)} rows, expected {npairs * 2 * 12}")
+for b in bad[:20]:
+    print("#   " + b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+ARGS=(--mem all -n 50 --sizes 4K:16K --validate --timeout 60)
+
+for prog in gdr_write_bw gdr_read_bw; do
+	verb=${prog#gdr_}
+	verb=${verb%_bw}
+
+	# One pair: rank 0 on A serves, rank 1 on B connects.
+	PORT=$((PORT + 10))
+	peer=()
+	[ $mpi = 1 ] || peer=(--peer "$SA")
+	launch "$prog" "$TMP/$verb-np2.out" "$HA,$HB" 2 "${ARGS[@]}" "${peer[@]}" --csv "$S/$verb-np2.csv"
+	LOGS="$TMP/$verb-np2.out"
+	check "$verb -np 2 -H $HA,$HB: mpirun exits 0" [ "$MRC" = 0 ]
+	check "$verb -np 2: rank 0 (local 0) serves, rank 1 (local 0 on the other host) connects to $SA" bash -c "
+		grep -q '^launch: Open MPI rank 0 of 2 (local 0): server for rank 1 (pair 0 of 1, port $PORT' '$TMP/$verb-np2.out' &&
+		grep -q '^launch: Open MPI rank 1 of 2 (local 0): client of rank 0 (pair 0 of 1, server $SA, port $PORT' '$TMP/$verb-np2.out'"
+	check "$verb -np 2: CSV whole (written from both hosts)" csv_whole "$S/$verb-np2.csv"
+	LOGS="$TMP/$verb-np2.out $S/$verb-np2.csv"
+	check "$verb -np 2: 24 rows, each checked (server on $HA, client on $HB, path, status, GPU)" \
+		check_rows "$S/$verb-np2.csv" 1 "$verb"
+
+	# Two pairs, two ranks per host: ranks 0,1 on A serve ranks 2,3 on B.
+	PORT=$((PORT + 10))
+	[ $mpi = 1 ] || export GDRPERF_SERVER="$SA,$SA"
+	launch "$prog" "$TMP/$verb-np4.out" "$HA:2,$HB:2" 4 "${ARGS[@]}" --csv "$S/$verb-np4.csv"
+	unset GDRPERF_SERVER
+	LOGS="$TMP/$verb-np4.out"
+	check "$verb -np 4 -H $HA:2,$HB:2: mpirun exits 0" [ "$MRC" = 0 ]
+	check "$verb -np 4: ranks 0,1 on $HA serve on p, p+1; ranks 2,3 (local 0,1 on $HB) connect" bash -c "
+		grep -q '^launch: Open MPI rank 0 of 4 (local 0): server for rank 2 (pair 0 of 2, port $PORT' '$TMP/$verb-np4.out' &&
+		grep -q '^launch: Open MPI rank 1 of 4 (local 1): server for rank 3 (pair 1 of 2, port $((PORT + 1))' '$TMP/$verb-np4.out' &&
+		grep -q '^launch: Open MPI rank 2 of 4 (local 0): client of rank 0 (pair 0 of 2, server $SA, port $PORT' '$TMP/$verb-np4.out' &&
+		grep -q '^launch: Open MPI rank 3 of 4 (local 1): client of rank 1 (pair 1 of 2, server $SA, port $((PORT + 1))' '$TMP/$verb-np4.out'"
+	check "$verb -np 4: CSV whole after four ranks on two hosts wrote it" csv_whole "$S/$verb-np4.csv"
+	LOGS="$TMP/$verb-np4.out $S/$verb-np4.csv"
+	check "$verb -np 4: 48 rows, each checked (servers on $HA, clients on $HB, path, status, GPU)" \
+		check_rows "$S/$verb-np4.csv" 2 "$verb"
+	if [ $mpi = 1 ]; then
+		check "$verb -np 4: MPI barrier announced on every rank" \
+			[ "$(grep -c 'MPI barrier before each measurement' "$TMP/$verb-np4.out")" = 4 ]
+	fi
+done
+finish
