@@ -56,18 +56,56 @@ check "$HB answers through the rsh agent: another kernel with its own rxe0" bash
 	[ \"\$(head -n1 '$TMP/b.out')\" = '$HB' ] && [ \"\$(hostname)\" = '$HA' ] &&
 	grep -q '^link rxe0/1 state ACTIVE' '$TMP/b.out'"
 
-# launch PROG OUT HOSTS NP ARGS...: mpirun NP ranks of PROG over HOSTS;
-# status in $MRC.  ob1/tcp between the hosts: UCX would try rxe itself.
+# launch PROG OUT HOSTS NP CSV ARGS...: mpirun NP ranks of PROG over HOSTS,
+# each rank writing CSV.RANK.csv; status in $MRC.  One --csv file appended
+# to from two kernels over 9p loses rows (each guest appends at the end it
+# last saw), so each rank gets its own file and merge_csv joins them.
+# ob1/tcp between the hosts: UCX would try rxe itself.
 launch() {
 	local prog=$1 out=$2 hosts=$3 np=$4
-	shift 4
+	export T80_CSV=$5
+	shift 5
 	timeout 300 mpirun -np "$np" -H "$hosts" --bind-to none \
 		--mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include "${SA%.*}.0/24" \
 		--mca oob_tcp_if_include "${SA%.*}.0/24" \
-		-x GDRPERF_LIBCUDA -x GDRPERF_ROOT -x GDRPERF_FAKE_CUDA_DEVICES \
+		-x GDRPERF_LIBCUDA -x GDRPERF_ROOT -x GDRPERF_FAKE_CUDA_DEVICES -x T80_CSV \
 		${GDRPERF_SERVER:+-x GDRPERF_SERVER} \
+		bash -c 'exec "$@" --csv "$T80_CSV.$OMPI_COMM_WORLD_RANK.csv"' bash \
 		"$B/$prog" -p "$PORT" "$@" >"$out" 2>&1
 	MRC=$?
+}
+
+# merge_csv BASE NP: every rank's BASE.RANK.csv whole, with one header, into
+# BASE.csv.  A rank that wrote no file is not an error here (a gathering
+# rank 0 may write them all); check_rows counts the rows.
+merge_csv() {
+	python3 - "$1" "$2" <<'PY'
+import csv, os, sys
+base, np = sys.argv[1], int(sys.argv[2])
+header, out, bad = None, [], []
+for r in range(np):
+    f = f"{base}.{r}.csv"
+    if not os.path.exists(f):
+        continue
+    data = open(f, newline="").read()
+    rows = list(csv.reader(data.splitlines()))
+    if not rows or not data.endswith("\n"):
+        bad.append(f"{f}: empty or no final newline")
+        continue
+    if header is None:
+        header = rows[0]
+    if rows[0] != header or any(len(x) != len(header) for x in rows):
+        bad.append(f"{f}: header differs or a row has the wrong number of fields")
+    out += rows[1:]
+if header is None:
+    bad.append(f"{base}.*.csv: no rank wrote a CSV")
+for b in bad:
+    print(b)
+if not bad:
+    with open(base + ".csv", "w", newline="") as o:
+        csv.writer(o, lineterminator="\n").writerows([header] + out)
+sys.exit(1 if bad else 0)
+PY
 }
 
 # check_rows CSV NPAIRS VERB: the rows of NPAIRS pairs, servers on A and
@@ -135,13 +173,13 @@ for prog in gdr_write_bw gdr_read_bw; do
 	PORT=$((PORT + 10))
 	peer=()
 	[ $mpi = 1 ] || peer=(--peer "$SA")
-	launch "$prog" "$TMP/$verb-np2.out" "$HA,$HB" 2 "${ARGS[@]}" "${peer[@]}" --csv "$S/$verb-np2.csv"
+	launch "$prog" "$TMP/$verb-np2.out" "$HA,$HB" 2 "$S/$verb-np2" "${ARGS[@]}" "${peer[@]}"
 	LOGS="$TMP/$verb-np2.out"
 	check "$verb -np 2 -H $HA,$HB: mpirun exits 0" [ "$MRC" = 0 ]
 	check "$verb -np 2: rank 0 (local 0) serves, rank 1 (local 0 on the other host) connects to $SA" bash -c "
 		grep -q '^launch: Open MPI rank 0 of 2 (local 0): server for rank 1 (pair 0 of 1, port $PORT' '$TMP/$verb-np2.out' &&
 		grep -q '^launch: Open MPI rank 1 of 2 (local 0): client of rank 0 (pair 0 of 1, server $SA, port $PORT' '$TMP/$verb-np2.out'"
-	check "$verb -np 2: CSV whole (written from both hosts)" csv_whole "$S/$verb-np2.csv"
+	check "$verb -np 2: each rank's CSV whole, one header" merge_csv "$S/$verb-np2" 2
 	LOGS="$TMP/$verb-np2.out $S/$verb-np2.csv"
 	check "$verb -np 2: 24 rows, each checked (server on $HA, client on $HB, path, status, GPU)" \
 		check_rows "$S/$verb-np2.csv" 1 "$verb"
@@ -149,7 +187,7 @@ for prog in gdr_write_bw gdr_read_bw; do
 	# Two pairs, two ranks per host: ranks 0,1 on A serve ranks 2,3 on B.
 	PORT=$((PORT + 10))
 	[ $mpi = 1 ] || export GDRPERF_SERVER="$SA,$SA"
-	launch "$prog" "$TMP/$verb-np4.out" "$HA:2,$HB:2" 4 "${ARGS[@]}" --csv "$S/$verb-np4.csv"
+	launch "$prog" "$TMP/$verb-np4.out" "$HA:2,$HB:2" 4 "$S/$verb-np4" "${ARGS[@]}"
 	unset GDRPERF_SERVER
 	LOGS="$TMP/$verb-np4.out"
 	check "$verb -np 4 -H $HA:2,$HB:2: mpirun exits 0" [ "$MRC" = 0 ]
@@ -158,7 +196,7 @@ for prog in gdr_write_bw gdr_read_bw; do
 		grep -q '^launch: Open MPI rank 1 of 4 (local 1): server for rank 3 (pair 1 of 2, port $((PORT + 1))' '$TMP/$verb-np4.out' &&
 		grep -q '^launch: Open MPI rank 2 of 4 (local 0): client of rank 0 (pair 0 of 2, server $SA, port $PORT' '$TMP/$verb-np4.out' &&
 		grep -q '^launch: Open MPI rank 3 of 4 (local 1): client of rank 1 (pair 1 of 2, server $SA, port $((PORT + 1))' '$TMP/$verb-np4.out'"
-	check "$verb -np 4: CSV whole after four ranks on two hosts wrote it" csv_whole "$S/$verb-np4.csv"
+	check "$verb -np 4: each rank's CSV whole, one header" merge_csv "$S/$verb-np4" 4
 	LOGS="$TMP/$verb-np4.out $S/$verb-np4.csv"
 	check "$verb -np 4: 48 rows, each checked (servers on $HA, clients on $HB, path, status, GPU)" \
 		check_rows "$S/$verb-np4.csv" 2 "$verb"
