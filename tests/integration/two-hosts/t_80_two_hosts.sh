@@ -73,6 +73,9 @@ launch() {
 		bash -c 'exec "$@" --csv "$T80_CSV.$OMPI_COMM_WORLD_RANK.csv"' bash \
 		"$B/$prog" -p "$PORT" "$@" >"$out" 2>&1
 	MRC=$?
+	# 9p cache=loose keeps B's writes in B's page cache after its ranks
+	# exit; A reads the host's file, which gets them only when B flushes.
+	$GDRPERF_RSH_AGENT "$HB" sync
 }
 
 # merge_csv BASE NP: every rank's BASE.RANK.csv whole, with one header, into
