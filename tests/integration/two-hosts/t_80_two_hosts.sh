@@ -8,11 +8,11 @@
 #
 # Why two guests and not two namespaces in one: see t_60_mpirun.sh (rxe in
 # Linux 6.1 keeps its UDP socket in the initial namespace, and a rank in a
-# namespace cannot reach mpirun's PMIx).  This file lives outside
-# tests/integration/ so the single-guest run-suite never picks it up; run it
-# with
+# namespace cannot reach mpirun's PMIx).  This file lives in its own
+# directory so the single-guest run-suite (tests/integration/t_*.sh) never
+# picks it up; run it with
 #   scripts/softroce-vm --two-hosts -- tests/integration/run-suite --dir tests/integration/two-hosts
-# timeout: 900
+# timeout: 1500
 . "$(dirname "$0")/../bw_lib.sh"
 PORT=${GDRPERF_TEST_PORT:-25800}
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
