@@ -115,9 +115,9 @@ int gdr_rows_unpack(const void *buf, size_t len, struct gdr_rank_rows *rr, char 
 struct gdr_agg {
 	char verb[8], path[16];
 	uint64_t size_bytes;
-	double total_gbps;  /* sum of the contributing pairs' bw_avg_gbps */
+	double total_gbps;   /* sum of the contributing pairs' bw_avg_gbps */
 	unsigned int npairs; /* pairs that contributed */
-	char left_out[512]; /* "pair 1: skipped (reason); ..." for the others */
+	char left_out[512];  /* "pair 1: skipped (reason); ..." for the others */
 };
 
 /*

@@ -16,8 +16,8 @@
 
 /* What leads every packed buffer; a rank of another build is refused, not misread. */
 struct pack_hdr {
-	char magic[8];	 /* "gdrrows" */
-	char version[16]; /* PACKAGE_VERSION */
+	char magic[8];	   /* "gdrrows" */
+	char version[16];  /* PACKAGE_VERSION */
 	uint32_t row_size; /* sizeof(struct gdr_result) */
 	uint32_t nrows;
 	int32_t status;

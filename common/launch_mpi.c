@@ -105,8 +105,8 @@ int gdr_mpi_allgather_addr(struct gdr_mpi *m, const char *mine, char (*all)[GDR_
  * must not hang the others forever. what names it in messages, late says why
  * it may not come.
  */
-static int wait_req(MPI_Request *req, double timeout, volatile sig_atomic_t *stop,
-		    const char *what, const char *late, char *why, size_t wlen)
+static int wait_req(MPI_Request *req, double timeout, volatile sig_atomic_t *stop, const char *what,
+		    const char *late, char *why, size_t wlen)
 {
 	struct timespec nap = { .tv_nsec = 500 * 1000 };
 	double deadline = gdr_now_s() + timeout;
@@ -124,12 +124,13 @@ static int wait_req(MPI_Request *req, double timeout, volatile sig_atomic_t *sto
 		if (done)
 			return 0;
 		if (stop && *stop) {
-			snprintf(why, wlen, "interrupted while waiting for the other ranks (%s)", what);
+			snprintf(why, wlen, "interrupted while waiting for the other ranks (%s)",
+				 what);
 			return -EINTR;
 		}
 		if (gdr_now_s() > deadline) {
-			snprintf(why, wlen, "%s: not every rank came within %.0f s (%s)", what, timeout,
-				 late);
+			snprintf(why, wlen, "%s: not every rank came within %.0f s (%s)", what,
+				 timeout, late);
 			return -ETIMEDOUT;
 		}
 		nanosleep(&nap, NULL);

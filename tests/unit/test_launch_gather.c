@@ -268,14 +268,10 @@ static void test_no_mpi(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pack_roundtrip),
-		cmocka_unit_test(test_pack_empty),
-		cmocka_unit_test(test_unpack_refuses),
-		cmocka_unit_test(test_unpack_terminates),
-		cmocka_unit_test(test_aggregate),
-		cmocka_unit_test(test_aggregate_failed_rank),
-		cmocka_unit_test(test_print),
-		cmocka_unit_test(test_no_mpi),
+		cmocka_unit_test(test_pack_roundtrip), cmocka_unit_test(test_pack_empty),
+		cmocka_unit_test(test_unpack_refuses), cmocka_unit_test(test_unpack_terminates),
+		cmocka_unit_test(test_aggregate),      cmocka_unit_test(test_aggregate_failed_rank),
+		cmocka_unit_test(test_print),	       cmocka_unit_test(test_no_mpi),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
