@@ -17,7 +17,7 @@
 # moved there with `ip netns exec` cannot reach mpirun's PMIx server on the
 # initial namespace's loopback ("OPAL ERROR: Unreachable" in MPI_Init).
 #
-# timeout: 600
+# timeout: 900
 . "$(dirname "$0")/bw_lib.sh"
 PORT=${GDRPERF_TEST_PORT:-25600}
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
