@@ -164,7 +164,8 @@ static int find_server(struct gdr_launched *x, struct gdr_opts *o)
 		    "--peer HOST (or GDRPERF_SERVER=HOST; a comma-separated list with one host "
 		    "per pair), or %s to pass it through MPI",
 		    x->l.rank, x->role.peer_rank,
-		    gdr_mpi_available() ? "drop --launch=no-mpi" : "build with ./configure --with-mpi");
+		    gdr_mpi_available() ? "drop --launch=no-mpi"
+					: "build with ./configure --with-mpi");
 		return -EINVAL;
 	}
 	return 0;
