@@ -543,14 +543,22 @@ static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind k
 	}
 }
 
-static void emit(struct sess *s, const struct gdr_result *r)
+/* A row to the CSV, the JSON and, launched with MPI, to what rank 0 gathers. */
+static void record(struct sess *s, const struct gdr_result *r)
 {
-	gdr_table_row(stdout, r, s->o->gbits);
-	fflush(stdout);
 	if (s->csv && gdr_csv_append(s->csv, r))
 		gdr_warn("%s: could not append a row", s->o->csv);
 	if (s->json)
 		gdr_json_add(s->json, r);
+	if (s->o->sync && s->o->sync->row)
+		s->o->sync->row(s->o->sync->ctx, r);
+}
+
+static void emit(struct sess *s, const struct gdr_result *r)
+{
+	gdr_table_row(stdout, r, s->o->gbits);
+	fflush(stdout);
+	record(s, r);
 }
 
 static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size, struct acc *a,
@@ -616,10 +624,7 @@ static void emit_skipped(struct sess *s, const struct pbuf *b)
 			gdr_table_row(stdout, &r, s->o->gbits);
 			fflush(stdout);
 		}
-		if (s->csv && gdr_csv_append(s->csv, &r))
-			gdr_warn("%s: could not append a row", s->o->csv);
-		if (s->json)
-			gdr_json_add(s->json, &r);
+		record(s, &r);
 	}
 }
 
