@@ -48,6 +48,17 @@ wait_listen() {
 	done
 	return 1
 }
+# wait_running OUT [SECONDS]: until a bench whose stdout is OUT has printed its
+# table header (connected, measuring), then 2 s more: a fault injected then
+# hits the measurement, however slow the start (ASan, a loaded VM).
+wait_running() {
+	local i
+	for ((i = 0; i < ${2:-60} * 5; i++)); do
+		grep -q "BW peak" "$1" 2>/dev/null && break
+		sleep 0.2
+	done
+	sleep 2
+}
 # wait_server [SECONDS]: wait for the server (bounded); status in $SRC.
 wait_server() {
 	local limit=${1:-60} i=0
