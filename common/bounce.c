@@ -194,7 +194,7 @@ static int reap_sends(struct run *r, int *progress)
 			return -ECONNRESET;
 		}
 		if ((wc[k].wr_id & WRID_TAG_MASK) != WRID_TAG) {
-			if (wc[k].wr_id == GDR_WRID_CTRL)
+			if (wc[k].wr_id == GDR_WRID_CTRL || wc[k].wr_id == GDR_WRID_PROBE)
 				continue; /* a control send that completed late */
 			snprintf(r->why, r->wlen,
 				 "bounce %s: foreign send completion (wr_id 0x%llx)", role(r),
@@ -426,6 +426,7 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 	 */
 	int segmented = timed >= (uint64_t)GDR_LOOP_SEGMENTS * 2 * res->slots;
 	now = last_progress = gdr_now_ns();
+	struct gdr_pace pace = { .next_ns = now + GDR_PACE_NS };
 	for (unsigned long spin = 0; !gdr_bounce_sm_finished(&r.sm); spin++) {
 		int progress = 0;
 
@@ -440,8 +441,7 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		}
 		if ((e = start_copies(&r, &progress)) || (e = start_sends(&r, &progress)))
 			return e;
-		if (progress || (spin & 255) == 0)
-			now = gdr_now_ns();
+		now = gdr_now_ns();
 		if (progress) {
 			last_progress = now;
 			idle_since = 0;
@@ -462,7 +462,11 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		}
 		if (start && !end && gdr_bounce_sm_delivered(&r.sm) == r.sm.total)
 			end = now;
-		if ((spin & 1023) == 1023) {
+		if (cfg->stop && *cfg->stop) {
+			snprintf(why, wlen, "interrupted");
+			return -EINTR;
+		}
+		if (gdr_pace_due(&pace, now)) {
 			if (now - last_progress > stall_ns) {
 				char st[200];
 
@@ -471,11 +475,7 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 					 role(&r), cfg->stall_timeout, st);
 				return -ETIMEDOUT;
 			}
-			if (cfg->stop && *cfg->stop) {
-				snprintf(why, wlen, "interrupted");
-				return -EINTR;
-			}
-			if ((spin & 16383) == 16383 && gdr_conn_poll_cm(cfg->conn)) {
+			if (pace.ticks % 10 == 0 && gdr_conn_poll_cm(cfg->conn)) {
 				snprintf(why, wlen, "peer disconnected during the bounce run");
 				return -ECONNRESET;
 			}

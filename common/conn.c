@@ -273,6 +273,33 @@ static void drain(struct gdr_conn *c)
 			;
 }
 
+/* PD, CQs, control buffer and completion channel: what setup_device made. */
+static void release_device(struct gdr_conn *c)
+{
+	if (c->ctrl_mr)
+		ibv_dereg_mr(c->ctrl_mr);
+	c->ctrl_mr = NULL;
+	free(c->ctrl_buf);
+	c->ctrl_buf = NULL;
+	if (c->ctrl_cq) {
+		if (c->ctrl_events)
+			ibv_ack_cq_events(c->ctrl_cq, c->ctrl_events);
+		ibv_destroy_cq(c->ctrl_cq);
+	}
+	c->ctrl_cq = NULL;
+	c->ctrl_events = 0;
+	if (c->data_cq)
+		ibv_destroy_cq(c->data_cq);
+	c->data_cq = NULL;
+	if (c->ctrl_ch)
+		ibv_destroy_comp_channel(c->ctrl_ch);
+	c->ctrl_ch = NULL;
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	c->pd = NULL;
+	c->verbs = NULL;
+}
+
 /*
  * rdma_cm's default ACK timeout can be so long (or, on some providers,
  * infinite) that a send to a dead peer never completes: ask for about 0.27 s
@@ -311,6 +338,49 @@ static void reject_with(struct rdma_cm_id *id, int code, const char *text)
 	rdma_reject(id, n > 0 ? buf : NULL, n > 0 ? (uint8_t)n : 0);
 }
 
+/*
+ * Server: forget one half-made connection of the client being accepted (its
+ * attempt failed, or the client gave it up and retried). With none left the
+ * device resources go too, so that the next client starts from scratch (it
+ * may come with another depth, QP count or device).
+ */
+static void forget_client_if_none(struct gdr_conn *c)
+{
+	for (unsigned int k = 0; k < GDR_MAX_QPS; k++)
+		if (c->id[k])
+			return;
+	release_device(c);
+	c->nqps = 0;
+}
+
+static void forget_id(struct gdr_conn *c, unsigned int i, uint64_t *est)
+{
+	if (c->id[i]->qp)
+		rdma_destroy_qp(c->id[i]);
+	rdma_destroy_id(c->id[i]);
+	c->id[i] = NULL;
+	*est &= ~(1ull << i);
+	drain(c);
+	forget_client_if_none(c);
+}
+
+static int find_id(const struct gdr_conn *c, const struct rdma_cm_id *id)
+{
+	for (unsigned int i = 0; i < GDR_MAX_QPS; i++)
+		if (c->id[i] == id)
+			return (int)i;
+	return -1;
+}
+
+static unsigned int popcount64(uint64_t v)
+{
+	unsigned int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
 int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_atomic_t *stop,
 		    char *why, size_t wlen)
 {
@@ -318,7 +388,7 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 	struct rdma_cm_event *ev;
 	/* A --persistent server waits for its next client as long as it takes. */
 	double deadline = gdr_now_s() + (o->persistent ? 1e9 : o->timeout);
-	unsigned int established = 0;
+	uint64_t est = 0; /* which of the client's QPs are established */
 	int r;
 
 	memset(c, 0, sizeof(*c));
@@ -383,7 +453,7 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 	c->listening = 1;
 	gdr_dbg("listening on port %u", o->port);
 
-	while (c->nqps == 0 || established < c->nqps) {
+	while (c->nqps == 0 || popcount64(est) < c->nqps) {
 		r = next_event(c, deadline, &ev, why, wlen);
 		if (r == -ETIMEDOUT)
 			snprintf(why, wlen, "no client connected within %g s (--timeout)",
@@ -427,40 +497,75 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 					return r;
 				}
 			} else if (h.session != c->session || h.nqps != c->nqps ||
-				   c->id[h.qp_index] || id->verbs != c->verbs) {
+				   id->verbs != c->verbs || (est & (1ull << h.qp_index))) {
 				reject_with(id, -EBUSY, "server busy with another client");
 				rdma_destroy_id(id);
 				continue;
+			} else if (c->id[h.qp_index]) {
+				/*
+				 * The same client asks again for a QP we accepted but never
+				 * saw established: it gave that attempt up (we were slow to
+				 * answer), so the new request replaces it.
+				 */
+				gdr_dbg("client %s retried QP %u: dropping the stale attempt",
+					c->peer, h.qp_index);
+				if (c->id[h.qp_index]->qp)
+					rdma_destroy_qp(c->id[h.qp_index]);
+				rdma_destroy_id(c->id[h.qp_index]);
+				c->id[h.qp_index] = NULL;
+				drain(c);
 			}
 			set_ack_timeout(id);
 			r = create_qp(c, id, h.qp_index, why, wlen);
 			if (r) {
+				/*
+				 * Most often the client gave this request up while we were
+				 * slow (rdma_cm then refuses to move the QP to INIT): the
+				 * server goes on listening either way.
+				 */
+				gdr_warn("client %s: %s; still listening", c->peer, why);
 				reject_with(id, r, "server cannot create a QP");
-				if (!c->id[h.qp_index])
+				if (c->id[h.qp_index] == id) {
+					forget_id(c, h.qp_index, &est);
+				} else {
 					rdma_destroy_id(id);
-				return r;
+					forget_client_if_none(c);
+				}
+				continue;
 			}
 			fill_conn_param(c, &param, NULL, 0);
 			if (rdma_accept(id, &param)) {
-				r = -errno;
-				snprintf(why, wlen, "rdma_accept: %s", strerror(-r));
-				return r;
+				/* The client gave this attempt up before we answered. */
+				gdr_warn("client %s: rdma_accept(QP %u): %s; still listening",
+					 c->peer, h.qp_index, strerror(errno));
+				forget_id(c, h.qp_index, &est);
 			}
 			continue;
 		}
 		int status = ev->status;
+		int qi = find_id(c, id);
 		rdma_ack_cm_event(ev);
 		switch (type) {
 		case RDMA_CM_EVENT_ESTABLISHED:
-			established++;
+			if (qi >= 0)
+				est |= 1ull << qi;
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_CONNECT_ERROR:
 		case RDMA_CM_EVENT_UNREACHABLE:
 		case RDMA_CM_EVENT_REJECTED:
-			snprintf(why, wlen, "client %s went away while connecting (%s, status %d)",
-				 c->peer, rdma_event_str(type), status);
-			return -ECONNRESET;
+			/*
+			 * A client that gives up an attempt (it waited too long for
+			 * us, or died) is not the end of the server: forget what was
+			 * built for it and keep listening until the deadline.
+			 */
+			if (qi < 0)
+				break;
+			gdr_warn("client %s: QP %d went away before the connection was "
+				 "complete (%s, status %d); still listening",
+				 c->peer, qi, rdma_event_str(type), status);
+			forget_id(c, (unsigned int)qi, &est);
+			break;
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
 			snprintf(why, wlen, "%s: device removed", c->nic);
 			return -ENODEV;
@@ -622,7 +727,7 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 	struct sockaddr_storage dst, src;
 	double deadline = gdr_now_s() + o->timeout;
 	double backoff = 0.1;
-	char port[8];
+	char port[8], refused[256] = "";
 	int r;
 
 	memset(c, 0, sizeof(*c));
@@ -675,6 +780,7 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 					(struct sockaddr *)&dst, i, deadline, why, wlen);
 			if (r != -EAGAIN)
 				break;
+			gdr_strlcpy(refused, why, sizeof(refused));
 			if (stopped(c)) {
 				snprintf(why, wlen, "interrupted");
 				return -EINTR;
@@ -694,7 +800,11 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 			backoff = backoff * 2 > 1.0 ? 1.0 : backoff * 2;
 		}
 		if (r) {
-			if (r == -ETIMEDOUT && !strcmp(why, "timed out"))
+			/* The deadline fell inside an attempt: say why the earlier ones failed. */
+			if (r == -ETIMEDOUT && !strcmp(why, "timed out") && refused[0])
+				snprintf(why, wlen, "%s; gave up after %g s (--timeout)", refused,
+					 o->timeout);
+			else if (r == -ETIMEDOUT && !strcmp(why, "timed out"))
 				snprintf(why, wlen, "could not connect to %s port %u within %g s",
 					 c->peer, o->port, o->timeout);
 			return r;
@@ -796,9 +906,71 @@ void gdr_ctrl_send_error(struct gdr_conn *c, int code, const char *text)
 	c->timeout = saved;
 }
 
-int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *why, size_t wlen)
+/*
+ * Liveness probe: a zero-byte RDMA WRITE needs no rkey or address on the
+ * responder (IBTA C9-88), consumes no receive and wakes no process there; it
+ * is acknowledged by the peer's RDMA stack while the peer's QP exists (even
+ * when the process is stopped), and fails with a retry error, or stays
+ * unacknowledged, once the peer or the path is gone. Its completion lands in
+ * the data CQ; the loops and gdr_ctrl_send skip it (GDR_WRID_PROBE).
+ */
+static int probe_post(struct gdr_conn *c)
 {
-	double deadline = gdr_now_s() + timeout;
+	struct ibv_send_wr wr = {
+		.wr_id = GDR_WRID_PROBE,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	if (ibv_post_send(c->id[0]->qp, &wr, &bad))
+		return -errno;
+	c->probing = 1;
+	c->probe_sent = gdr_now_s();
+	return 0;
+}
+
+/*
+ * Reap data-CQ completions without waiting: late ones of a finished loop
+ * are dropped (already accounted for), a failed one means the peer is gone.
+ */
+static int probe_reap(struct gdr_conn *c, char *why, size_t wlen)
+{
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(c->data_cq, 1, &wc)) == 1) {
+		if (wc.wr_id == GDR_WRID_PROBE)
+			c->probing = 0;
+		if (wc.status != IBV_WC_SUCCESS) {
+			snprintf(why, wlen, "peer %s stopped responding (%s on a liveness probe)",
+				 c->peer, ibv_wc_status_str(wc.status));
+			c->peer_gone = 1;
+			return -ECONNRESET;
+		}
+	}
+	if (n < 0) {
+		snprintf(why, wlen, "%s: ibv_poll_cq(data) failed", c->nic);
+		return -EIO;
+	}
+	/*
+	 * The transport's own verdict (retry exceeded) may never come: rxe, for
+	 * one, retries a lost request forever. A live peer's RDMA stack answers
+	 * within a round trip whatever its process is doing.
+	 */
+	if (c->probing && gdr_now_s() - c->probe_sent > GDR_PROBE_DEAD_S) {
+		snprintf(why, wlen,
+			 "peer %s stopped responding (a liveness probe got no acknowledgement "
+			 "in %g s: host down or network cut?)",
+			 c->peer, GDR_PROBE_DEAD_S);
+		c->peer_gone = 1;
+		return -ECONNRESET;
+	}
+	return 0;
+}
+
+int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *why, size_t wlen)
+{	double deadline = gdr_now_s() + timeout;
+	double next_probe = gdr_now_s() + GDR_PROBE_S;
 	struct ibv_wc wc;
 	int n, r, armed = 0;
 
@@ -825,6 +997,11 @@ int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *w
 			}
 			r = gdr_msg_decode(RECV_SLOT(c, wc.wr_id), wc.byte_len, m, why, wlen);
 			int rr = gdr_conn_repost(c, (unsigned int)wc.wr_id);
+			/*
+			 * The peer just spoke: a probe still in flight is forgotten
+			 * (whoever polls the data CQ next drops its completion).
+			 */
+			c->probing = 0;
 			if (r)
 				return r;
 			if (rr) {
@@ -851,6 +1028,16 @@ int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *w
 			snprintf(why, wlen, "interrupted");
 			return -EINTR;
 		}
+		r = probe_reap(c, why, wlen);
+		if (r)
+			return r;
+		if (!c->probing && gdr_now_s() >= next_probe) {
+			r = probe_post(c);
+			if (r)
+				gdr_dbg("%s: liveness probe: ibv_post_send: %s", c->nic,
+					strerror(-r));
+			next_probe = gdr_now_s() + GDR_PROBE_S;
+		}
 		double left = remaining(deadline);
 		if (left <= 0) {
 			snprintf(why, wlen, "no message from %s within %g s (peer dead or stuck?)",
@@ -861,7 +1048,9 @@ int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *w
 			{ .fd = c->ctrl_ch->fd, .events = POLLIN },
 			{ .fd = c->ch->fd, .events = POLLIN },
 		};
-		int ms = left > 0.5 ? 500 : (int)(left * 1000) + 1;
+		/* The data CQ has no channel: wake up now and then to reap the probe. */
+		double nap = c->probing ? 0.1 : 0.5;
+		int ms = left > nap ? (int)(nap * 1000) : (int)(left * 1000) + 1;
 		if (poll(pfd, 2, ms) < 0 && errno != EINTR) {
 			r = -errno;
 			snprintf(why, wlen, "poll(control): %s", strerror(-r));
@@ -892,20 +1081,7 @@ void gdr_conn_close(struct gdr_conn *c)
 		rdma_destroy_id(c->id[i]);
 		c->id[i] = NULL;
 	}
-	if (c->ctrl_mr)
-		ibv_dereg_mr(c->ctrl_mr);
-	free(c->ctrl_buf);
-	if (c->ctrl_cq) {
-		if (c->ctrl_events)
-			ibv_ack_cq_events(c->ctrl_cq, c->ctrl_events);
-		ibv_destroy_cq(c->ctrl_cq);
-	}
-	if (c->data_cq)
-		ibv_destroy_cq(c->data_cq);
-	if (c->ctrl_ch)
-		ibv_destroy_comp_channel(c->ctrl_ch);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
+	release_device(c);
 	if (c->listen_id)
 		rdma_destroy_id(c->listen_id);
 	if (c->ch)

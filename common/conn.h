@@ -18,6 +18,11 @@
 
 #define GDR_CTRL_SLOTS 16
 #define GDR_WRID_CTRL  (~0ull)
+#define GDR_WRID_PROBE (~1ull)
+/* Silence on the control channel after which the waiting side probes its peer. */
+#define GDR_PROBE_S 1.0
+/* An unacknowledged probe this old means the peer is gone (see probe_reap). */
+#define GDR_PROBE_DEAD_S 10.0
 
 struct gdr_conn {
 	struct rdma_event_channel *ch;
@@ -42,6 +47,8 @@ struct gdr_conn {
 	double timeout;
 	volatile sig_atomic_t *stop;
 	int peer_gone;
+	int probing;	   /* a liveness probe is in flight (see gdr_ctrl_recv) */
+	double probe_sent; /* when it was posted */
 	int listening; /* server: got as far as rdma_listen */
 };
 
@@ -54,7 +61,13 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 void gdr_conn_close(struct gdr_conn *c);
 
 int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t wlen);
-/* Wait for the next control message; -ETIMEDOUT, -ECONNRESET (peer gone), -EINTR (signal). */
+/*
+ * Wait for the next control message; -ETIMEDOUT, -ECONNRESET (peer gone), -EINTR (signal).
+ * While it waits it probes the peer (a zero-byte RDMA WRITE on QP 0, after
+ * GDR_PROBE_S of silence): a peer whose host died or whose path was cut
+ * sends no disconnect; it stops acknowledging and is reported within
+ * GDR_PROBE_DEAD_S (or the transport's retry time), not at the end of timeout.
+ */
 int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *why, size_t wlen);
 /* Send an ERROR message, best effort (the peer may be gone). */
 void gdr_ctrl_send_error(struct gdr_conn *c, int code, const char *text);

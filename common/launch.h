@@ -8,8 +8,10 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "options.h"
+#include "report.h"
 
 /* The largest rank count we accept: bounds the parsing, far above any real job. */
 #define GDR_LAUNCH_MAX_SIZE (1 << 20)
@@ -73,8 +75,61 @@ int gdr_mpi_allgather_addr(struct gdr_mpi *m, const char *mine, char (*all)[GDR_
 /* A barrier that gives up after timeout seconds or when *stop is set. */
 int gdr_mpi_barrier(struct gdr_mpi *m, double timeout, volatile sig_atomic_t *stop, char *why,
 		    size_t wlen);
+/*
+ * Gather every rank's bytes at rank 0, on a communicator of its own (so that
+ * it never matches a barrier that a failed rank skipped), polled like the
+ * barrier and given up after timeout seconds. On rank 0, *all (free it) holds
+ * every rank's bytes one after another and lens[size] their lengths; elsewhere
+ * *all is NULL.
+ */
+int gdr_mpi_gather(struct gdr_mpi *m, const void *mine, int len, char **all, int *lens,
+		   double timeout, char *why, size_t wlen);
+/* Rank 0's *v to every rank, bounded the same way. */
+int gdr_mpi_bcast_int(struct gdr_mpi *m, int *v, double timeout, char *why, size_t wlen);
 void gdr_mpi_finalize(struct gdr_mpi *m);
 void gdr_mpi_abort(struct gdr_mpi *m, int code);
+
+/*
+ * Rows gathered at rank 0 (launch_gather.c). Each rank keeps the rows its
+ * session reports and its exit status; at the end they travel to rank 0 as
+ * one packed buffer (a header, then the rows as struct gdr_result: every rank
+ * runs the same build, which the header checks), and rank 0 alone writes the
+ * CSV and JSON and prints every pair's rows and the node-to-node sum.
+ */
+struct gdr_rank_rows {
+	int status; /* the rank's exit status, 0 ok; -1: it sent nothing usable */
+	unsigned int nrows, cap;
+	struct gdr_result *rows;
+	int lost; /* rows that did not fit in memory */
+};
+
+/* Keep a copy of r; -ENOMEM counts it in lost. */
+int gdr_rows_add(struct gdr_rank_rows *rr, const struct gdr_result *r);
+void gdr_rows_free(struct gdr_rank_rows *rr);
+/* rr as one buffer (free it) for gdr_mpi_gather; -ENOMEM or -EOVERFLOW. */
+int gdr_rows_pack(const struct gdr_rank_rows *rr, void **buf, size_t *len);
+/* Check and copy a packed buffer; -EPROTO with why when it is not one of ours. */
+int gdr_rows_unpack(const void *buf, size_t len, struct gdr_rank_rows *rr, char *why, size_t wlen);
+
+/* One line of the node-to-node table: one verb, path and size over every pair. */
+struct gdr_agg {
+	char verb[8], path[16];
+	uint64_t size_bytes;
+	double total_gbps;   /* sum of the contributing pairs' bw_avg_gbps */
+	unsigned int npairs; /* pairs that contributed */
+	char left_out[512];  /* "pair 1: skipped (reason); ..." for the others */
+};
+
+/*
+ * The node-to-node sums over ranks[nranks] (nranks = 2 * npairs; rank k < npairs
+ * serves pair k, rank k + npairs is its client). Per pair the client's row counts
+ * (the server's when the client has none), as scripts/gdr-ab --aggregate does.
+ * Lines in order of first appearance; *out (free it) holds *n of them.
+ */
+int gdr_rows_aggregate(const struct gdr_rank_rows *ranks, unsigned int nranks, struct gdr_agg **out,
+		       unsigned int *n);
+/* Rank 0's report: every pair's rows, then the aggregate table (Gb/s or MB/s). */
+void gdr_rows_print(FILE *out, const struct gdr_rank_rows *ranks, unsigned int nranks, int gbits);
 
 /* What the bench main keeps of a launch. */
 struct gdr_launched {
@@ -87,6 +142,14 @@ struct gdr_launched {
 	char server[GDR_LAUNCH_ADDR_MAX];
 	char gpu[64], dev[64];
 	char label[192];
+	/* With MPI: rows go to rank 0, which alone writes these (o->csv, o->json). */
+	int gather;
+	const char *csv_path, *json_path;
+	struct gdr_csv *csv;
+	struct gdr_json *json;
+	struct gdr_rank_rows mine;
+	int gbits;
+	double duration;
 };
 
 /*
@@ -96,7 +159,11 @@ struct gdr_launched {
  */
 int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv,
 		     volatile sig_atomic_t *stop, int *usage);
-/* End of the run: MPI_Finalize, or MPI_Abort when status says the run failed. */
+/*
+ * End of the run. With MPI after a session, every rank (failed ones too) sends
+ * its rows and status to rank 0, which writes them; then MPI_Finalize, or
+ * MPI_Abort when any rank failed (its barriers may be left unmatched).
+ */
 void gdr_launch_finish(struct gdr_launched *x, int status);
 
 #endif

@@ -162,8 +162,10 @@ static int find_server(struct gdr_launched *x, struct gdr_opts *o)
 		gdr_err(
 		    "launch: rank %d is the client of rank %d but does not know its address: give "
 		    "--peer HOST (or GDRPERF_SERVER=HOST; a comma-separated list with one host "
-		    "per pair), or build with ./configure --with-mpi to pass it through MPI",
-		    x->l.rank, x->role.peer_rank);
+		    "per pair), or %s to pass it through MPI",
+		    x->l.rank, x->role.peer_rank,
+		    gdr_mpi_available() ? "drop --launch=no-mpi"
+					: "build with ./configure --with-mpi");
 		return -EINVAL;
 	}
 	return 0;
@@ -200,6 +202,43 @@ static int rendezvous(void *ctx, struct gdr_opts *o, char *why, size_t wlen)
 	if (!r)
 		print_role(x, o);
 	return r;
+}
+
+static void keep_row(void *ctx, const struct gdr_result *r)
+{
+	struct gdr_launched *x = ctx;
+
+	/* A row that does not fit is counted, and rank 0 fails the job for it. */
+	(void)gdr_rows_add(&x->mine, r);
+}
+
+/*
+ * With MPI, rank 0 alone writes --csv and --json, at the end, with every
+ * rank's rows; it opens them now so that a bad path fails before the run. The
+ * other ranks keep their rows for the gather and write no file.
+ */
+static int gather_setup(struct gdr_launched *x, struct gdr_opts *o)
+{
+	char why[512];
+
+	x->csv_path = o->csv;
+	x->json_path = o->json;
+	x->gbits = o->gbits;
+	x->duration = o->duration;
+	o->csv = NULL;
+	o->json = NULL;
+	x->sync.row = keep_row;
+	if (x->l.rank != 0)
+		return 0;
+	if (x->csv_path && gdr_csv_open(&x->csv, x->csv_path, why, sizeof(why))) {
+		gdr_err("--csv %s: %s", x->csv_path, why);
+		return -EIO;
+	}
+	if (x->json_path && gdr_json_open(&x->json, x->json_path, why, sizeof(why))) {
+		gdr_err("--json %s: %s", x->json_path, why);
+		return -EIO;
+	}
+	return 0;
 }
 
 static int mpi_start(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv)
@@ -283,8 +322,11 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 	o->label = x->label;
 
 	*usage = 0;
-	if (gdr_mpi_available()) {
+	if (gdr_mpi_available() && !o->no_mpi) {
 		r = mpi_start(x, o, argc, argv);
+		if (r)
+			return r;
+		r = gather_setup(x, o);
 		if (r)
 			return r;
 	}
@@ -299,16 +341,169 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 	}
 	if (!x->mpi)
 		print_role(x, o);
+	x->gather = x->mpi != NULL;
 	return 0;
+}
+
+/* In pair order (server, then client), so that the file reads pair by pair. */
+static unsigned int rank_at(const struct gdr_launched *x, unsigned int i)
+{
+	unsigned int npairs = (unsigned int)x->l.size / 2;
+
+	return i % 2 ? npairs + i / 2 : i / 2;
+}
+
+/*
+ * Rank 0: unpack every rank's rows (all == NULL: the gather failed, only its
+ * own are known), write them, print them and the node-to-node table. 0 when
+ * every rank ran and every row was written, else 1.
+ */
+static int write_rows(struct gdr_launched *x, const char *all, const int *lens)
+{
+	unsigned int n = (unsigned int)x->l.size, written = 0;
+	struct gdr_rank_rows *ranks = calloc(n, sizeof(*ranks));
+	size_t *offs = calloc(n, sizeof(*offs));
+	char why[512];
+	int bad = 0;
+
+	if (!ranks || !offs) {
+		gdr_err("launch: out of memory for the rows of %u ranks", n);
+		free(ranks);
+		free(offs);
+		return 1;
+	}
+	for (unsigned int k = 0; all && k + 1 < n; k++)
+		offs[k + 1] = offs[k] + (size_t)lens[k];
+	for (unsigned int k = 0; k < n; k++) {
+		if (!all) {
+			ranks[k].status = -1;
+			if (k == 0) {
+				ranks[0].status = x->mine.status;
+				ranks[0].lost = x->mine.lost;
+				for (unsigned int i = 0; i < x->mine.nrows; i++)
+					(void)gdr_rows_add(&ranks[0], &x->mine.rows[i]);
+			}
+		} else if (gdr_rows_unpack(all + offs[k], (size_t)lens[k], &ranks[k], why,
+					   sizeof(why))) {
+			gdr_err("launch: the rows of rank %u: %s", k, why);
+		}
+		if (ranks[k].status)
+			bad = 1;
+		if (ranks[k].lost) {
+			gdr_err("launch: rank %u lost %d row(s) (out of memory)", k, ranks[k].lost);
+			bad = 1;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const struct gdr_rank_rows *rr = &ranks[rank_at(x, i)];
+
+		for (unsigned int j = 0; j < rr->nrows; j++) {
+			if (x->csv && gdr_csv_append(x->csv, &rr->rows[j])) {
+				gdr_err("--csv %s: could not append a row", x->csv_path);
+				bad = 1;
+			}
+			if (x->json)
+				gdr_json_add(x->json, &rr->rows[j]);
+			written++;
+		}
+	}
+	gdr_rows_print(stdout, ranks, n, x->gbits);
+	if (x->csv_path)
+		printf("gather: %u row(s) of %u rank(s) in %s\n", written, n, x->csv_path);
+	fflush(stdout);
+	for (unsigned int k = 0; k < n; k++)
+		gdr_rows_free(&ranks[k]);
+	free(ranks);
+	free(offs);
+	return bad;
+}
+
+static void close_outputs(struct gdr_launched *x, int *verdict)
+{
+	char why[512];
+
+	if (x->json && gdr_json_close(x->json, why, sizeof(why))) {
+		gdr_err("--json %s: %s", x->json_path, why);
+		*verdict = 1;
+	}
+	x->json = NULL;
+	if (x->csv)
+		gdr_csv_close(x->csv);
+	x->csv = NULL;
+}
+
+/*
+ * Every rank's rows to rank 0, which writes them; 0 when the whole job ran
+ * well (MPI_Finalize is safe), else the status to abort with. A rank arrives
+ * here at most one measurement (-D), one barrier (--timeout) and one wait on
+ * its peer (--timeout) after the first one: that bounds the gather.
+ */
+static int gather_rows(struct gdr_launched *x, int status)
+{
+	double wait = 2 * x->timeout + (x->duration > 0 ? x->duration : 0);
+	char why[512], *all = NULL;
+	void *mine = NULL;
+	size_t len = 0;
+	int *lens, r, verdict;
+
+	x->mine.status = status ? 1 : 0;
+	r = gdr_rows_pack(&x->mine, &mine, &len);
+	if (r) {
+		/* Nothing sent reads as "sent nothing usable" at rank 0. */
+		gdr_err("launch: cannot pack this rank's %u rows: %s", x->mine.nrows, strerror(-r));
+		len = 0;
+	}
+	lens = calloc((size_t)x->l.size, sizeof(*lens));
+	if (!lens) {
+		gdr_err("launch: out of memory for %d row counts", x->l.size);
+		free(mine);
+		return 1;
+	}
+	r = gdr_mpi_gather(x->mpi, mine, (int)len, &all, lens, wait, why, sizeof(why));
+	free(mine);
+	if (r)
+		gdr_err("launch: %s", why);
+	if (x->l.rank != 0) {
+		free(lens);
+		if (r)
+			return 1;
+		verdict = status;
+	} else {
+		if (r)
+			gdr_err("launch: rank 0 writes only its own rows");
+		verdict = write_rows(x, r ? NULL : all, lens);
+		close_outputs(x, &verdict);
+		free(all);
+		free(lens);
+		/* The ranks that did not come are not waiting for a verdict. */
+		if (r)
+			return 1;
+	}
+	/* Nobody aborts before rank 0 has written: the verdict comes after the files. */
+	if (gdr_mpi_bcast_int(x->mpi, &verdict, x->timeout, why, sizeof(why))) {
+		gdr_err("launch: %s", why);
+		return 1;
+	}
+	return verdict;
 }
 
 void gdr_launch_finish(struct gdr_launched *x, int status)
 {
 	if (!x->mpi)
 		return;
-	/* A failed pair would leave the others waiting at the next barrier: end the job. */
-	if (status)
+	if (x->gather)
+		status = gather_rows(x, status);
+	gdr_rows_free(&x->mine);
+	if (x->csv || x->json)
+		close_outputs(x, &status);
+	/*
+	 * A failed rank skipped barriers the others still wait on: MPI_Finalize
+	 * could hang on them, so the job ends with MPI_Abort.
+	 */
+	if (status) {
+		fflush(stdout);
 		gdr_mpi_abort(x->mpi, status);
+	}
 	gdr_mpi_finalize(x->mpi);
 	x->mpi = NULL;
 }

@@ -91,6 +91,7 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 	uint64_t stall_ns = (uint64_t)(cfg->stall_timeout * 1e9);
 	uint64_t end_ns = duration > 0 ? start + (uint64_t)(duration * 1e9) : 0;
 	unsigned int seg = 1, finished = 0;
+	struct gdr_pace pace = { .next_ns = start + GDR_PACE_NS };
 	int r;
 
 	seg_t[0] = start;
@@ -100,7 +101,7 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 		qs[i].target = duration > 0 ? UINT64_MAX : per_qp;
 		qs[i].last_signaled = 1;
 	}
-	for (unsigned long spin = 0; finished < nqps; spin++) {
+	while (finished < nqps) {
 		for (unsigned int i = 0; i < nqps; i++) {
 			while ((r = post_chain(&qs[i], i, cfg, qps[i].qp, why, wlen)) == 1)
 				;
@@ -124,7 +125,7 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 					     : "");
 				return -ECONNRESET;
 			}
-			if (wc[k].wr_id == GDR_WRID_CTRL)
+			if (wc[k].wr_id == GDR_WRID_CTRL || wc[k].wr_id == GDR_WRID_PROBE)
 				continue;
 			unsigned int qi = (unsigned int)(wc[k].wr_id >> QP_SHIFT);
 			uint64_t cnt = wc[k].wr_id & COUNT_MASK;
@@ -138,11 +139,9 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 			if (cnt == qs[qi].target)
 				finished++;
 		}
-		if (n > 0 || (spin & 255) == 0) {
-			now = gdr_now_ns();
-			if (n > 0)
-				last_progress = now;
-		}
+		now = gdr_now_ns();
+		if (n > 0)
+			last_progress = now;
 		if (n > 0 && seg <= GDR_LOOP_SEGMENTS && !end_ns &&
 		    total_done * GDR_LOOP_SEGMENTS >= total_target * seg) {
 			seg_t[seg] = now;
@@ -165,21 +164,21 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 					finished++;
 			}
 		}
-		if ((spin & 1023) == 1023) {
+		if (cfg->stop && *cfg->stop) {
+			snprintf(why, wlen, "interrupted");
+			return -EINTR;
+		}
+		if (gdr_pace_due(&pace, now)) {
 			if (now - last_progress > stall_ns) {
 				snprintf(why, wlen,
 					 "no completion for %g s (peer dead or link down?)",
 					 cfg->stall_timeout);
 				return -ETIMEDOUT;
 			}
-			if (cfg->stop && *cfg->stop) {
-				snprintf(why, wlen, "interrupted");
-				return -EINTR;
+			if (cfg->conn && pace.ticks % 10 == 0 && gdr_conn_poll_cm(cfg->conn)) {
+				snprintf(why, wlen, "peer disconnected during the measurement");
+				return -ECONNRESET;
 			}
-		}
-		if ((spin & 16383) == 16383 && cfg->conn && gdr_conn_poll_cm(cfg->conn)) {
-			snprintf(why, wlen, "peer disconnected during the measurement");
-			return -ECONNRESET;
 		}
 	}
 	now = gdr_now_ns();

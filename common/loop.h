@@ -32,6 +32,27 @@ struct gdr_loop_cfg {
 	struct gdr_conn *conn; /* watched for a disconnect; may be NULL */
 };
 
+/*
+ * The slow checks of a busy loop (stall, peer disconnected) are paced by the
+ * clock, not by iterations: an iteration takes well under a microsecond on
+ * an HCA but can take tens of milliseconds on a loaded Soft-RoCE VM, where
+ * "every 1024 iterations" meant a SIGINT waited out the whole -D.
+ */
+#define GDR_PACE_NS 100000000ull /* 0.1 s */
+struct gdr_pace {
+	uint64_t next_ns;
+	unsigned long ticks;
+};
+/* 1 when at least GDR_PACE_NS passed since the last time it said 1. */
+static inline int gdr_pace_due(struct gdr_pace *p, uint64_t now)
+{
+	if (now < p->next_ns)
+		return 0;
+	p->next_ns = now + GDR_PACE_NS;
+	p->ticks++;
+	return 1;
+}
+
 struct gdr_loop_out {
 	uint64_t iters; /* messages completed per QP (smallest QP) */
 	uint64_t msgs;	/* all QPs */

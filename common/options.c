@@ -129,7 +129,9 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "server's address comes through MPI (configure --with-mpi) or from:\n"
 	    "      --peer=HOST[,HOST...] server of each pair (one host: every pair's; also\n"
 	    "                           GDRPERF_SERVER)\n"
-	    "      --launch=auto|none   none: ignore the launcher's variables (default auto)\n"
+	    "      --launch=auto|no-mpi|none  no-mpi: pairs from the launcher's variables but no\n"
+	    "                           MPI calls (server from --peer); none: ignore the\n"
+	    "                           launcher's variables (default auto)\n"
 	    "\n"
 	    "What to measure:\n"
 	    "  -s, --size=SIZE          message size (default 64K); K/M/G suffixes are powers of "
@@ -513,8 +515,10 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		case OPT_LAUNCH:
 			if (!strcmp(optarg, "none"))
 				o->no_launch = 1;
+			else if (!strcmp(optarg, "no-mpi"))
+				o->no_mpi = 1;
 			else if (strcmp(optarg, "auto"))
-				return bad("--launch", optarg, "expected auto or none");
+				return bad("--launch", optarg, "expected auto, no-mpi or none");
 			break;
 		case 'v':
 			o->verbose++;

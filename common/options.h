@@ -36,11 +36,14 @@ enum {
  * connecting: the server publishes the address it listens on, the client
  * learns its server's (into o->server). point: on both sides before every
  * measurement (each START), so that pairs measure together. 0 or -errno.
+ * row (may be NULL): every result row, kept for rank 0 to gather.
  */
 struct gdr_opts;
+struct gdr_result;
 struct gdr_sync {
 	int (*rendezvous)(void *ctx, struct gdr_opts *o, char *why, size_t wlen);
 	int (*point)(void *ctx, char *why, size_t wlen);
+	void (*row)(void *ctx, const struct gdr_result *r);
 	void *ctx;
 };
 
@@ -76,6 +79,7 @@ struct gdr_opts {
 	int verbose;
 	const char *peer;	     /* --peer HOST[,HOST...]: server of each launched pair */
 	int no_launch;		     /* --launch=none: ignore mpirun/srun variables */
+	int no_mpi;		     /* --launch=no-mpi: launched pairs without MPI calls */
 	const struct gdr_sync *sync; /* set by the launcher, NULL when run by hand */
 	unsigned int set;	     /* GDR_SET_* bits given on the command line */
 };

@@ -310,11 +310,14 @@ static int send_msg(struct sess *s, const struct gdr_msg *m)
 	return gdr_ctrl_send(&s->conn, m, s->why, WHY);
 }
 
-/* Receive the next message, which must be of type want (an ERROR from the peer ends the run). */
-static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
+/*
+ * Receive the next message within timeout seconds; it must be of type want
+ * (an ERROR from the peer ends the run).
+ */
+static int recv_msg_within(struct sess *s, struct gdr_msg *m, uint16_t want, double timeout)
 {
 	char why[WHY];
-	int r = gdr_ctrl_recv(&s->conn, m, s->o->timeout, why, sizeof(why));
+	int r = gdr_ctrl_recv(&s->conn, m, timeout, why, sizeof(why));
 
 	if (r) {
 		snprintf(s->why, WHY, "%s", why);
@@ -332,6 +335,24 @@ static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
 		return -EPROTO;
 	}
 	return 0;
+}
+
+static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
+{
+	return recv_msg_within(s, m, want, s->o->timeout);
+}
+
+/*
+ * How long a repeat may legitimately keep the peer silent: its duration, or
+ * its bytes at a floor of 1 MB/s, on top of --timeout. A dead peer does not
+ * make us wait that long: gdr_ctrl_recv's liveness probe fails within the
+ * transport's retry time. This only bounds a peer that is alive but stuck.
+ */
+static double repeat_budget(const struct sess *s, uint64_t size)
+{
+	double bytes = (double)(s->plan.iters + s->plan.warmup) * size * s->plan.qps;
+
+	return s->o->timeout + (s->plan.duration_ms ? s->plan.duration_ms / 1000.0 : bytes / 1e6);
 }
 
 static void exchange_local_buf(struct sess *s, const struct pbuf *b, struct gdr_msg *m)
@@ -522,14 +543,22 @@ static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind k
 	}
 }
 
-static void emit(struct sess *s, const struct gdr_result *r)
+/* A row to the CSV, the JSON and, launched with MPI, to what rank 0 gathers. */
+static void record(struct sess *s, const struct gdr_result *r)
 {
-	gdr_table_row(stdout, r, s->o->gbits);
-	fflush(stdout);
 	if (s->csv && gdr_csv_append(s->csv, r))
 		gdr_warn("%s: could not append a row", s->o->csv);
 	if (s->json)
 		gdr_json_add(s->json, r);
+	if (s->o->sync && s->o->sync->row)
+		s->o->sync->row(s->o->sync->ctx, r);
+}
+
+static void emit(struct sess *s, const struct gdr_result *r)
+{
+	gdr_table_row(stdout, r, s->o->gbits);
+	fflush(stdout);
+	record(s, r);
 }
 
 static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size, struct acc *a,
@@ -595,10 +624,7 @@ static void emit_skipped(struct sess *s, const struct pbuf *b)
 			gdr_table_row(stdout, &r, s->o->gbits);
 			fflush(stdout);
 		}
-		if (s->csv && gdr_csv_append(s->csv, &r))
-			gdr_warn("%s: could not append a row", s->o->csv);
-		if (s->json)
-			gdr_json_add(s->json, &r);
+		record(s, &r);
 	}
 }
 
@@ -815,7 +841,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			if (r)
 				return r;
 		}
-		r = recv_msg(s, &done, GDR_MSG_DONE);
+		r = recv_msg_within(s, &done, GDR_MSG_DONE, repeat_budget(s, size));
 		if (r)
 			return r;
 		if (done.u.meas.status) {

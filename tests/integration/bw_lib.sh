@@ -38,6 +38,27 @@ client() {
 	timeout 120 "$B/$prog" -p "$PORT" "$@" "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
 	CRC=$?
 }
+# wait_listen PORT [SECONDS]: until an rdma_cm id listens on PORT (a slow
+# server, e.g. under valgrind, may take many seconds to get there).
+wait_listen() {
+	local i
+	for ((i = 0; i < ${2:-40} * 5; i++)); do
+		rdma resource show cm_id 2>/dev/null | grep -E "LISTEN" | grep -q ":$1\b" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# wait_running OUT [SECONDS]: until a bench whose stdout is OUT has printed its
+# table header (connected, measuring), then 2 s more: a fault injected then
+# hits the measurement, however slow the start (ASan, a loaded VM).
+wait_running() {
+	local i
+	for ((i = 0; i < ${2:-60} * 5; i++)); do
+		grep -q "BW peak" "$1" 2>/dev/null && break
+		sleep 0.2
+	done
+	sleep 2
+}
 # wait_server [SECONDS]: wait for the server (bounded); status in $SRC.
 wait_server() {
 	local limit=${1:-60} i=0

@@ -58,15 +58,17 @@ check "read client vs write server: both exit 1 naming the verb" bash -c "[ $CRC
 # Server killed mid-measurement: the client ends within its timeout; its CSV stays whole.
 server gdr_write_bw --timeout 8
 PORT_SAVED=$PORT
-( elapsed timeout 60 "$B/gdr_write_bw" -p "$PORT" --timeout 8 -D 30 --sizes 4K:64K \
-	--csv "$TMP/k.csv" "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"; echo "$RC $SECS" >"$TMP/cli.rc" ) &
+( timeout 90 "$B/gdr_write_bw" -p "$PORT" --timeout 8 -D 30 --sizes 4K:64K \
+	--csv "$TMP/k.csv" "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"; echo "$? $(date +%s.%N)" >"$TMP/cli.rc" ) &
 CPID=$!
-sleep 4
+wait_running "$TMP/cli.out"
+t_kill=$(date +%s.%N)
 kill -9 "$SPID"
 wait "$SPID" 2>/dev/null
 wait "$CPID"
-read -r RC SECS <"$TMP/cli.rc"
-check "server killed: client exits 1 within timeout (< 20 s)" bash -c "[ $RC = 1 ] && [ \"\$(echo '$SECS < 20' | bc)\" = 1 ]"
+read -r RC t_end <"$TMP/cli.rc"
+SECS=$(echo "$t_end - $t_kill" | bc)
+check "server killed: client exits 1 within timeout (< 20 s after the kill: $SECS s)" bash -c "[ $RC = 1 ] && [ \"\$(echo '$SECS < 20' | bc)\" = 1 ]"
 check "server killed: one line says why" bash -c "[ \$(wc -l <'$TMP/cli.err') -le 2 ] && grep -qiE 'peer|disconnect|gone|no completion' '$TMP/cli.err'"
 check "server killed: client CSV has only whole rows" bash -c "[ ! -s '$TMP/k.csv' ] || python3 -c \"
 import csv,sys; r=list(csv.reader(open('$TMP/k.csv'))); sys.exit(0 if all(len(x)==len(r[0]) for x in r) else 1)\""
@@ -74,19 +76,77 @@ import csv,sys; r=list(csv.reader(open('$TMP/k.csv'))); sys.exit(0 if all(len(x)
 # Client killed mid-measurement: the server ends within its timeout.
 server gdr_read_bw --timeout 8
 sleep 0.5
-timeout 60 "$B/gdr_read_bw" -p "$PORT" --timeout 8 -D 30 -s 16K "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
+# (the program itself: killing a `timeout` wrapper would leave it running)
+"$B/gdr_read_bw" -p "$PORT" --timeout 8 -D 30 -s 16K "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
-sleep 4
+wait_running "$TMP/cli.out"
 kill -9 "$CPID"
 elapsed wait_server 20
 check "client killed: server exits 1 within timeout" bash -c "[ $SRC = 1 ] && [ \"\$(echo '$SECS < 20' | bc)\" = 1 ]"
+
+# Client killed while the server has a long wait ahead (--timeout 60, -D 30):
+# the kernel disconnects the dead process's QPs, the server sees it at once.
+server gdr_write_bw --timeout 60
+sleep 0.5
+"$B/gdr_write_bw" -p "$PORT" --timeout 60 -D 30 -s 16K "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
+CPID=$!
+wait_running "$TMP/cli.out"
+kill -9 "$CPID"
+elapsed wait_server 100
+LOGS="$TMP/srv.err" check "client killed, server --timeout 60: server exits 1 in < 15 s ($SECS s)" \
+	bash -c "[ $SRC = 1 ] && [ \"\$(echo '$SECS < 15' | bc)\" = 1 ]"
+
+# The path to the client cut (its host died: no disconnect ever comes): the
+# server's liveness probe goes unanswered and ends the wait in seconds, not
+# after --timeout 60 + -D 30. Cut = the server's ARP entry for the client
+# points nowhere (softroce-vm --pair "hosts").
+if [ -n "${GDRPERF_ADDR_A:-}" ] && [ -e /sys/class/net/vA ]; then
+	macb=$(cat /sys/class/net/vB/address)
+	"$B/gdr_write_bw" -p $((PORT + 1)) --bind "$GDRPERF_ADDR_A" --timeout 60 >"$TMP/srv.out" 2>"$TMP/srv.err" &
+	SPID=$!
+	PORT=$((PORT + 1))
+	wait_listen "$PORT" 40
+	"$B/gdr_write_bw" -p "$PORT" --timeout 60 -D 30 -s 16K "$GDRPERF_ADDR_A" >"$TMP/cli.out" 2>"$TMP/cli.err" &
+	CPID=$!
+	wait_running "$TMP/cli.out"
+	ip neigh replace "$GDRPERF_ADDR_B" lladdr 02:de:ad:00:00:01 dev vA nud permanent
+	elapsed wait_server 100
+	kill -9 "$CPID" 2>/dev/null
+	wait "$CPID" 2>/dev/null
+	ip neigh replace "$GDRPERF_ADDR_B" lladdr "$macb" dev vA nud permanent
+	LOGS="$TMP/srv.err" check "path to the client cut: server exits 1 in < 30 s ($SECS s)" \
+		bash -c "[ $SRC = 1 ] && [ \"\$(echo '$SECS < 30' | bc)\" = 1 ]"
+	LOGS="$TMP/srv.err" check "path cut: the server says the peer stopped responding" \
+		said "stopped responding" "$TMP/srv.err"
+else
+	echo "ok $((n + 1)) # SKIP path cut: needs softroce-vm --pair"; n=$((n + 1))
+	echo "ok $((n + 1)) # SKIP path cut: needs softroce-vm --pair"; n=$((n + 1))
+fi
+
+# A server too slow to answer (stopped here) while a client gives up: that
+# client's stale connect request must not end the server, which serves the
+# next client.
+server gdr_write_bw --timeout 60 -n 50
+wait_listen "$PORT" 40
+kill -STOP "$SPID"
+client gdr_write_bw --timeout 3 -n 50
+CRC1=$CRC
+( timeout 90 "$B/gdr_write_bw" -p "$PORT" --timeout 40 -n 50 "$ADDR" >"$TMP/cli2.out" 2>"$TMP/cli2.err"
+  echo $? >"$TMP/cli2.rc" ) &
+C2=$!
+sleep 2
+kill -CONT "$SPID"
+wait "$C2"
+wait_server 60
+LOGS="$TMP/srv.err $TMP/cli.err $TMP/cli2.err" check "stale connect from a client that gave up: first client 1, next client 0, server 0 ($CRC1/$(cat "$TMP/cli2.rc")/$SRC)" \
+	[ "$CRC1/$(cat "$TMP/cli2.rc")/$SRC" = "1/0/0" ]
 
 # SIGINT: the client tears down and exits 130; the server sees the peer go.
 server gdr_write_bw --timeout 8
 sleep 0.5
 timeout 60 "$B/gdr_write_bw" -p "$PORT" --timeout 8 -D 30 -s 16K "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
-sleep 4
+wait_running "$TMP/cli.out"
 kill -INT "$CPID"
 t0=$(date +%s)
 wait "$CPID"

@@ -18,13 +18,9 @@ for prog in gdr_write_bw gdr_read_bw; do
 	# shellcheck disable=SC2086
 	$VG --log-file="$TMP/vg-srv.log" "$B/$prog" -p "$PORT" $RUN >"$TMP/srv.out" 2>"$TMP/srv.err" &
 	SPID=$!
-	# Let the slow server reach rdma_listen first: a connect attempt the client has
-	# already abandoned must not be the one it accepts (see the README's known issues).
-	for _ in $(seq 40); do
-		rdma resource show cm_id 2>/dev/null | grep -E "LISTEN" | grep -q ":$PORT\b" && break
-		sleep 1
-	done
-	sleep 1
+	# Let the slow server reach rdma_listen first, so that the client's time is
+	# spent on the run, not on retries (a stale attempt is dropped: t_20).
+	wait_listen "$PORT" 40
 	# shellcheck disable=SC2086
 	timeout 300 "$B/$prog" -p "$PORT" $RUN "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
 	CRC=$?

@@ -56,26 +56,43 @@ check "$HB answers through the rsh agent: another kernel with its own rxe0" bash
 	[ \"\$(head -n1 '$TMP/b.out')\" = '$HB' ] && [ \"\$(hostname)\" = '$HA' ] &&
 	grep -q '^link rxe0/1 state ACTIVE' '$TMP/b.out'"
 
-# launch PROG OUT HOSTS NP CSV ARGS...: mpirun NP ranks of PROG over HOSTS,
-# each rank writing CSV.RANK.csv; status in $MRC.  One --csv file appended
-# to from two kernels over 9p loses rows (each guest appends at the end it
-# last saw), so each rank gets its own file and merge_csv joins them.
+# launch PROG OUT HOSTS NP CSV ARGS...: mpirun NP ranks of PROG over HOSTS;
+# status in $MRC.  With MPI rank 0 gathers every rank's rows and alone
+# writes CSV.csv (a path on A only: nothing is written on B).  Without MPI
+# each rank writes CSV.RANK.csv in the shared directory: one --csv file
+# appended to from two kernels over 9p loses rows (each guest appends at
+# the end it last saw), so merge_csv joins them afterwards.
 # ob1/tcp between the hosts: UCX would try rxe itself.
 launch() {
-	local prog=$1 out=$2 hosts=$3 np=$4
+	local prog=$1 out=$2 hosts=$3 np=$4 run
 	export T80_CSV=$5
 	shift 5
+	if [ $mpi = 1 ]; then
+		run=("$B/$prog" -p "$PORT" "$@" --csv "$T80_CSV.csv")
+	else
+		run=(bash -c 'exec "$@" --csv "$T80_CSV.$OMPI_COMM_WORLD_RANK.csv"' bash
+			"$B/$prog" -p "$PORT" "$@")
+	fi
 	timeout 300 mpirun -np "$np" -H "$hosts" --bind-to none \
 		--mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include "${SA%.*}.0/24" \
 		--mca oob_tcp_if_include "${SA%.*}.0/24" \
 		-x GDRPERF_LIBCUDA -x GDRPERF_ROOT -x GDRPERF_FAKE_CUDA_DEVICES -x T80_CSV \
 		${GDRPERF_SERVER:+-x GDRPERF_SERVER} \
-		bash -c 'exec "$@" --csv "$T80_CSV.$OMPI_COMM_WORLD_RANK.csv"' bash \
-		"$B/$prog" -p "$PORT" "$@" >"$out" 2>&1
+		"${run[@]}" >"$out" 2>&1
 	MRC=$?
 	# 9p cache=loose keeps B's writes in B's page cache after its ranks
 	# exit; A reads the host's file, which gets them only when B flushes.
 	$GDRPERF_RSH_AGENT "$HB" sync
+}
+
+# csv_ready BASE NP: BASE.csv whole with every rank's rows: rank 0's gathered
+# file (MPI; no rank wrote a file of its own), or the ranks' files merged.
+csv_ready() {
+	if [ $mpi = 1 ]; then
+		csv_whole "$1.csv" && ! ls "$1".[0-9]*.csv 2>/dev/null
+	else
+		merge_csv "$1" "$2"
+	fi
 }
 
 # merge_csv BASE NP: every rank's BASE.RANK.csv whole, with one header, into
@@ -176,21 +193,26 @@ for prog in gdr_write_bw gdr_read_bw; do
 	PORT=$((PORT + 10))
 	peer=()
 	[ $mpi = 1 ] || peer=(--peer "$SA")
-	launch "$prog" "$TMP/$verb-np2.out" "$HA,$HB" 2 "$S/$verb-np2" "${ARGS[@]}" "${peer[@]}"
+	[ $mpi = 1 ] && base=$TMP || base=$S
+	launch "$prog" "$TMP/$verb-np2.out" "$HA,$HB" 2 "$base/$verb-np2" "${ARGS[@]}" "${peer[@]}"
 	LOGS="$TMP/$verb-np2.out"
 	check "$verb -np 2 -H $HA,$HB: mpirun exits 0" [ "$MRC" = 0 ]
 	check "$verb -np 2: rank 0 (local 0) serves, rank 1 (local 0 on the other host) connects to $SA" bash -c "
 		grep -q '^launch: Open MPI rank 0 of 2 (local 0): server for rank 1 (pair 0 of 1, port $PORT' '$TMP/$verb-np2.out' &&
 		grep -q '^launch: Open MPI rank 1 of 2 (local 0): client of rank 0 (pair 0 of 1, server $SA, port $PORT' '$TMP/$verb-np2.out'"
-	check "$verb -np 2: each rank's CSV whole, one header" merge_csv "$S/$verb-np2" 2
-	LOGS="$TMP/$verb-np2.out $S/$verb-np2.csv"
+	check "$verb -np 2: CSV whole (gathered by rank 0 with MPI, else one per rank)" csv_ready "$base/$verb-np2" 2
+	LOGS="$TMP/$verb-np2.out $base/$verb-np2.csv"
 	check "$verb -np 2: 24 rows, each checked (server on $HA, client on $HB, path, status, GPU)" \
-		check_rows "$S/$verb-np2.csv" 1 "$verb"
+		check_rows "$base/$verb-np2.csv" 1 "$verb"
+	if [ $mpi = 1 ]; then
+		check "$verb -np 2: rank 0 on $HA gathered the rank on $HB" \
+			grep -qx 'gather: rank 0 has the rows of all 2 ranks (1 pair(s))' "$TMP/$verb-np2.out"
+	fi
 
 	# Two pairs, two ranks per host: ranks 0,1 on A serve ranks 2,3 on B.
 	PORT=$((PORT + 10))
 	[ $mpi = 1 ] || export GDRPERF_SERVER="$SA,$SA"
-	launch "$prog" "$TMP/$verb-np4.out" "$HA:2,$HB:2" 4 "$S/$verb-np4" "${ARGS[@]}"
+	launch "$prog" "$TMP/$verb-np4.out" "$HA:2,$HB:2" 4 "$base/$verb-np4" "${ARGS[@]}"
 	unset GDRPERF_SERVER
 	LOGS="$TMP/$verb-np4.out"
 	check "$verb -np 4 -H $HA:2,$HB:2: mpirun exits 0" [ "$MRC" = 0 ]
@@ -199,13 +221,14 @@ for prog in gdr_write_bw gdr_read_bw; do
 		grep -q '^launch: Open MPI rank 1 of 4 (local 1): server for rank 3 (pair 1 of 2, port $((PORT + 1))' '$TMP/$verb-np4.out' &&
 		grep -q '^launch: Open MPI rank 2 of 4 (local 0): client of rank 0 (pair 0 of 2, server $SA, port $PORT' '$TMP/$verb-np4.out' &&
 		grep -q '^launch: Open MPI rank 3 of 4 (local 1): client of rank 1 (pair 1 of 2, server $SA, port $((PORT + 1))' '$TMP/$verb-np4.out'"
-	check "$verb -np 4: each rank's CSV whole, one header" merge_csv "$S/$verb-np4" 4
-	LOGS="$TMP/$verb-np4.out $S/$verb-np4.csv"
+	check "$verb -np 4: CSV whole (gathered by rank 0 with MPI, else one per rank)" csv_ready "$base/$verb-np4" 4
+	LOGS="$TMP/$verb-np4.out $base/$verb-np4.csv"
 	check "$verb -np 4: 48 rows, each checked (servers on $HA, clients on $HB, path, status, GPU)" \
-		check_rows "$S/$verb-np4.csv" 2 "$verb"
+		check_rows "$base/$verb-np4.csv" 2 "$verb"
 	if [ $mpi = 1 ]; then
-		check "$verb -np 4: MPI barrier announced on every rank" \
-			[ "$(grep -c 'MPI barrier before each measurement' "$TMP/$verb-np4.out")" = 4 ]
+		check "$verb -np 4: MPI barrier on every rank; rank 0 gathered all 4 ranks of both hosts" bash -c "
+			[ \"\$(grep -c 'MPI barrier before each measurement' '$TMP/$verb-np4.out')\" = 4 ] &&
+			grep -qx 'gather: rank 0 has the rows of all 4 ranks (2 pair(s))' '$TMP/$verb-np4.out'"
 	fi
 done
 finish
