@@ -85,7 +85,7 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 		 const struct gdr_loop_cfg *cfg, struct gdr_loop_out *out, char *why, size_t wlen)
 {
 	struct ibv_wc wc[POLL_BATCH];
-	uint64_t start = gdr_now_ns(), last_progress = start, now = start;
+	uint64_t start = gdr_now_ns(), last_progress = start, now;
 	uint64_t seg_t[GDR_LOOP_SEGMENTS + 1], seg_d[GDR_LOOP_SEGMENTS + 1];
 	uint64_t total_target = per_qp * nqps, total_done = 0;
 	uint64_t stall_ns = (uint64_t)(cfg->stall_timeout * 1e9);
