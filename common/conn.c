@@ -1031,7 +1031,7 @@ int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *w
 		r = probe_reap(c, why, wlen);
 		if (r)
 			return r;
-		if (!c->probing && gdr_now_s() >= next_probe) {
+		if (c->probe && !c->probing && gdr_now_s() >= next_probe) {
 			r = probe_post(c);
 			if (r)
 				gdr_dbg("%s: liveness probe: ibv_post_send: %s", c->nic,

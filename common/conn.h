@@ -47,6 +47,7 @@ struct gdr_conn {
 	double timeout;
 	volatile sig_atomic_t *stop;
 	int peer_gone;
+	int probe;	   /* gdr_ctrl_recv may probe the peer (set around long waits) */
 	int probing;	   /* a liveness probe is in flight (see gdr_ctrl_recv) */
 	double probe_sent; /* when it was posted */
 	int listening; /* server: got as far as rdma_listen */
@@ -63,8 +64,8 @@ void gdr_conn_close(struct gdr_conn *c);
 int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t wlen);
 /*
  * Wait for the next control message; -ETIMEDOUT, -ECONNRESET (peer gone), -EINTR (signal).
- * While it waits it probes the peer (a zero-byte RDMA WRITE on QP 0, after
- * GDR_PROBE_S of silence): a peer whose host died or whose path was cut
+ * With c->probe set it probes the peer while it waits (a zero-byte RDMA WRITE
+ * on QP 0, after GDR_PROBE_S of silence): a peer whose host died or whose path was cut
  * sends no disconnect; it stops acknowledging and is reported within
  * GDR_PROBE_DEAD_S (or the transport's retry time), not at the end of timeout.
  */

@@ -841,7 +841,14 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			if (r)
 				return r;
 		}
+		/*
+		 * The one long wait: probe the client meanwhile. Only here: on
+		 * Soft-RoCE (6.1) a probe sent before the peer's first control
+		 * message was seen to stall both directions of a fresh QP.
+		 */
+		s->conn.probe = 1;
 		r = recv_msg_within(s, &done, GDR_MSG_DONE, repeat_budget(s, size));
+		s->conn.probe = 0;
 		if (r)
 			return r;
 		if (done.u.meas.status) {
