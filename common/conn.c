@@ -969,7 +969,8 @@ static int probe_reap(struct gdr_conn *c, char *why, size_t wlen)
 }
 
 int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *why, size_t wlen)
-{	double deadline = gdr_now_s() + timeout;
+{
+	double deadline = gdr_now_s() + timeout;
 	double next_probe = gdr_now_s() + GDR_PROBE_S;
 	struct ibv_wc wc;
 	int n, r, armed = 0;
@@ -1028,7 +1029,7 @@ int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *w
 			snprintf(why, wlen, "interrupted");
 			return -EINTR;
 		}
-		r = probe_reap(c, why, wlen);
+		r = c->probe || c->probing ? probe_reap(c, why, wlen) : 0;
 		if (r)
 			return r;
 		if (c->probe && !c->probing && gdr_now_s() >= next_probe) {

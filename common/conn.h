@@ -50,7 +50,7 @@ struct gdr_conn {
 	int probe;	   /* gdr_ctrl_recv may probe the peer (set around long waits) */
 	int probing;	   /* a liveness probe is in flight (see gdr_ctrl_recv) */
 	double probe_sent; /* when it was posted */
-	int listening; /* server: got as far as rdma_listen */
+	int listening;	   /* server: got as far as rdma_listen */
 };
 
 /* Server: wait (up to o->timeout) for one client and accept all its QPs. */
