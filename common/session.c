@@ -842,9 +842,8 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 				return r;
 		}
 		/*
-		 * The one long wait: probe the client meanwhile. Only here: on
-		 * Soft-RoCE (6.1) a probe sent before the peer's first control
-		 * message was seen to stall both directions of a fresh QP.
+		 * The one wait that lasts as long as the measurement: probe the
+		 * client meanwhile (every other wait is bounded by --timeout).
 		 */
 		s->conn.probe = 1;
 		r = recv_msg_within(s, &done, GDR_MSG_DONE, repeat_budget(s, size));
