@@ -149,6 +149,31 @@ static void test_mem_and_gpu(void **state)
 	assert_int_equal(o.mem[0], GDR_MEM_DMABUF);
 }
 
+static void test_launch_and_server_modes(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--launch=auto"), 0);
+	assert_false(o.no_launch);
+	assert_false(o.no_mpi);
+	assert_int_equal(PARSE(&o, "--launch=no-mpi"), 0);
+	assert_false(o.no_launch);
+	assert_true(o.no_mpi);
+	assert_int_equal(PARSE(&o, "--launch", "none"), 0);
+	assert_true(o.no_launch);
+	assert_false(o.no_mpi);
+	assert_int_equal(PARSE(&o, "--launch=mpi"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--launch="), -EINVAL);
+	assert_int_equal(PARSE(&o, "--peer", "a,b"), 0);
+	assert_string_equal(o.peer, "a,b");
+	assert_int_equal(PARSE(&o, "--peer", ""), -EINVAL);
+	assert_int_equal(PARSE(&o, "--persistent", "--bind", "10.0.0.1"), 0);
+	assert_true(o.persistent);
+	assert_string_equal(o.bind_addr, "10.0.0.1");
+	assert_null(o.server);
+}
+
 static void test_help(void **state)
 {
 	struct gdr_opts o;
@@ -171,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values_exit_2),
 		cmocka_unit_test(test_cq_mod_capped),
 		cmocka_unit_test(test_mem_and_gpu),
+		cmocka_unit_test(test_launch_and_server_modes),
 		cmocka_unit_test(test_help),
 	};
 	gdr_set_progname("test_options");
