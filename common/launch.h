@@ -69,9 +69,12 @@ struct gdr_mpi;
 int gdr_mpi_available(void);
 int gdr_mpi_init(struct gdr_mpi **m, int *argc, char ***argv, char *why, size_t wlen);
 int gdr_mpi_rank(const struct gdr_mpi *m, int *rank, int *size);
-/* Gather every rank's string (at most GDR_LAUNCH_ADDR_MAX - 1 chars) into all[size]. */
+/*
+ * Gather every rank's string (at most GDR_LAUNCH_ADDR_MAX - 1 chars) into
+ * all[size]; gives up after timeout seconds or when *stop is set.
+ */
 int gdr_mpi_allgather_addr(struct gdr_mpi *m, const char *mine, char (*all)[GDR_LAUNCH_ADDR_MAX],
-			   char *why, size_t wlen);
+			   double timeout, volatile sig_atomic_t *stop, char *why, size_t wlen);
 /* A barrier that gives up after timeout seconds or when *stop is set. */
 int gdr_mpi_barrier(struct gdr_mpi *m, double timeout, volatile sig_atomic_t *stop, char *why,
 		    size_t wlen);

@@ -81,25 +81,6 @@ int gdr_mpi_rank(const struct gdr_mpi *m, int *rank, int *size)
 	return 0;
 }
 
-int gdr_mpi_allgather_addr(struct gdr_mpi *m, const char *mine, char (*all)[GDR_LAUNCH_ADDR_MAX],
-			   char *why, size_t wlen)
-{
-	char buf[GDR_LAUNCH_ADDR_MAX] = "";
-	int r;
-
-	(void)m;
-	gdr_strlcpy(buf, mine, sizeof(buf));
-	r = MPI_Allgather(buf, GDR_LAUNCH_ADDR_MAX, MPI_CHAR, all, GDR_LAUNCH_ADDR_MAX, MPI_CHAR,
-			  MPI_COMM_WORLD);
-	if (r != MPI_SUCCESS) {
-		mpi_why(r, "MPI_Allgather", why, wlen);
-		return -EIO;
-	}
-	for (int i = 0; i < m->size; i++)
-		all[i][GDR_LAUNCH_ADDR_MAX - 1] = '\0';
-	return 0;
-}
-
 /*
  * Wait for a non-blocking collective, polled: a rank that died or is stuck
  * must not hang the others forever. what names it in messages, late says why
@@ -135,6 +116,29 @@ static int wait_req(MPI_Request *req, double timeout, volatile sig_atomic_t *sto
 		}
 		nanosleep(&nap, NULL);
 	}
+}
+
+int gdr_mpi_allgather_addr(struct gdr_mpi *m, const char *mine, char (*all)[GDR_LAUNCH_ADDR_MAX],
+			   double timeout, volatile sig_atomic_t *stop, char *why, size_t wlen)
+{
+	char buf[GDR_LAUNCH_ADDR_MAX] = "";
+	MPI_Request req;
+	int r;
+
+	gdr_strlcpy(buf, mine, sizeof(buf));
+	r = MPI_Iallgather(buf, GDR_LAUNCH_ADDR_MAX, MPI_CHAR, all, GDR_LAUNCH_ADDR_MAX, MPI_CHAR,
+			   MPI_COMM_WORLD, &req);
+	if (r != MPI_SUCCESS) {
+		mpi_why(r, "MPI_Iallgather", why, wlen);
+		return -EIO;
+	}
+	r = wait_req(&req, timeout, stop, "address exchange",
+		     "a rank that failed before it or is stuck: see its messages", why, wlen);
+	if (r)
+		return r;
+	for (int i = 0; i < m->size; i++)
+		all[i][GDR_LAUNCH_ADDR_MAX - 1] = '\0';
+	return 0;
 }
 
 int gdr_mpi_barrier(struct gdr_mpi *m, double timeout, volatile sig_atomic_t *stop, char *why,
@@ -264,11 +268,13 @@ int gdr_mpi_rank(const struct gdr_mpi *m, int *rank, int *size)
 }
 
 int gdr_mpi_allgather_addr(struct gdr_mpi *m, const char *mine, char (*all)[GDR_LAUNCH_ADDR_MAX],
-			   char *why, size_t wlen)
+			   double timeout, volatile sig_atomic_t *stop, char *why, size_t wlen)
 {
 	(void)m;
 	(void)mine;
 	(void)all;
+	(void)timeout;
+	(void)stop;
 	snprintf(why, wlen, "built without MPI");
 	return -ENOSYS;
 }

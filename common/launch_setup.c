@@ -97,14 +97,14 @@ static int first_dev_ipv4(int port, char *out, size_t len, char *why, size_t wle
  * The address this server publishes: the one it listens on (--bind, or -d's
  * address after placement), else the first RDMA device's.
  */
-static void server_addr(const struct gdr_opts *o, char *out, size_t len)
+static int server_addr(const struct gdr_opts *o, char *out, size_t len)
 {
 	char why[256];
 	int r;
 
 	if (o->bind_addr) {
 		gdr_strlcpy(out, o->bind_addr, len);
-		return;
+		return 0;
 	}
 	if (o->dev && strcmp(o->dev, "auto"))
 		r = gdr_nic_ipv4(o->dev, o->ib_port, out, len, why, sizeof(why));
@@ -116,6 +116,7 @@ static void server_addr(const struct gdr_opts *o, char *out, size_t len)
 		out[0] = '!';
 		gdr_strlcpy(out + 1, why, len - 1);
 	}
+	return r;
 }
 
 static void print_role(const struct gdr_launched *x, const struct gdr_opts *o)
@@ -171,35 +172,56 @@ static int find_server(struct gdr_launched *x, struct gdr_opts *o)
 	return 0;
 }
 
-/* After placement (session.c): every server's address to its client, through MPI. */
-static int rendezvous(void *ctx, struct gdr_opts *o, char *why, size_t wlen)
+/*
+ * After placement (session.c): every server's address to its client, through
+ * MPI. A rank whose placement failed (failed: why) still takes part and
+ * publishes "!why" instead, and so does a server without an address: its peer
+ * learns it now and fails at once, naming the cause, instead of waiting out
+ * --timeout for a connection that cannot come.
+ */
+static int rendezvous(void *ctx, struct gdr_opts *o, const char *failed, char *why, size_t wlen)
 {
 	struct gdr_launched *x = ctx;
 	char(*all)[GDR_LAUNCH_ADDR_MAX];
 	char mine[GDR_LAUNCH_ADDR_MAX] = "";
-	int r;
+	const char *peer;
+	int r, bad = 0;
 
-	if (x->role.server)
-		server_addr(o, mine, sizeof(mine));
+	if (failed) {
+		mine[0] = '!';
+		gdr_strlcpy(mine + 1, failed, sizeof(mine) - 1);
+	} else if (x->role.server) {
+		bad = server_addr(o, mine, sizeof(mine));
+	}
 	all = calloc((size_t)x->l.size, sizeof(*all));
 	if (!all) {
 		snprintf(why, wlen, "launch: out of memory for %d addresses", x->l.size);
 		return -ENOMEM;
 	}
-	r = gdr_mpi_allgather_addr(x->mpi, mine, all, why, wlen);
-	if (!r && !x->role.server && !o->peer) {
-		const char *a = all[x->role.peer_rank];
-
-		if (a[0] == '!' || !a[0]) {
-			snprintf(why, wlen, "launch: server rank %d published no address: %.200s",
-				 x->role.peer_rank, a[0] ? a + 1 : "(empty)");
+	r = gdr_mpi_allgather_addr(x->mpi, mine, all, x->timeout, x->stop, why, wlen);
+	if (r || failed)
+		goto out;
+	peer = all[x->role.peer_rank];
+	if (bad) {
+		snprintf(why, wlen, "launch: this server has no address to give rank %d: %.200s",
+			 x->role.peer_rank, mine + 1);
+		r = -EADDRNOTAVAIL;
+	} else if (peer[0] == '!') {
+		snprintf(why, wlen, "launch: %s rank %d failed before the run: %.300s",
+			 x->role.server ? "client" : "server", x->role.peer_rank, peer + 1);
+		r = -ECONNABORTED;
+	} else if (!x->role.server && !o->peer) {
+		if (!peer[0]) {
+			snprintf(why, wlen, "launch: server rank %d published no address",
+				 x->role.peer_rank);
 			r = -EADDRNOTAVAIL;
 		} else {
-			gdr_strlcpy(x->server, a, sizeof(x->server));
+			gdr_strlcpy(x->server, peer, sizeof(x->server));
 		}
 	}
+out:
 	free(all);
-	if (!r)
+	if (!r && !failed)
 		print_role(x, o);
 	return r;
 }

@@ -41,7 +41,9 @@ enum {
 struct gdr_opts;
 struct gdr_result;
 struct gdr_sync {
-	int (*rendezvous)(void *ctx, struct gdr_opts *o, char *why, size_t wlen);
+	/* failed: NULL, or why this rank cannot run (it still takes part, to tell its peer). */
+	int (*rendezvous)(void *ctx, struct gdr_opts *o, const char *failed, char *why,
+			  size_t wlen);
 	int (*point)(void *ctx, char *why, size_t wlen);
 	void (*row)(void *ctx, const struct gdr_result *r);
 	void *ctx;

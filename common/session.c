@@ -1079,9 +1079,19 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	}
 
 	r = place(s);
-	/* launch: pairs exchange addresses once each knows its own. */
-	if (!r && o->sync && o->sync->rendezvous)
-		r = o->sync->rendezvous(o->sync->ctx, o, s->why, WHY);
+	/*
+	 * launch: pairs exchange addresses once each knows its own; a rank that
+	 * could not place itself still takes part, so that its peer learns why.
+	 */
+	if (o->sync && o->sync->rendezvous) {
+		char rwhy[WHY];
+		int rr = o->sync->rendezvous(o->sync->ctx, o, r ? s->why : NULL, rwhy, sizeof(rwhy));
+
+		if (!r && rr) {
+			r = rr;
+			gdr_strlcpy(s->why, rwhy, WHY);
+		}
+	}
 	if (r) {
 		gdr_err("%s", s->why);
 		goto out_json;
