@@ -131,56 +131,8 @@ PY
 # check_rows CSV NPAIRS VERB: the rows of NPAIRS pairs, servers on A and
 # clients on B, one by one.
 check_rows() {
-	python3 - "$1" "$2" "$3" "$SA" "$HA" "$HB" <<'PY'
-import csv, sys
-path, npairs, verb, addr, host_a, host_b = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
-rows = list(csv.DictReader(open(path, newline="")))
-sizes = {"4096", "8192", "16384"}
-bad = []
-seen = {}
-for i, r in enumerate(rows, 2):
-    lab = r["label"]
-    if not lab.startswith("pair "):
-        bad.append(f"line {i}: label {lab!r} does not name the pair")
-        continue
-    pair = int(lab[5:])
-    role = r["role"]
-    key = (pair, role, r["path"], r["size_bytes"])
-    seen[key] = seen.get(key, 0) + 1
-    want_host = host_a if role == "server" else host_b
-    if r["host"] != want_host:
-        bad.append(f"line {i}: pair {pair} {role} ran on {r['host']!r}, expected {want_host}")
-    # Pair k is rank k on A and rank k + N on B: local rank k on both hosts.
-    gpu = str(pair)
-    if r["size_bytes"] not in sizes:
-        bad.append(f"line {i}: size {r['size_bytes']}")
-    if r["verb"] != verb:
-        bad.append(f"line {i}: verb {r['verb']}, expected {verb}")
-    if r["path"] == "dmabuf":
-        if r["status"] != "skipped" or not r["note"]:
-            bad.append(f"line {i}: dmabuf on rxe should be skipped with a reason: {r['status']} {r['note']!r}")
-    elif r["status"] != "ok" or float(r["bw_avg_gbps"] or 0) <= 0:
-        bad.append(f"line {i}: {r['path']} status {r['status']} bw {r['bw_avg_gbps']} note {r['note']!r}")
-    if r["path"] in ("peermem", "bounce") and r["gpu"] != gpu:
-        bad.append(f"line {i}: pair {pair} {role} {r['path']} on GPU {r['gpu']!r}, expected local rank's {gpu}")
-    if r["path"] == "host" and r["gpu"]:
-        bad.append(f"line {i}: host row names GPU {r['gpu']}")
-    if role == "client" and r["peer"] != addr:
-        bad.append(f"line {i}: client peer {r['peer']}, expected {addr}")
-    if r["nic"] != "rxe0":
-        bad.append(f"line {i}: nic {r['nic']}")
-for pair in range(npairs):
-    for role in ("server", "client"):
-        for p in ("host", "dmabuf", "peermem", "bounce"):
-            for s in sizes:
-                if seen.get((pair, role, p, s)) != 1:
-                    bad.append(f"pair {pair} {role} {p} {s}: {seen.get((pair, role, p, s), 0)} rows, expected 1")
-if len(rows) != npairs * 2 * 12:
-    bad.append(f"{len(rows)} rows, expected {npairs * 2 * 12}")
-for b in bad[:20]:
-    print("#   " + b)
-sys.exit(1 if bad else 0)
-PY
+	python3 "${top_srcdir:-.}/tests/integration/check_rows.py" "$1" "$2" \
+		--verb "$3" --peer "$SA" --hosts "$HA,$HB"
 }
 
 ARGS=(--mem all -n 50 --sizes 4K:16K --validate --timeout 60)
