@@ -111,7 +111,6 @@ static int server_addr(const struct gdr_opts *o, char *out, size_t len)
 	else
 		r = first_dev_ipv4(o->ib_port, out, len, why, sizeof(why));
 	if (r) {
-		gdr_err("launch: cannot publish this server's address: %s (give --bind ADDR)", why);
 		/* The client sees why instead of an address and says so. */
 		out[0] = '!';
 		gdr_strlcpy(out + 1, why, len - 1);
@@ -203,7 +202,9 @@ static int rendezvous(void *ctx, struct gdr_opts *o, const char *failed, char *w
 		goto out;
 	peer = all[x->role.peer_rank];
 	if (bad) {
-		snprintf(why, wlen, "launch: this server has no address to give rank %d: %.200s",
+		snprintf(why, wlen,
+			 "launch: this server has no address to give rank %d: %.200s (give --bind "
+			 "ADDR)",
 			 x->role.peer_rank, mine + 1);
 		r = -EADDRNOTAVAIL;
 	} else if (peer[0] == '!') {

@@ -1085,7 +1085,8 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	 */
 	if (o->sync && o->sync->rendezvous) {
 		char rwhy[WHY];
-		int rr = o->sync->rendezvous(o->sync->ctx, o, r ? s->why : NULL, rwhy, sizeof(rwhy));
+		int rr =
+		    o->sync->rendezvous(o->sync->ctx, o, r ? s->why : NULL, rwhy, sizeof(rwhy));
 
 		if (!r && rr) {
 			r = rr;
