@@ -26,6 +26,7 @@
 #define WRID_TAG      (0xB0C0ull << 48)
 #define WRID_TAG_MASK (0xFFFFull << 48)
 #define WRID_CREDIT   (1ull << 47)
+#define WRID_END      (1ull << 46)
 #define WRID_SEQ_MASK ((1ull << 40) - 1)
 #define POLL_BATCH    16
 /* Idle this long, then sleep instead of spinning (far above a chunk's time on real hardware). */
@@ -168,6 +169,28 @@ static int start_sends(struct run *r, int *progress)
 		gdr_bounce_sm_did_credit(&r->sm, v);
 		*progress = 1;
 	}
+	/*
+	 * Duration mode's end notice (bounce.h): zero-length, the opcode this
+	 * direction never uses otherwise. A zero-length RDMA WRITE touches no
+	 * memory and needs no access right on the peer's buffer (IBTA C9-88).
+	 */
+	while (gdr_bounce_sm_can_end(&r->sm, &v)) {
+		struct ibv_send_wr wr = {
+			.wr_id = WRID_TAG | WRID_END | (v & WRID_SEQ_MASK),
+			.opcode = r->sm.write ? IBV_WR_SEND_WITH_IMM : IBV_WR_RDMA_WRITE_WITH_IMM,
+			.imm_data = htobe32((uint32_t)v),
+		};
+
+		if (!r->sm.write) {
+			wr.wr.rdma.remote_addr = r->cfg->raddr;
+			wr.wr.rdma.rkey = r->cfg->rkey;
+		}
+		e = post(r, &wr, "end notice");
+		if (e)
+			return e;
+		gdr_bounce_sm_did_end(&r->sm);
+		*progress = 1;
+	}
 	return 0;
 }
 
@@ -203,6 +226,8 @@ static int reap_sends(struct run *r, int *progress)
 		}
 		if (wc[k].wr_id & WRID_CREDIT) {
 			e = gdr_bounce_sm_credit_done(&r->sm, r->why, r->wlen);
+		} else if (wc[k].wr_id & WRID_END) {
+			e = gdr_bounce_sm_end_done(&r->sm, r->why, r->wlen);
 		} else if ((wc[k].wr_id & WRID_SEQ_MASK) != (r->sm.completed & WRID_SEQ_MASK)) {
 			/* RC completes a QP's sends in order; anything else is a bug. */
 			snprintf(r->why, r->wlen,
@@ -251,13 +276,14 @@ static int on_receive(struct run *r, const struct ibv_wc *wc)
 	uint32_t imm = be32toh(wc->imm_data);
 
 	if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-		if (!r->sm.write || r->sm.producer) {
-			snprintf(r->why, r->wlen,
-				 "bounce %s: protocol error: unexpected RDMA WRITE with immediate",
-				 role(r));
-			return -EPROTO;
-		}
-		return gdr_bounce_sm_announce(&r->sm, imm, r->why, r->wlen);
+		if (r->sm.write && !r->sm.producer)
+			return gdr_bounce_sm_announce(&r->sm, imm, r->why, r->wlen);
+		if (!r->sm.write) /* READ: the end notice, or the producer's answer to ours */
+			return gdr_bounce_sm_peer_end(&r->sm, imm, r->why, r->wlen);
+		snprintf(r->why, r->wlen,
+			 "bounce %s: protocol error: unexpected RDMA WRITE with immediate",
+			 role(r));
+		return -EPROTO;
 	}
 	if (wc->opcode != IBV_WC_RECV) {
 		snprintf(r->why, r->wlen, "bounce %s: unexpected receive opcode %d", role(r),
@@ -266,7 +292,7 @@ static int on_receive(struct run *r, const struct ibv_wc *wc)
 	}
 	if (!(wc->wc_flags & IBV_WC_WITH_IMM))
 		return control_message(r, wc);
-	if (wc->byte_len != 0 || (r->sm.write && !r->sm.producer)) {
+	if (wc->byte_len != 0) {
 		snprintf(
 		    r->why, r->wlen,
 		    "bounce %s: protocol error: unexpected SEND with immediate (%u B, imm %" PRIu32
@@ -274,6 +300,8 @@ static int on_receive(struct run *r, const struct ibv_wc *wc)
 		    role(r), wc->byte_len, imm);
 		return -EPROTO;
 	}
+	if (r->sm.write && !r->sm.producer) /* WRITE: the producer's end notice */
+		return gdr_bounce_sm_peer_end(&r->sm, imm, r->why, r->wlen);
 	if (r->sm.producer)
 		return gdr_bounce_sm_credit(&r->sm, imm, r->why, r->wlen);
 	return gdr_bounce_sm_announce(&r->sm, imm, r->why, r->wlen);
@@ -290,12 +318,9 @@ static int reap_receives(struct run *r, int *progress)
 	 * them (DONE, the next START's ACK) belongs to the session. A consumer
 	 * expects one per chunk, a producer at least one credit.
 	 */
-	if (r->sm.peer >= r->sm.total)
+	want = (int)gdr_bounce_sm_receives(&r->sm, POLL_BATCH);
+	if (!want)
 		return 0;
-	want = r->sm.producer
-		   ? 1
-		   : (r->sm.total - r->sm.peer < POLL_BATCH ? (int)(r->sm.total - r->sm.peer)
-							    : POLL_BATCH);
 	n = ibv_poll_cq(c->ctrl_cq, want, wc);
 	if (n < 0) {
 		snprintf(r->why, r->wlen, "bounce %s: ibv_poll_cq(receive) failed", role(r));
@@ -349,7 +374,7 @@ static int idle_wait(struct run *r)
 
 		return e ? cuda_fail(r, e) : 0;
 	}
-	if (r->sm.peer < r->sm.total && c->ctrl_ch) {
+	if (gdr_bounce_sm_receives(&r->sm, 1) && c->ctrl_ch) {
 		struct pollfd pfd = { .fd = c->ctrl_ch->fd, .events = POLLIN };
 		struct ibv_cq *cq;
 		void *ctx;
@@ -379,10 +404,14 @@ static void describe_state(const struct run *r, char *buf, size_t len)
 	const struct gdr_bounce_sm *sm = &r->sm;
 	uint64_t f = sm->first;
 
+	char total[32] = "open-ended: ";
+
+	if (!sm->open)
+		snprintf(total, sizeof(total), "%" PRIu64 " chunks: ", sm->total - f);
 	snprintf(buf, len,
-		 "%" PRIu64 " chunks: copied %" PRIu64 "/%" PRIu64 ", posted %" PRIu64
+		 "%scopied %" PRIu64 "/%" PRIu64 ", posted %" PRIu64
 		 ", completed %" PRIu64 ", %s %" PRIu64 ", credited %" PRIu64,
-		 sm->total - f, sm->copy_done - f, sm->copy_issued - f, sm->posted - f,
+		 total, sm->copy_done - f, sm->copy_issued - f, sm->posted - f,
 		 sm->completed - f, sm->producer ? "credits" : "announced", sm->peer - f,
 		 sm->credited - f);
 }
@@ -418,13 +447,19 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 			 cfg->size, cfg->iters);
 		return -EINVAL;
 	}
+	uint64_t dur_ns = cfg->duration > 0 ? (uint64_t)(cfg->duration * 1e9) : 0;
+	if (dur_ns && gdr_bounce_sm_open(&r.sm)) {
+		snprintf(why, wlen, "bounce: cannot open a duration-mode run");
+		return -EINVAL;
+	}
 	timed = r.sm.total - r.sm.barrier;
 	/*
 	 * Credits arrive in batches: a segment of a few chunks would time a
 	 * burst, not the pipeline. Too short a run reports no peak (the
-	 * report then uses the average).
+	 * report then uses the average). Duration mode cuts the duration in
+	 * equal times instead, and decides at the end.
 	 */
-	int segmented = timed >= (uint64_t)GDR_LOOP_SEGMENTS * 2 * res->slots;
+	int segmented = dur_ns || timed >= (uint64_t)GDR_LOOP_SEGMENTS * 2 * res->slots;
 	now = last_progress = gdr_now_ns();
 	struct gdr_pace pace = { .next_ns = now + GDR_PACE_NS };
 	for (unsigned long spin = 0; !gdr_bounce_sm_finished(&r.sm); spin++) {
@@ -454,11 +489,22 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		}
 		uint64_t done = gdr_bounce_sm_delivered(&r.sm) - r.sm.barrier;
 		/* A cumulative credit can cross several segment boundaries at once. */
-		while (segmented && start && progress && seg <= GDR_LOOP_SEGMENTS &&
+		while (!dur_ns && segmented && start && progress && seg <= GDR_LOOP_SEGMENTS &&
 		       done * GDR_LOOP_SEGMENTS >= timed * seg) {
 			seg_t[seg] = now;
 			seg_d[seg] = done;
 			seg++;
+		}
+		if (dur_ns && start && r.sm.open) {
+			while (seg <= GDR_LOOP_SEGMENTS &&
+			       now - start >= dur_ns / GDR_LOOP_SEGMENTS * seg) {
+				seg_t[seg] = now;
+				seg_d[seg] = done;
+				seg++;
+			}
+			/* The timed side (the client) ends the run at the next message boundary. */
+			if (cfg->timed && now - start >= dur_ns)
+				(void)gdr_bounce_sm_close(&r.sm);
 		}
 		if (start && !end && gdr_bounce_sm_delivered(&r.sm) == r.sm.total)
 			end = now;
@@ -483,10 +529,14 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 	}
 	if (!end)
 		end = gdr_now_ns();
-	out->iters = cfg->iters;
-	out->msgs = cfg->iters;
-	out->bytes = cfg->iters * cfg->size;
+	timed = r.sm.total - r.sm.barrier;
+	out->iters = timed / r.sm.cpm;
+	out->msgs = out->iters;
+	out->bytes = out->iters * cfg->size;
 	out->elapsed_ns = end - start;
+	/* Duration mode: segments of a few chunks would time a burst (see above). */
+	if (dur_ns && timed < (uint64_t)GDR_LOOP_SEGMENTS * 2 * res->slots)
+		segmented = 0;
 	for (unsigned int s = 1; segmented && s < seg; s++) {
 		uint64_t dt = seg_t[s] - seg_t[s - 1];
 		if (dt > 0 && seg_d[s] > seg_d[s - 1]) {

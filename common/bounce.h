@@ -20,6 +20,20 @@
  * Imm values are counts mod 2^32; the receiver expands them against its own
  * 64-bit counter and refuses anything outside the window the protocol allows.
  *
+ * Duration mode (-D): the run is open-ended until the timed side (the
+ * client: the WRITE producer, the READ consumer) closes it at the first
+ * message boundary it has not started, and tells the peer with an end
+ * notice, a zero-length message of the opcode that direction never uses
+ * otherwise, imm = one past the last chunk:
+ *  WRITE: SEND_WITH_IMM from the producer (its chunks are WRITE_WITH_IMM).
+ *   Nothing beyond the end was sent; the consumer credits up to it.
+ *  READ: RDMA_WRITE_WITH_IMM from the consumer (its credits are SENDs). The
+ *   producer may have announced chunks past the end already (at most a ring's
+ *   worth): it posts no more, answers with its own end notice (also
+ *   RDMA_WRITE_WITH_IMM, imm = readies posted in all) after its last ready,
+ *   and the consumer, which reads nothing past the end, is over once that
+ *   answer came (RC delivers it after every ready).
+ *
  * The state machine below makes every decision and checks every input; it
  * calls nothing (no verbs, no CUDA) so that it is unit-tested on its own.
  * gdr_bounce_run() is the thin I/O layer that drives it on QP 0.
@@ -59,7 +73,18 @@ struct gdr_bounce_sm {
 	uint64_t peer;		  /* producer: credits received; consumer: chunks announced */
 	uint64_t credited;	  /* consumer: credits sent */
 	unsigned int credits_out; /* credit sends in flight */
+
+	/* Duration mode (gdr_bounce_sm_open): see the end notice above. */
+	int open;		  /* the end is not known yet (total is GDR_BOUNCE_OPEN) */
+	int end_tx;		  /* this side's end notice: 0 none, 1 due, 2 posted */
+	int end_rx;		  /* the peer's end notice (READ consumer: the answer) came */
+	unsigned int ends_out;	  /* end notices in flight */
+	uint64_t last;		  /* READ producer: one past the last ready it posts */
+	int duration;		  /* opened: an end notice is part of the run */
 };
+
+/* total while a duration-mode run is open: beyond any chunk number. */
+#define GDR_BOUNCE_OPEN UINT64_MAX
 
 /*
  * write/producer: role; size: message size (> 0); chunk: staging chunk
@@ -70,6 +95,31 @@ struct gdr_bounce_sm {
 int gdr_bounce_sm_init(struct gdr_bounce_sm *sm, int write, int producer, uint64_t size,
 		       uint64_t chunk, unsigned int slots, unsigned int sq_max, uint64_t first,
 		       uint64_t warmup, uint64_t iters);
+
+/*
+ * Duration mode: make an initialized run (any iters) open-ended. The timed
+ * side later calls gdr_bounce_sm_close(); the other learns the end from the
+ * peer's notice (gdr_bounce_sm_peer_end). -EINVAL when already under way.
+ */
+int gdr_bounce_sm_open(struct gdr_bounce_sm *sm);
+/*
+ * Timed side, duration over: the run ends at the first message boundary
+ * nothing has started past (at least one timed message); an end notice is
+ * due. -EALREADY when not open.
+ */
+int gdr_bounce_sm_close(struct gdr_bounce_sm *sm);
+/* An end notice to send now (imm in *value), then did_end; end_done on its completion. */
+int gdr_bounce_sm_can_end(const struct gdr_bounce_sm *sm, uint64_t *value);
+void gdr_bounce_sm_did_end(struct gdr_bounce_sm *sm);
+int gdr_bounce_sm_end_done(struct gdr_bounce_sm *sm, char *why, size_t wlen);
+/*
+ * The peer's end notice carrying imm: 0, or -EPROTO (outside duration mode,
+ * twice, before what was already announced/credited, not on a message
+ * boundary, beyond what the peer can have started).
+ */
+int gdr_bounce_sm_peer_end(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size_t wlen);
+/* Receives this side may still take in the run without reaching past it (at most cap). */
+unsigned int gdr_bounce_sm_receives(const struct gdr_bounce_sm *sm, unsigned int cap);
 
 /* Chunk c: byte offset inside its message, length, staging slot. */
 void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *off, uint64_t *len,
@@ -135,6 +185,7 @@ struct gdr_bounce_cfg {
 	int timed;    /* this side reports the measurement */
 	uint64_t size;
 	uint64_t iters, warmup; /* messages */
+	double duration;	/* > 0: seconds of the timed part instead of iters (-D) */
 	uint64_t gpu_off;	/* source (producer) or destination in the GPU buffer */
 	uint64_t raddr;		/* peer's staging ring */
 	uint32_t rkey;
@@ -154,10 +205,9 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		   struct gdr_loop_out *out, char *why, size_t wlen);
 
 /*
- * Why the plan cannot run the bounce path (bidirectional, duration mode,
- * chunk above the port's max message size), or 0.
+ * Why the plan cannot run the bounce path (bidirectional, chunk above the
+ * port's max message size), or 0.
  */
-int gdr_bounce_plan_check(int bidir, uint32_t duration_ms, uint64_t chunk, uint32_t max_msg_sz,
-			  char *why, size_t wlen);
+int gdr_bounce_plan_check(int bidir, uint64_t chunk, uint32_t max_msg_sz, char *why, size_t wlen);
 
 #endif

@@ -54,7 +54,136 @@ void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *of
 
 static uint64_t in_flight(const struct gdr_bounce_sm *sm)
 {
-	return sm->posted - sm->completed + sm->credits_out;
+	return sm->posted - sm->completed + sm->credits_out + sm->ends_out;
+}
+
+/* A READ producer in duration mode posts readies up to `last` once it knows the end. */
+static uint64_t post_limit(const struct gdr_bounce_sm *sm)
+{
+	return !sm->write && sm->producer && sm->duration && !sm->open ? sm->last : sm->total;
+}
+
+/* v from a 32-bit imm: the count at or after ref that has those low bits. */
+static uint64_t expand(uint64_t ref, uint32_t imm)
+{
+	return ref + (uint32_t)(imm - (uint32_t)ref);
+}
+
+int gdr_bounce_sm_open(struct gdr_bounce_sm *sm)
+{
+	if (sm->open || sm->duration || sm->copy_issued != sm->first || sm->posted != sm->first ||
+	    sm->peer != sm->first)
+		return -EINVAL;
+	sm->open = sm->duration = 1;
+	sm->total = GDR_BOUNCE_OPEN;
+	return 0;
+}
+
+int gdr_bounce_sm_close(struct gdr_bounce_sm *sm)
+{
+	/* What this side has started: copies (WRITE producer) or READs (READ consumer). */
+	uint64_t started = sm->write ? sm->copy_issued : sm->posted;
+	uint64_t end;
+
+	if (!sm->open || sm->producer != sm->write)
+		return -EALREADY;
+	end = sm->first + ((started - sm->first) + sm->cpm - 1) / sm->cpm * sm->cpm;
+	if (end < sm->barrier + sm->cpm)
+		end = sm->barrier + sm->cpm;
+	sm->total = end;
+	sm->open = 0;
+	sm->end_tx = 1;
+	return 0;
+}
+
+int gdr_bounce_sm_can_end(const struct gdr_bounce_sm *sm, uint64_t *value)
+{
+	if (sm->end_tx != 1 || in_flight(sm) >= sm->sq_max)
+		return 0;
+	if (!sm->write && sm->producer) {
+		/* The answer goes after the last ready: the consumer then has them all. */
+		if (sm->posted != sm->last)
+			return 0;
+		*value = sm->last;
+		return 1;
+	}
+	*value = sm->total;
+	return 1;
+}
+
+void gdr_bounce_sm_did_end(struct gdr_bounce_sm *sm)
+{
+	sm->end_tx = 2;
+	sm->ends_out++;
+}
+
+int gdr_bounce_sm_end_done(struct gdr_bounce_sm *sm, char *why, size_t wlen)
+{
+	if (sm->ends_out == 0) {
+		snprintf(why, wlen, "bounce: end notice completion with no end notice sent");
+		return -EPROTO;
+	}
+	sm->ends_out--;
+	return 0;
+}
+
+int gdr_bounce_sm_peer_end(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size_t wlen)
+{
+	uint64_t v, ref = sm->peer;
+
+	if (!sm->duration || (sm->producer && sm->write)) {
+		snprintf(why, wlen, "bounce protocol error: end notice (imm %" PRIu32 ") %s", imm,
+			 sm->duration ? "at the WRITE producer" : "outside duration mode");
+		return -EPROTO;
+	}
+	if (!sm->write && !sm->producer) {
+		/* READ consumer: the producer's answer, after every ready it posted. */
+		if (sm->end_tx != 2 || sm->end_rx || imm != (uint32_t)sm->peer) {
+			snprintf(why, wlen,
+				 "bounce protocol error: end answer (imm %" PRIu32
+				 ") with %" PRIu64 " readies received%s",
+				 imm, sm->peer - sm->first,
+				 sm->end_tx != 2 ? " before the end notice" : "");
+			return -EPROTO;
+		}
+		sm->end_rx = 1;
+		return 0;
+	}
+	v = expand(ref, imm);
+	/*
+	 * WRITE consumer: the producer started at most a ring beyond what it
+	 * announced, then rounded up to a message. READ producer: the consumer
+	 * read only what was announced, then rounded up.
+	 */
+	uint64_t reach = sm->producer ? sm->posted + sm->cpm : ref + sm->slots + sm->cpm;
+	if (!sm->open || (v - sm->first) % sm->cpm || v < sm->barrier + sm->cpm || v > reach) {
+		snprintf(why, wlen,
+			 "bounce protocol error: end notice at chunk %" PRIu64 " (%s; %" PRIu64
+			 " %s, %" PRIu64 " chunks a message)",
+			 v - sm->first, sm->open ? "not a message boundary the peer can reach"
+						 : "the end is already known",
+			 ref - sm->first, sm->producer ? "credited" : "announced", sm->cpm);
+		return -EPROTO;
+	}
+	sm->total = v;
+	sm->open = 0;
+	sm->end_rx = 1;
+	if (sm->producer) {
+		sm->last = sm->posted > v ? sm->posted : v;
+		sm->end_tx = 1;
+	}
+	return 0;
+}
+
+unsigned int gdr_bounce_sm_receives(const struct gdr_bounce_sm *sm, unsigned int cap)
+{
+	if (sm->producer)
+		return sm->peer < sm->total ? 1 : 0; /* credits (and the end notice), one by one */
+	if (!sm->write && sm->duration && !sm->open)
+		return sm->end_rx ? 0 : 1; /* stray readies, then the answer */
+	if (sm->open)
+		return cap;
+	return sm->total - sm->peer < cap ? (unsigned int)(sm->total - sm->peer) : cap;
 }
 
 /* Chunks from the barrier on start only once everything before it is delivered. */
@@ -102,7 +231,7 @@ int gdr_bounce_sm_can_post(const struct gdr_bounce_sm *sm, uint64_t *c)
 {
 	uint64_t n = sm->posted;
 
-	if (in_flight(sm) >= sm->sq_max || n >= sm->total)
+	if (in_flight(sm) >= sm->sq_max || n >= post_limit(sm))
 		return 0;
 	if (sm->producer) {
 		if (n >= sm->copy_done)
@@ -185,7 +314,16 @@ int gdr_bounce_sm_announce(struct gdr_bounce_sm *sm, uint32_t imm, char *why, si
 			 what, imm);
 		return -EPROTO;
 	}
-	if (sm->peer >= sm->total) {
+	if (!sm->write && sm->duration) {
+		/* READ, duration mode: readies past the end may come, up to the answer. */
+		if (sm->end_rx) {
+			snprintf(why, wlen,
+				 "bounce protocol error: %s (imm %" PRIu32
+				 ") after the producer's end answer",
+				 what, imm);
+			return -EPROTO;
+		}
+	} else if (sm->peer >= sm->total) {
 		snprintf(why, wlen,
 			 "bounce protocol error: %s (imm %" PRIu32 ") after the last of %" PRIu64
 			 " chunks",
@@ -221,7 +359,7 @@ int gdr_bounce_sm_credit(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size
 		return -EPROTO;
 	}
 	/* Both the no-op and anything beyond what was sent: the window is at most slots wide. */
-	if (delta == 0 || delta > sm->posted - sm->peer) {
+	if (delta == 0 || delta > sm->posted - sm->peer || v > sm->total) {
 		snprintf(why, wlen,
 			 "bounce protocol error: credit up to chunk %" PRIu32 " but %" PRIu32
 			 " already credited and %" PRIu32 " sent",
@@ -245,24 +383,20 @@ int gdr_bounce_sm_timed_started(const struct gdr_bounce_sm *sm)
 
 int gdr_bounce_sm_finished(const struct gdr_bounce_sm *sm)
 {
-	if (in_flight(sm))
+	if (in_flight(sm) || sm->open || sm->end_tx == 1)
 		return 0;
 	if (sm->producer)
-		return sm->peer == sm->total && sm->completed == sm->total;
+		return sm->peer == sm->total && sm->completed == post_limit(sm) &&
+		       sm->posted == post_limit(sm) && sm->copy_done == sm->copy_issued;
 	return sm->copy_done == sm->total && sm->credited == sm->total &&
-	       (sm->write || sm->completed == sm->total);
+	       (sm->write || sm->completed == sm->total) &&
+	       (sm->write || !sm->duration || sm->end_rx);
 }
 
-int gdr_bounce_plan_check(int bidir, uint32_t duration_ms, uint64_t chunk, uint32_t max_msg_sz,
-			  char *why, size_t wlen)
+int gdr_bounce_plan_check(int bidir, uint64_t chunk, uint32_t max_msg_sz, char *why, size_t wlen)
 {
 	if (bidir) {
 		snprintf(why, wlen, "bounce: -b/--bidirectional is not supported on this path");
-		return -EOPNOTSUPP;
-	}
-	if (duration_ms) {
-		snprintf(why, wlen,
-			 "bounce: -D/--duration is not supported on this path (use -n iterations)");
 		return -EOPNOTSUPP;
 	}
 	if (max_msg_sz && chunk > max_msg_sz) {

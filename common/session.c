@@ -229,7 +229,7 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
 	if (kind == GDR_MEM_BOUNCE &&
-	    gdr_bounce_plan_check(s->plan.bidir, s->plan.duration_ms, s->plan.bounce_chunk,
+	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk,
 				  s->conn.max_msg_sz, b->skip, sizeof(b->skip)))
 		return;
 	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
@@ -433,6 +433,7 @@ static int run_bounce(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_
 		.size = size,
 		.iters = s->plan.iters,
 		.warmup = s->plan.warmup,
+		.duration = s->plan.duration_ms / 1000.0,
 		.gpu_off = producer ? src_off(b, 0) : dst_off(b, 0),
 		.raddr = b->remote[0].addr,
 		.rkey = b->remote[0].rkey,

@@ -52,8 +52,8 @@ static void q_pop(struct q *q, int *kind, uint64_t *a, uint64_t *b)
 	q->n--;
 }
 
-enum { W_WRITE_IMM, W_READY, W_READ_REQ, W_CREDIT };
-enum { S_POST, S_CREDIT };
+enum { W_WRITE_IMM, W_READY, W_READ_REQ, W_CREDIT, W_END };
+enum { S_POST, S_CREDIT, S_END };
 
 struct side {
 	struct gdr_bounce_sm sm;
@@ -70,6 +70,9 @@ struct world {
 	uint64_t next_delivered; /* consumer's H2D completions must come in sequence */
 	int write;
 	unsigned int rng;
+	/* Duration mode: the timed side closes once this many timed chunks are delivered. */
+	int duration;
+	uint64_t close_after;
 	char why[256];
 };
 
@@ -197,6 +200,12 @@ static int posts(struct world *w, struct side *sd)
 		gdr_bounce_sm_did_credit(&sd->sm, v);
 		did = 1;
 	}
+	while (gdr_bounce_sm_can_end(&sd->sm, &v)) {
+		assert_true(w->duration);
+		q_push(sd == &w->p ? &w->to_c : &w->to_p, W_END, v, 0);
+		gdr_bounce_sm_did_end(&sd->sm);
+		did = 1;
+	}
 	return did;
 }
 
@@ -215,7 +224,7 @@ static int deliver_to_c(struct world *w)
 		w->c.slot[s] = c;
 	}
 	q_push(&w->c.recvc, kind, c, 0);
-	q_push(&w->p.sendc, S_POST, c, 0);
+	q_push(&w->p.sendc, kind == W_END ? S_END : S_POST, c, 0);
 	return 1;
 }
 
@@ -234,7 +243,7 @@ static int deliver_to_p(struct world *w)
 		q_push(&w->c.sendc, S_POST, c, 0);
 	} else {
 		q_push(&w->p.recvc, kind, c, 0);
-		q_push(&w->c.sendc, S_CREDIT, c, 0);
+		q_push(&w->c.sendc, kind == W_END ? S_END : S_CREDIT, c, 0);
 	}
 	return 1;
 }
@@ -252,6 +261,8 @@ static int send_complete(struct world *w, struct side *sd)
 		assert_int_equal(gdr_bounce_sm_post_done(&sd->sm, w->why, sizeof(w->why)), 0);
 		if (sd == &w->p && w->write)
 			w->p.pinned[slot_of(&w->p, c)] = 0;
+	} else if (kind == S_END) {
+		assert_int_equal(gdr_bounce_sm_end_done(&sd->sm, w->why, sizeof(w->why)), 0);
 	} else {
 		assert_int_equal(gdr_bounce_sm_credit_done(&sd->sm, w->why, sizeof(w->why)), 0);
 	}
@@ -266,12 +277,33 @@ static int recv_complete(struct world *w, struct side *sd)
 	if (!sd->recvc.n)
 		return 0;
 	q_pop(&sd->recvc, &kind, &v, &junk);
+	/* Never more receives than the side says the run can still bring. */
+	assert_true(gdr_bounce_sm_receives(&sd->sm, 16) > 0);
+	if (kind == W_END) {
+		if (gdr_bounce_sm_peer_end(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)))
+			fail_msg("end notice refused: %s", w->why);
+		return 1;
+	}
 	if (sd == &w->p)
 		assert_int_equal(gdr_bounce_sm_credit(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)),
 				 0);
-	else
-		assert_int_equal(
-		    gdr_bounce_sm_announce(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)), 0);
+	else if (gdr_bounce_sm_announce(&sd->sm, (uint32_t)v, w->why, sizeof(w->why)))
+		fail_msg("announce refused: %s", w->why);
+	return 1;
+}
+
+/* Duration mode: the timed side (WRITE producer, READ consumer) ends the run. */
+static int close_timed(struct world *w)
+{
+	struct side *t = w->write ? &w->p : &w->c;
+
+	if (!w->duration || !t->sm.open ||
+	    gdr_bounce_sm_delivered(&t->sm) < t->sm.barrier + w->close_after)
+		return 0;
+	assert_int_equal(gdr_bounce_sm_close(&t->sm), 0);
+	assert_int_equal(gdr_bounce_sm_close(&t->sm), -EALREADY);
+	assert_int_equal((t->sm.total - t->sm.first) % t->sm.cpm, 0);
+	assert_true(t->sm.total >= t->sm.barrier + t->sm.cpm);
 	return 1;
 }
 
@@ -284,8 +316,8 @@ static void world_run(struct world *w)
 		int did = 0;
 
 		/* Try a random action first; if nothing is enabled, try them all in order. */
-		for (unsigned int k = 0, first = rnd(w) % 11; k < 11 && !did; k++) {
-			switch ((first + k) % 11) {
+		for (unsigned int k = 0, first = rnd(w) % 12; k < 12 && !did; k++) {
+			switch ((first + k) % 12) {
 			case 0:
 				did = p_issue(w);
 				break;
@@ -319,6 +351,9 @@ static void world_run(struct world *w)
 			case 10:
 				did = send_complete(w, &w->c);
 				break;
+			case 11:
+				did = close_timed(w);
+				break;
 			}
 		}
 		if (!did)
@@ -333,6 +368,8 @@ static void world_run(struct world *w)
 		assert_true(++steps < 10000000);
 	}
 	assert_int_equal(w->next_delivered, w->c.sm.total);
+	/* Both sides agree on where the run ended. */
+	assert_int_equal(w->p.sm.total, w->c.sm.total);
 	assert_int_equal(w->p.copies.n + w->c.copies.n + w->to_c.n + w->to_p.n, 0);
 	assert_int_equal(w->p.sendc.n + w->c.sendc.n + w->p.recvc.n + w->c.recvc.n, 0);
 }
@@ -356,6 +393,131 @@ static void sweep(int write, uint64_t first)
 						world_run(w);
 					}
 	free(w);
+}
+
+/*
+ * Duration mode: open-ended runs closed by the timed side after a random
+ * number of timed chunks, with the same slot and ordering checks.
+ */
+static void sweep_duration(int write, uint64_t first)
+{
+	static const uint64_t sizes[] = { 4096, 12288, 10000, 65536 };
+	static const unsigned int slots[] = { 1, 2, 3, 8 };
+	static const unsigned int sqs[] = { 1, 2, 64 };
+	struct world *w = malloc(sizeof(*w));
+	unsigned int seed = 7;
+
+	assert_non_null(w);
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		for (size_t sl = 0; sl < sizeof(slots) / sizeof(slots[0]); sl++)
+			for (size_t qi = 0; qi < sizeof(sqs) / sizeof(sqs[0]); qi++)
+				for (uint64_t warm = 0; warm <= 1; warm++)
+					for (unsigned int rep = 0; rep < 6; rep++, seed++) {
+						world_init(w, write, sizes[si], 4096, slots[sl],
+							   sqs[qi], first, warm, 1, seed);
+						assert_int_equal(gdr_bounce_sm_open(&w->p.sm), 0);
+						assert_int_equal(gdr_bounce_sm_open(&w->c.sm), 0);
+						w->duration = 1;
+						w->close_after = rep * 5 + rnd(w) % 7;
+						world_run(w);
+						assert_true(w->c.sm.total >=
+							    w->c.sm.barrier + w->c.sm.cpm);
+					}
+	free(w);
+}
+
+static void test_duration_random(void **state)
+{
+	(void)state;
+	sweep_duration(1, 0);
+	sweep_duration(0, 0);
+	sweep_duration(1, (1ull << 32) - 9);
+	sweep_duration(0, (1ull << 32) - 3);
+}
+
+/* End notices nobody may send, or that point where the peer cannot be. */
+static void test_hostile_end(void **state)
+{
+	struct gdr_bounce_sm cs, p;
+	char why[256];
+	uint64_t c, v;
+
+	(void)state;
+	/* Outside duration mode. */
+	assert_int_equal(gdr_bounce_sm_init(&cs, 1, 0, 8192, 4096, 4, 8, 0, 0, 3), 0);
+	assert_int_equal(gdr_bounce_sm_peer_end(&cs, 2, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "outside duration mode"));
+	assert_int_equal(gdr_bounce_sm_close(&cs), -EALREADY);
+	/* WRITE consumer, 2 chunks a message, 4 slots: not a boundary, before the
+	 * announced chunks, beyond a ring, or twice. */
+	assert_int_equal(gdr_bounce_sm_open(&cs), 0);
+	assert_int_equal(gdr_bounce_sm_open(&cs), -EINVAL);
+	assert_int_equal(gdr_bounce_sm_receives(&cs, 16), 16);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(gdr_bounce_sm_announce(&cs, i, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_peer_end(&cs, 5, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "end notice at chunk 5"));
+	assert_int_equal(gdr_bounce_sm_peer_end(&cs, 2, why, sizeof(why)), -EPROTO);
+	assert_int_equal(gdr_bounce_sm_peer_end(&cs, 12, why, sizeof(why)), -EPROTO);
+	assert_int_equal(gdr_bounce_sm_peer_end(&cs, 8, why, sizeof(why)), 0);
+	assert_int_equal(cs.total, 8);
+	assert_int_equal(gdr_bounce_sm_receives(&cs, 16), 4);
+	assert_int_equal(gdr_bounce_sm_peer_end(&cs, 8, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "already known"));
+	/* The WRITE producer never receives one. */
+	assert_int_equal(gdr_bounce_sm_init(&p, 1, 1, 4096, 4096, 2, 8, 0, 0, 1), 0);
+	assert_int_equal(gdr_bounce_sm_open(&p), 0);
+	assert_int_equal(gdr_bounce_sm_peer_end(&p, 1, why, sizeof(why)), -EPROTO);
+	/* WRITE producer closing after 3 chunks started of 2-chunk messages: ends at 4. */
+	assert_int_equal(gdr_bounce_sm_init(&p, 1, 1, 8192, 4096, 4, 8, 0, 0, 1), 0);
+	assert_int_equal(gdr_bounce_sm_open(&p), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_true(gdr_bounce_sm_can_copy(&p, &c));
+		gdr_bounce_sm_did_copy(&p);
+	}
+	assert_int_equal(gdr_bounce_sm_close(&p), 0);
+	assert_int_equal(p.total, 4);
+	assert_true(gdr_bounce_sm_can_end(&p, &v));
+	assert_int_equal(v, 4);
+	gdr_bounce_sm_did_end(&p);
+	assert_false(gdr_bounce_sm_can_end(&p, &v));
+	assert_int_equal(gdr_bounce_sm_end_done(&p, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_end_done(&p, why, sizeof(why)), -EPROTO);
+	/* READ consumer: the answer must count every ready received, and follow our notice. */
+	assert_int_equal(gdr_bounce_sm_init(&cs, 0, 0, 4096, 4096, 4, 8, 0, 0, 1), 0);
+	assert_int_equal(gdr_bounce_sm_open(&cs), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 0, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_peer_end(&cs, 1, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "before the end notice"));
+	assert_true(gdr_bounce_sm_can_post(&cs, &c));
+	gdr_bounce_sm_did_post(&cs);
+	assert_int_equal(gdr_bounce_sm_close(&cs), 0);
+	assert_int_equal(cs.total, 1);
+	assert_true(gdr_bounce_sm_can_end(&cs, &v));
+	gdr_bounce_sm_did_end(&cs);
+	/* A stray ready past the end is fine until the answer; the answer must count it. */
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 1, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_receives(&cs, 16), 1);
+	assert_int_equal(gdr_bounce_sm_peer_end(&cs, 1, why, sizeof(why)), -EPROTO);
+	assert_int_equal(gdr_bounce_sm_peer_end(&cs, 2, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_sm_receives(&cs, 16), 0);
+	assert_int_equal(gdr_bounce_sm_announce(&cs, 2, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "after the producer's end answer"));
+	/* READ producer: the consumer cannot end past what was announced (plus a message). */
+	assert_int_equal(gdr_bounce_sm_init(&p, 0, 1, 8192, 4096, 4, 8, 0, 0, 1), 0);
+	assert_int_equal(gdr_bounce_sm_open(&p), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_true(gdr_bounce_sm_can_copy(&p, &c));
+		gdr_bounce_sm_did_copy(&p);
+		gdr_bounce_sm_copy_done(&p);
+		assert_true(gdr_bounce_sm_can_post(&p, &c));
+		gdr_bounce_sm_did_post(&p);
+	}
+	assert_int_equal(gdr_bounce_sm_peer_end(&p, 6, why, sizeof(why)), -EPROTO);
+	assert_int_equal(gdr_bounce_sm_peer_end(&p, 4, why, sizeof(why)), 0);
+	assert_int_equal(p.last, 4);
+	/* A credit beyond the end is refused. */
+	assert_int_equal(gdr_bounce_sm_credit(&p, 5, why, sizeof(why)), -EPROTO);
 }
 
 static void test_write_pipeline_random(void **state)
@@ -617,12 +779,10 @@ static void test_plan_check(void **state)
 	char why[200];
 
 	(void)state;
-	assert_int_equal(gdr_bounce_plan_check(0, 0, 262144, 1u << 31, why, sizeof(why)), 0);
-	assert_int_equal(gdr_bounce_plan_check(1, 0, 262144, 0, why, sizeof(why)), -EOPNOTSUPP);
+	assert_int_equal(gdr_bounce_plan_check(0, 262144, 1u << 31, why, sizeof(why)), 0);
+	assert_int_equal(gdr_bounce_plan_check(1, 262144, 0, why, sizeof(why)), -EOPNOTSUPP);
 	assert_non_null(strstr(why, "-b/--bidirectional"));
-	assert_int_equal(gdr_bounce_plan_check(0, 5000, 262144, 0, why, sizeof(why)), -EOPNOTSUPP);
-	assert_non_null(strstr(why, "-D/--duration"));
-	assert_int_equal(gdr_bounce_plan_check(0, 0, 1u << 20, 65536, why, sizeof(why)), -EINVAL);
+	assert_int_equal(gdr_bounce_plan_check(0, 1u << 20, 65536, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "max_msg_sz"));
 }
 
@@ -640,6 +800,8 @@ int main(void)
 		cmocka_unit_test(test_write_pipeline_random),
 		cmocka_unit_test(test_read_pipeline_random),
 		cmocka_unit_test(test_wraparound),
+		cmocka_unit_test(test_hostile_end),
+		cmocka_unit_test(test_duration_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
