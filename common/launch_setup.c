@@ -460,10 +460,15 @@ static void close_outputs(struct gdr_launched *x, int *verdict)
  * well (MPI_Finalize is safe), else the status to abort with. A rank arrives
  * here at most one measurement (-D), one barrier (--timeout) and one wait on
  * its peer (--timeout) after the first one: that bounds the gather.
+ * The same bound holds for the verdict: the gather completes at a rank
+ * other than 0 as soon as its rows are sent (MPI may buffer them), so a
+ * rank that failed early waits for the verdict while rank 0 may still be in
+ * its last barrier; --timeout more gives rank 0 the time to write the files.
  */
 static int gather_rows(struct gdr_launched *x, int status)
 {
 	double wait = 2 * x->timeout + (x->duration > 0 ? x->duration : 0);
+	double deadline = gdr_now_s() + wait + x->timeout, left;
 	char why[512], *all = NULL;
 	void *mine = NULL;
 	size_t len = 0;
@@ -503,7 +508,9 @@ static int gather_rows(struct gdr_launched *x, int status)
 			return 1;
 	}
 	/* Nobody aborts before rank 0 has written: the verdict comes after the files. */
-	if (gdr_mpi_bcast_int(x->mpi, &verdict, x->timeout, why, sizeof(why))) {
+	left = deadline - gdr_now_s();
+	if (gdr_mpi_bcast_int(x->mpi, &verdict, left > x->timeout ? left : x->timeout, why,
+			      sizeof(why))) {
 		gdr_err("launch: %s", why);
 		return 1;
 	}
