@@ -225,6 +225,33 @@ sys.exit(0 if isinstance(rows, list) and len(rows) == $((np * 12)) else 1)"
 		grep -qx 'pair 1 server (rank 1): 0 row(s), the rank failed (its messages say why)' '$out' &&
 		grep -qx 'pair 1 client (rank 3): 0 row(s), the rank failed (its messages say why)' '$out'"
 	PORT=$((PORT + 10))
+
+	# The other two ways a pair fails in the address exchange, in one job:
+	# pair 0's server is on an rxe whose netdev (a dummy link made here) has
+	# no IPv4 address, so it has none to publish; pair 1's client cannot place
+	# itself (--gpu auto). Each side of each pair fails at once, naming the
+	# cause: the server's own ("give --bind"), its client's from it, and the
+	# failed client's at its server.
+	if ip link add gdrnoip type dummy && ip link set gdrnoip up &&
+		rdma link add rxenoip type rxe netdev gdrnoip; then
+		out=$TMP/noaddr.out
+		launch 4 "$out" --mem host -n 50 -s 4K --timeout 10 -d rxenoip,rxe0,rxe0,rxe0 \
+			--gpu 0,1,2,auto
+		LOGS=$out
+		check "MPI -np 4, a server without an address, a client that cannot place itself: mpirun fails, not hangs" \
+			bash -c "[ $MRC != 0 ] && [ $MRC != 124 ]"
+		check "MPI -np 4, pair 0's server has no address: it says to give --bind, its client (rank 2) names why" bash -c "
+			grep -q 'gdr_write_bw: launch: this server has no address to give rank 2: rxenoip port 1: no IPv4 address on its network interface .*(give --bind ADDR)' '$out' &&
+			grep -q 'gdr_write_bw: launch: server rank 0 failed before the run: rxenoip port 1: no IPv4 address' '$out'"
+		check "MPI -np 4, pair 1's client failed placement: its server (rank 1) names client rank 3 and the cause" bash -c "
+			grep -q 'gdr_write_bw: launch: client rank 3 failed before the run: --gpu auto: no GPU found in the topology to pair with rxe0' '$out' &&
+			grep -qx 'gather: rank 0 has the rows of all 4 ranks (2 pair(s))' '$out'"
+		rdma link delete rxenoip
+		ip link delete gdrnoip
+	else
+		not_ok "a dummy link with an rxe device on it (ip link add ... type dummy; rdma link add)"
+	fi
+	PORT=$((PORT + 10))
 fi
 
 # Without MPI (the same build with --launch=no-mpi): every rank appends its
