@@ -403,8 +403,7 @@ static void describe_state(const struct run *r, char *buf, size_t len)
 {
 	const struct gdr_bounce_sm *sm = &r->sm;
 	uint64_t f = sm->first;
-
-	char total[32] = "open-ended: ";
+	char total[32] = "open-ended: "; /* duration mode, end not known yet */
 
 	if (!sm->open)
 		snprintf(total, sizeof(total), "%" PRIu64 " chunks: ", sm->total - f);
