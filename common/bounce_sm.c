@@ -52,6 +52,17 @@ void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *of
 	*slot = (unsigned int)(c % sm->slots);
 }
 
+/* The send completion of a credit or an end notice: one of `out` in flight is done. */
+static int one_done(unsigned int *out, const char *what, char *why, size_t wlen)
+{
+	if (*out == 0) {
+		snprintf(why, wlen, "bounce: %s completion with no %s sent", what, what);
+		return -EPROTO;
+	}
+	(*out)--;
+	return 0;
+}
+
 static uint64_t in_flight(const struct gdr_bounce_sm *sm)
 {
 	return sm->posted - sm->completed + sm->credits_out + sm->ends_out;
@@ -119,12 +130,7 @@ void gdr_bounce_sm_did_end(struct gdr_bounce_sm *sm)
 
 int gdr_bounce_sm_end_done(struct gdr_bounce_sm *sm, char *why, size_t wlen)
 {
-	if (sm->ends_out == 0) {
-		snprintf(why, wlen, "bounce: end notice completion with no end notice sent");
-		return -EPROTO;
-	}
-	sm->ends_out--;
-	return 0;
+	return one_done(&sm->ends_out, "end notice", why, wlen);
 }
 
 int gdr_bounce_sm_peer_end(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size_t wlen)
@@ -297,12 +303,7 @@ int gdr_bounce_sm_post_done(struct gdr_bounce_sm *sm, char *why, size_t wlen)
 
 int gdr_bounce_sm_credit_done(struct gdr_bounce_sm *sm, char *why, size_t wlen)
 {
-	if (sm->credits_out == 0) {
-		snprintf(why, wlen, "bounce: credit completion with no credit sent");
-		return -EPROTO;
-	}
-	sm->credits_out--;
-	return 0;
+	return one_done(&sm->credits_out, "credit", why, wlen);
 }
 
 int gdr_bounce_sm_announce(struct gdr_bounce_sm *sm, uint32_t imm, char *why, size_t wlen)
