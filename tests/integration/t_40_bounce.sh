@@ -90,7 +90,7 @@ rm -f "$TMP/c.csv"
 both_ok() { [ "$CRC" = 0 ] && [ "$SRC" = 0 ] && same_rows "$TMP/want" "$TMP/c.csv" "$TMP/s.csv"; }
 # -D: the client ends an open-ended run at a message boundary (end notices,
 # bounce.h); 4 chunks a message so that the end falls inside one. Both sides
-# agree on the messages moved, and every byte of them is checked.
+# end (a missed end notice stalls one of them) and every byte moved is checked.
 for verb in write read; do
 	server gdr_${verb}_bw --timeout 30 --csv "$TMP/s.csv"
 	client gdr_${verb}_bw --timeout 30 --mem host,bounce -s 65536 -D 1 --warmup 2 --validate \
