@@ -48,16 +48,92 @@ wait_listen() {
 	done
 	return 1
 }
-# wait_running OUT [SECONDS]: until a bench whose stdout is OUT has printed its
-# table header (connected, measuring), then 2 s more: a fault injected then
-# hits the measurement, however slow the start (ASan, a loaded VM).
-wait_running() {
+# wait_for FILE REGEX [SECONDS]: until FILE has a line matching REGEX (a
+# server's "accepted", a client's debug "retrying"); 1 after SECONDS (30).
+wait_for() {
 	local i
-	for ((i = 0; i < ${2:-60} * 5; i++)); do
-		grep -q "BW peak" "$1" 2>/dev/null && break
-		sleep 0.2
+	for ((i = 0; i < ${3:-30} * 10; i++)); do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
 	done
-	sleep 2
+	return 1
+}
+# rxe_sent: RDMA packets sent so far by every rxe device of this kernel.
+rxe_sent() {
+	local f t=0 v
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/sent_pkts; do
+		[ -r "$f" ] && read -r v <"$f" && t=$((t + v))
+	done
+	echo "$t"
+}
+# wait_traffic [PACKETS] [SECONDS]: until the rxe devices have sent PACKETS
+# (default 100) more packets than when called: data is moving.
+wait_traffic() {
+	local i start
+	start=$(rxe_sent)
+	for ((i = 0; i < ${2:-60} * 10; i++)); do
+		[ $(($(rxe_sent) - start)) -ge "${1:-100}" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# wait_running OUT [SECONDS]: until a bench whose stdout is OUT has printed
+# its table header (connected, measuring) and data moves on the wire: a
+# fault injected then hits the measurement, however slow the start (ASan,
+# a loaded VM).
+wait_running() {
+	wait_for "$1" "BW peak" "${2:-60}" && wait_traffic 100 "${2:-60}"
+}
+# wait_cm_id PID [SECONDS]: until process PID owns an rdma_cm id that is not
+# a listener (a client's connect attempt is under way).
+wait_cm_id() {
+	local i
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		rdma resource show cm_id 2>/dev/null | grep -v LISTEN | grep -Eq "pid $1 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# wait_idle PID [SECONDS]: until process PID holds no QP, CQ or MR (a
+# persistent server between clients).
+wait_idle() {
+	local i
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		{ rdma resource show qp; rdma resource show cq; rdma resource show mr; } 2>/dev/null |
+			grep -Eq "pid $1 " || return 0
+		sleep 0.1
+	done
+	return 1
+}
+# wait_rxe DEV [SECONDS]: until DEV is back, ACTIVE, with an IPv4 GID.
+wait_rxe() {
+	local i
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		rdma link show "$1/1" 2>/dev/null | grep -q "state ACTIVE" &&
+			grep -qs ':ffff:' /sys/class/infiniband/"$1"/ports/1/gids/* && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# csv_all FILE PYEXPR: every data row r (a dict by column name) satisfies
+# PYEXPR, and there is at least one row; the offending rows are printed.
+csv_all() {
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+expr = compile("(" + sys.argv[2] + ")", "csv_all", "eval")
+bad = [r for r in rows if not eval(expr, {}, {"r": r, "f": float})]
+for r in bad:
+    print("# row fails %s: %s" % (sys.argv[2], dict(r)))
+sys.exit(0 if rows and not bad else 1)
+PY
+}
+# csv_vals FILE COLUMN: one column's values, space-separated, in row order.
+csv_vals() {
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+print(" ".join(r[sys.argv[2]] for r in csv.DictReader(open(sys.argv[1], newline=''))))
+PY
 }
 # wait_server [SECONDS]: wait for the server (bounded); status in $SRC.
 wait_server() {

@@ -32,8 +32,8 @@ check "server without client: exit 1 after --timeout" bash -c "[ $RC = 1 ] &&
 	grep -q 'no client connected within 2 s' '$TMP/srv.err'"
 
 # Port already in use.
-server gdr_write_bw --timeout 10
-sleep 1
+server gdr_write_bw --timeout 30
+wait_listen "$PORT" 40
 elapsed timeout 30 "$B/gdr_write_bw" -p "$PORT" --timeout 5 >"$TMP/srv2.out" 2>"$TMP/srv2.err"
 LOGS="$LOGS $TMP/srv2.err" check "second server on the same port: exit 1, 'already in use'" bash -c "[ $RC = 1 ] &&
 	grep -q 'port $PORT is already in use' '$TMP/srv2.err'"
@@ -75,7 +75,7 @@ import csv,sys; r=list(csv.reader(open('$TMP/k.csv'))); sys.exit(0 if all(len(x)
 
 # Client killed mid-measurement: the server ends within its timeout.
 server gdr_read_bw --timeout 8
-sleep 0.5
+wait_listen "$PORT" 40
 # (the program itself: killing a `timeout` wrapper would leave it running)
 "$B/gdr_read_bw" -p "$PORT" --timeout 8 -D 30 -s 16K "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
@@ -87,7 +87,7 @@ check "client killed: server exits 1 within timeout" bash -c "[ $SRC = 1 ] && [ 
 # Client killed while the server has a long wait ahead (--timeout 60, -D 30):
 # the kernel disconnects the dead process's QPs, the server sees it at once.
 server gdr_write_bw --timeout 60
-sleep 0.5
+wait_listen "$PORT" 40
 "$B/gdr_write_bw" -p "$PORT" --timeout 60 -D 30 -s 16K "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
 wait_running "$TMP/cli.out"
@@ -131,19 +131,20 @@ wait_listen "$PORT" 40
 kill -STOP "$SPID"
 client gdr_write_bw --timeout 3 -n 50
 CRC1=$CRC
-( timeout 90 "$B/gdr_write_bw" -p "$PORT" --timeout 40 -n 50 "$ADDR" >"$TMP/cli2.out" 2>"$TMP/cli2.err"
-  echo $? >"$TMP/cli2.rc" ) &
+"$B/gdr_write_bw" -p "$PORT" --timeout 40 -n 50 "$ADDR" >"$TMP/cli2.out" 2>"$TMP/cli2.err" &
 C2=$!
-sleep 2
+# Client 2's connect request must be pending at the stopped server.
+wait_cm_id "$C2" 30
 kill -CONT "$SPID"
 wait "$C2"
+echo $? >"$TMP/cli2.rc"
 wait_server 60
 LOGS="$TMP/srv.err $TMP/cli.err $TMP/cli2.err" check "stale connect from a client that gave up: first client 1, next client 0, server 0 ($CRC1/$(cat "$TMP/cli2.rc")/$SRC)" \
 	[ "$CRC1/$(cat "$TMP/cli2.rc")/$SRC" = "1/0/0" ]
 
 # SIGINT: the client tears down and exits 130; the server sees the peer go.
 server gdr_write_bw --timeout 8
-sleep 0.5
+wait_listen "$PORT" 40
 timeout 60 "$B/gdr_write_bw" -p "$PORT" --timeout 8 -D 30 -s 16K "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
 wait_running "$TMP/cli.out"

@@ -28,9 +28,9 @@ good_client() { client gdr_write_bw --timeout 10 -s 64K -n 200; }
 
 [ -x "$EVIL" ] || { echo "1..0 # SKIP $EVIL not built (make check builds it)"; exit 0; }
 server gdr_write_bw --persistent --timeout 5
-sleep 0.5
+wait_listen "$PORT" 40
 good_client
-sleep 1
+wait_idle "$SPID" 30
 FD0=$(nfds) RES0=$(res)
 check "first good client: exit 0, server up (fds $FD0; $RES0)" \
 	bash -c "[ $CRC = 0 ] && kill -0 $SPID && [ -n '$FD0' ] && [ '$FD0' -gt 0 ]"
@@ -44,7 +44,8 @@ for mode in $MODES; do
 	settle
 	fd=$(nfds) r=$(res)
 	good_client
-	sleep 0.3
+	# Whatever the server says about that client is out once it let go of it.
+	wait_idle "$SPID" 30
 	new=$(($(lines) - before))
 	said=$(tail -n +"$((before + 1))" "$TMP/srv.err" | head -3 | tr '\n' '|')
 	LOGS="$TMP/evil.out $TMP/evil.err $TMP/srv.err $TMP/cli.err" \

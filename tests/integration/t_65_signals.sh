@@ -28,9 +28,9 @@ R0=$(rows0)
 
 # SIGTERM to a client still retrying its connect (no server).
 PORT=$((PORT + 1))
-"$B/gdr_write_bw" -p "$PORT" --timeout 30 --csv "$CSV" "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
+"$B/gdr_write_bw" -v -p "$PORT" --timeout 30 --csv "$CSV" "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
-sleep 1.5
+wait_for "$TMP/cli.err" 'retrying in' 30
 t0=$(date +%s.%N)
 kill -TERM "$CPID"
 wait "$CPID"
@@ -41,7 +41,7 @@ check "SIGTERM during connect retries: exit 130 within 8 s (the client's timeout
 
 # SIGINT to a server waiting for its client.
 server gdr_write_bw --timeout 30 --csv "$CSV"
-sleep 1
+wait_listen "$PORT" 40
 kill -INT "$SPID"
 wait_server 5
 check "SIGINT to a waiting server: exit 130 within 5 s" [ "$SRC" = 130 ]
@@ -52,7 +52,7 @@ server gdr_write_bw --timeout 10 -D 8 -s 64K
 "$B/gdr_write_bw" -p "$PORT" --timeout 10 -D 8 -s 64K --csv "$CSV" "$ADDR" \
 	>"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
-sleep 3
+wait_running "$TMP/cli.out"
 kill -TERM "$CPID"
 elapsed wait "$CPID"
 c=$RC cs=$SECS
@@ -67,7 +67,7 @@ server gdr_write_bw --timeout 10 -D 8 -s 64K
 "$B/gdr_write_bw" -p "$PORT" --timeout 10 -D 8 -s 64K --csv "$CSV" "$ADDR" \
 	>"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
-sleep 3
+wait_running "$TMP/cli.out"
 kill -TERM "$SPID"
 elapsed wait "$CPID"
 c=$RC cs=$SECS
@@ -107,14 +107,14 @@ server gdr_write_bw --timeout 10 -D 8 -s 64K
 "$B/gdr_write_bw" -p "$PORT" --timeout 10 -D 8 -s 64K --csv "$CSV" "$ADDR" \
 	>"$TMP/cli.out" 2>"$TMP/cli.err" &
 CPID=$!
-sleep 3
+wait_running "$TMP/cli.out"
 netdev=$(rdma link show rxe0 2>/dev/null | sed -n 's/.*netdev \([^ ]*\).*/\1/p')
 rdma link delete rxe0
 elapsed wait "$CPID"
 c=$RC cs=$SECS
 wait_server 15
 rdma link add rxe0 type rxe netdev "${netdev:-d0}"
-sleep 1
+wait_rxe rxe0 30
 check "rxe0 deleted mid-run: both exit 1 within --timeout ($c/$SRC, ${cs}s)" \
 	bash -c "[ $c = 1 ] && [ $SRC = 1 ] && [ \"\$(echo '$cs < 15' | bc)\" = 1 ]"
 check "CSV whole after the device went away" csv_whole "$CSV"
