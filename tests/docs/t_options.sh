@@ -60,7 +60,7 @@ deroff() {
 # missing LIST TEXT: the options of LIST not found in TEXT as whole options.
 missing() {
 	while read -r o; do
-		grep -q -e "$o\$" -e "$o[^A-Za-z0-9_-]" "$2" || printf ' %s' "$o"
+		grep -q -e "$o\$" -e "${o}[^A-Za-z0-9_-]" "$2" || printf ' %s' "$o"
 	done <"$1"
 }
 
@@ -129,7 +129,7 @@ while IFS= read -r line; do
 	[ -s "$tmp/line.opts" ] || continue
 	: >"$tmp/line.help"
 	for prog in $readme_progs; do
-		if grep -q -e "$prog\$" -e "$prog[^A-Za-z0-9_-]" "$tmp/line"; then
+		if grep -q -e "$prog\$" -e "${prog}[^A-Za-z0-9_-]" "$tmp/line"; then
 			cat "$tmp/r-$prog.help" >>"$tmp/line.help"
 		fi
 	done
