@@ -84,9 +84,9 @@ extern const struct gdr_mem_ops gdr_mem_bounce_ops;
  */
 int gdr_dmabuf_probe_nic(struct ibv_pd *pd, char *why, size_t wlen);
 /*
- * Peer-memory client: nvidia_peermem / nv_peer_mem under root (sysfs paths
- * of DESIGN.md). Returns 1 and the client's name and version in found, or 0
- * and the reason in why.
+ * Peer-memory client: nvidia_peermem / nv_peer_mem under root (the sysfs
+ * paths of docs/usage-bw.md, "The memory paths"). Returns 1 and the client's
+ * name and version in found, or 0 and the reason in why.
  */
 int gdr_peermem_detect(const char *root, char *found, size_t flen, char *why, size_t wlen);
 /*

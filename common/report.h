@@ -1,7 +1,7 @@
 /*
  * Results: the human table on stdout, CSV (one whole row per write, header
  * once) and JSON (written whole at the end, never half a file).
- * Column order and names are the CSV contract in DESIGN.md / README.md.
+ * Column order and names are the CSV contract in docs/csv-json.md.
  */
 #ifndef GDR_REPORT_H
 #define GDR_REPORT_H

@@ -1,5 +1,6 @@
 # Shared by the gdr_doctor golden tests: TAP counters, a clean environment, golden diffs.
-# UPDATE_GOLDEN=1 rewrites the expected files instead of comparing (review the diff!).
+# GDRPERF_REGEN=1 rewrites the expected files instead of comparing (review the diff!;
+# docs/testing.md).
 : "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
 DOCTOR="$top_builddir/bench/gdr_doctor"
 EXPECTED="$top_srcdir/tests/doctor/expected"
@@ -24,7 +25,7 @@ doctor_env() {
 
 # golden NAME FILE: compare FILE with expected/NAME.
 golden() {
-	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+	if [ "${GDRPERF_REGEN:-0}" = 1 ]; then
 		cp "$2" "$EXPECTED/$1"
 		ok "$1 (updated)"
 	elif diff -u "$EXPECTED/$1" "$2" >"$WORK/diff" 2>&1; then

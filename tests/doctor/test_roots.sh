@@ -17,7 +17,8 @@ run peermem-node peermem-node
 run old-kernel old-kernel
 run no-driver no-driver
 run both both
-run pod-plugin-none pod-plugin-none NCCL_NET_PLUGIN=none
+# The DMA-BUF node seen from a pod that sets NCCL_NET_PLUGIN=none.
+run pod-plugin-none dmabuf-node NCCL_NET_PLUGIN=none
 run nccl-pitfalls dmabuf-node NCCL_IB_DISABLE=1 NCCL_DMABUF_ENABLE=0 NCCL_NET_GDR_LEVEL=LOC \
 	NCCL_NET_GDR_READ=0 NCCL_NET=Socket
 run gdr-level-pix both NCCL_NET_GDR_LEVEL=PIX NCCL_DMABUF_ENABLE=0
@@ -51,9 +52,11 @@ else
 	ok "JSON parses # SKIP no python3"
 fi
 
-expect() { # root path want
-	doctor_env "$DOCTOR" --root "$1" --expect "$2" --quiet >/dev/null 2>&1
-	status_is "$1 --expect $2" "$3" "$?"
+expect() { # root path want [VAR=value...]
+	root=$1 path=$2 want=$3
+	shift 3
+	doctor_env "$@" "$DOCTOR" --root "$root" --expect "$path" --quiet >/dev/null 2>&1
+	status_is "$root${1:+ $*} --expect $path" "$want" "$?"
 }
 expect dmabuf-node dmabuf 0
 expect dmabuf-node peermem 1
@@ -65,7 +68,7 @@ expect both peermem 0
 expect old-kernel any 0
 expect no-driver any 1
 expect no-driver dmabuf 1
-expect pod-plugin-none dmabuf 0
+expect dmabuf-node dmabuf 0 NCCL_NET_PLUGIN=none
 
 doctor_env "$DOCTOR" --root no-driver --quiet >"$WORK/q.out" 2>&1
 golden root-no-driver-quiet.out "$WORK/q.out"

@@ -3,14 +3,24 @@
 # target built without libFuzzer; one TAP line per target. Under the
 # sanitizer build a bad input fails here as it would in the fuzzer.
 : "${top_srcdir:=.}" "${top_builddir:=.}"
-set -- proto options nccl_log
-echo "1..$#"
+targets="proto options nccl_log"
+echo "1..3"
 n=0
-for t in "$@"; do
+for t in $targets; do
 	n=$((n + 1))
-	dir=$top_srcdir/tests/fuzz/corpus/fuzz_$t
-	if "$top_builddir/tests/fuzz/replay_$t" "$dir"/* 2>"$top_builddir/tests/fuzz/replay_$t.err"; then
-		echo "ok $n - fuzz_$t corpus ($(ls "$dir" | wc -l) inputs)"
+	# The NCCL log reader's seeds are the doctor's NCCL logs, stored once
+	# (tests/doctor/nccl-logs); its own corpus folder holds past crashers only.
+	set --
+	for f in "$top_srcdir/tests/fuzz/corpus/fuzz_$t"/*; do
+		[ -f "$f" ] && set -- "$@" "$f"
+	done
+	if [ "$t" = nccl_log ]; then
+		set -- "$@" "$top_srcdir"/tests/doctor/nccl-logs/*.log
+	fi
+	if [ $# -eq 0 ]; then
+		echo "not ok $n - fuzz_$t corpus: no inputs found"
+	elif "$top_builddir/tests/fuzz/replay_$t" "$@" 2>"$top_builddir/tests/fuzz/replay_$t.err"; then
+		echo "ok $n - fuzz_$t corpus ($# inputs)"
 	else
 		echo "not ok $n - fuzz_$t corpus: exit $? (see tests/fuzz/replay_$t.err)"
 		tail -20 "$top_builddir/tests/fuzz/replay_$t.err" | sed 's/^/# /'

@@ -1,8 +1,8 @@
 #!/bin/sh
 # gdr_topo run on hwloc XML topologies, its output (stdout and stderr, then the
 # exit status) diffed against the checked-in files in tests/topo/expected/, as
-# hwloc's own tests do. GDR_REGEN=1 rewrites the expected files instead; check
-# the diff in git before committing them.
+# hwloc's own tests do. GDRPERF_REGEN=1 rewrites the expected files instead
+# (docs/testing.md); check the diff in git before committing them.
 set -u
 
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -26,7 +26,7 @@ notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
 # compare NAME FILE: FILE against expected/NAME (or regenerate it).
 compare() {
-	if [ "${GDR_REGEN:-0}" = 1 ]; then
+	if [ "${GDRPERF_REGEN:-0}" = 1 ]; then
 		cp "$2" "$exp/$1" && ok "$1 (regenerated)"
 	elif diff -u "$exp/$1" "$2" >"$tmp/diff" 2>&1; then
 		ok "$1"

@@ -19,7 +19,7 @@
 
 #include "report.h"
 
-/* The DESIGN.md / README contract, written out independently of report.c. */
+/* The docs/csv-json.md contract, written out independently of report.c. */
 static const char *const contract[] = {
 	"timestamp",	"host",		  "peer",
 	"role",		"verb",		  "path",
