@@ -133,7 +133,7 @@ static int name_cmp(const void *a, const void *b)
 
 static int node_of(const struct name_ix *ix, unsigned int m, const char *name)
 {
-	struct name_ix key = {.name = name};
+	struct name_ix key = { .name = name };
 	const struct name_ix *hit = bsearch(&key, ix, m, sizeof(*ix), name_cmp);
 
 	return hit ? (int)hit->node : -1;
@@ -335,8 +335,8 @@ static void print_matrix(FILE *out, const struct gdr_sweep_report *rep,
 		if (len > w)
 			w = len > 16 ? 16 : len;
 	}
-	fprintf(out, "sweep: %s %s at %s, median Gb/s (row sends to column; x = failed)\n",
-		v->verb, v->path, gdr_fmt_size(v->size_bytes, sz, sizeof(sz)));
+	fprintf(out, "sweep: %s %s at %s, median Gb/s (row sends to column; x = failed)\n", v->verb,
+		v->path, gdr_fmt_size(v->size_bytes, sz, sizeof(sz)));
 	fprintf(out, "  %-*s", w, "");
 	for (unsigned int b = 0; b < rep->m; b++)
 		fprintf(out, " %*.*s", w, w, rep->node[b]);
@@ -375,12 +375,14 @@ void gdr_sweep_report_print(FILE *out, const struct gdr_sweep_report *rep, doubl
 			fprintf(out,
 				"sweep: slow node: %s (NIC %s, GPU %s): median %.3f Gb/s = %.2f x "
 				"the pairs without it (%.3f Gb/s) [%s %s]\n",
-				rep->node[o[k].node], rep->nic[o[k].node][0] ? rep->nic[o[k].node] : "?",
+				rep->node[o[k].node],
+				rep->nic[o[k].node][0] ? rep->nic[o[k].node] : "?",
 				rep->gpu[o[k].node][0] ? rep->gpu[o[k].node] : "-", o[k].node_gbps,
 				o[k].node_gbps / o[k].ref_gbps, o[k].ref_gbps, v->verb, v->path);
 	}
 	if (!slow)
-		fprintf(out, "sweep: no slow node (threshold %.2f x the pairs without each node%s)\n",
+		fprintf(out,
+			"sweep: no slow node (threshold %.2f x the pairs without each node%s)\n",
 			ratio, rep->m < 3 ? "; 2 nodes: a slow pair names no node" : "");
 	free(o);
 }

@@ -34,8 +34,9 @@ static void check_schedule(enum gdr_sweep_mode mode, unsigned int m, int both)
 			assert_true((unsigned int)p < m);
 			assert_int_not_equal(p, (int)x);
 			/* The peer sees the same pair, with the other role. */
-			assert_int_equal(gdr_sweep_peer(mode, m, both, r, (unsigned int)p, &peer_serves),
-					 (int)x);
+			assert_int_equal(
+			    gdr_sweep_peer(mode, m, both, r, (unsigned int)p, &peer_serves),
+			    (int)x);
 			assert_int_not_equal(serves, peer_serves);
 			if (serves)
 				met[(size_t)p * m + x]++; /* [client][server] */
@@ -47,7 +48,8 @@ static void check_schedule(enum gdr_sweep_mode mode, unsigned int m, int both)
 	for (unsigned int a = 0; a < m; a++)
 		for (unsigned int b = 0; b < m; b++) {
 			unsigned int n = met[(size_t)a * m + b] + met[(size_t)b * m + a];
-			unsigned int ring = m == 2 ? a != b : (b == (a + 1) % m || a == (b + 1) % m);
+			unsigned int ring =
+			    m == 2 ? a != b : (b == (a + 1) % m || a == (b + 1) % m);
 
 			if (a == b)
 				assert_int_equal(n, 0);
@@ -80,7 +82,9 @@ static void test_ring_schedule(void **state)
 {
 	(void)state;
 	for (unsigned int m = 2; m <= 65; m++) {
-		assert_int_equal(gdr_sweep_rounds(GDR_SWEEP_RING, m, 0), m == 2 ? 1 : m % 2 ? 3 : 2);
+		assert_int_equal(gdr_sweep_rounds(GDR_SWEEP_RING, m, 0), m == 2	 ? 1
+									 : m % 2 ? 3
+										 : 2);
 		check_schedule(GDR_SWEEP_RING, m, 0);
 		check_schedule(GDR_SWEEP_RING, m, 1);
 	}
@@ -103,8 +107,8 @@ static void test_out_of_range(void **state)
 	assert_int_equal(gdr_sweep_mode_parse("all"), -EINVAL);
 }
 
-static struct gdr_result row(const char *host, const char *peer, const char *role,
-			     const char *verb, uint64_t size, double gbps, const char *status)
+static struct gdr_result row(const char *host, const char *peer, const char *role, const char *verb,
+			     uint64_t size, double gbps, const char *status)
 {
 	struct gdr_result r;
 
@@ -122,19 +126,19 @@ static struct gdr_result row(const char *host, const char *peer, const char *rol
 	return r;
 }
 
-static const char names3[3][64] = {"a", "b", "c"};
+static const char names3[3][64] = { "a", "b", "c" };
 
 /* Three nodes, c slow: two of the three pairs are slow, c is still named. */
 static void test_outlier_three_nodes(void **state)
 {
 	struct gdr_result rows[] = {
-	    row("b", "a", "client", "write", 1 << 20, 10.0, "ok"),
-	    row("a", "b", "server", "write", 1 << 20, 9.0, "ok"),
-	    row("c", "a", "client", "write", 1 << 20, 2.0, "ok"),
-	    /* c as the receiver too: a slow node is found whichever way the data flows */
-	    row("b", "c", "client", "write", 1 << 20, 2.2, "ok"),
-	    /* a smaller size does not enter the matrix */
-	    row("c", "b", "client", "write", 4096, 0.1, "ok"),
+		row("b", "a", "client", "write", 1 << 20, 10.0, "ok"),
+		row("a", "b", "server", "write", 1 << 20, 9.0, "ok"),
+		row("c", "a", "client", "write", 1 << 20, 2.0, "ok"),
+		/* c as the receiver too: a slow node is found whichever way the data flows */
+		row("b", "c", "client", "write", 1 << 20, 2.2, "ok"),
+		/* a smaller size does not enter the matrix */
+		row("c", "b", "client", "write", 4096, 0.1, "ok"),
 	};
 	struct gdr_sweep_report rep;
 	struct gdr_sweep_outlier o[3];
@@ -161,9 +165,9 @@ static void test_outlier_three_nodes(void **state)
 static void test_failed_and_read(void **state)
 {
 	struct gdr_result rows[] = {
-	    row("b", "a", "client", "read", 65536, 5.0, "ok"),
-	    row("c", "a", "client", "read", 0, 0, "failed"),
-	    row("x", "a", "client", "read", 65536, 5.0, "ok"), /* not a node */
+		row("b", "a", "client", "read", 65536, 5.0, "ok"),
+		row("c", "a", "client", "read", 0, 0, "failed"),
+		row("x", "a", "client", "read", 65536, 5.0, "ok"), /* not a node */
 	};
 	struct gdr_sweep_report rep;
 	struct gdr_sweep_outlier o[3];
@@ -192,8 +196,8 @@ static void test_failed_and_read(void **state)
 /* Two nodes: no node can be told from the other. */
 static void test_two_nodes(void **state)
 {
-	static const char names2[2][64] = {"a", "b"};
-	struct gdr_result rows[] = {row("b", "a", "client", "write", 4096, 1.0, "ok")};
+	static const char names2[2][64] = { "a", "b" };
+	struct gdr_result rows[] = { row("b", "a", "client", "write", 4096, 1.0, "ok") };
 	struct gdr_sweep_report rep;
 	struct gdr_sweep_outlier o[2];
 
@@ -206,9 +210,9 @@ static void test_two_nodes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pairs_schedule),	cmocka_unit_test(test_ring_schedule),
-	    cmocka_unit_test(test_out_of_range),	cmocka_unit_test(test_outlier_three_nodes),
-	    cmocka_unit_test(test_failed_and_read), cmocka_unit_test(test_two_nodes),
+		cmocka_unit_test(test_pairs_schedule),	cmocka_unit_test(test_ring_schedule),
+		cmocka_unit_test(test_out_of_range),	cmocka_unit_test(test_outlier_three_nodes),
+		cmocka_unit_test(test_failed_and_read), cmocka_unit_test(test_two_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
