@@ -43,7 +43,7 @@ int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	r = gdr_session_run(&o, &stop_flag);
+	r = launch.sweep ? gdr_sweep_run(&launch, &o, &stop_flag) : gdr_session_run(&o, &stop_flag);
 	gdr_launch_finish(&launch, r || stop_flag);
 	/* A --persistent server is stopped by a signal on purpose: that is success. */
 	if (stop_flag && !o.persistent)

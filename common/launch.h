@@ -153,6 +153,12 @@ struct gdr_launched {
 	struct gdr_rank_rows mine;
 	int gbits;
 	double duration;
+	/* --sweep: one rank per node; names and server addresses of every rank. */
+	int sweep;
+	unsigned int nodes;
+	char (*names)[GDR_LAUNCH_ADDR_MAX];
+	char (*addrs)[GDR_LAUNCH_ADDR_MAX];
+	double outlier;
 };
 
 /*
@@ -168,5 +174,14 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
  * MPI_Abort when any rank failed (its barriers may be left unmatched).
  */
 void gdr_launch_finish(struct gdr_launched *x, int status);
+
+/*
+ * --sweep (sweep_run.c): every round of the schedule, this rank serving or
+ * connecting to that round's peer, a barrier between rounds; a pair that
+ * fails is a failed row and the sweep goes on. 0 when every pair ran.
+ */
+int gdr_sweep_run(struct gdr_launched *x, struct gdr_opts *o, volatile sig_atomic_t *stop);
+/* Rank 0: the node x node matrix and the slow nodes, from every rank's rows. */
+void gdr_sweep_print(const struct gdr_launched *x, const struct gdr_rank_rows *ranks);
 
 #endif

@@ -15,6 +15,7 @@
 #include <infiniband/verbs.h>
 
 #include "placement.h"
+#include "sweep.h"
 #include "util.h"
 
 static int sync_point(void *ctx, char *why, size_t wlen)
@@ -288,6 +289,106 @@ static int mpi_start(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 	return 0;
 }
 
+/* This node's name in a sweep: GDRPERF_NODE, else the host name. */
+static void node_name(char *out, size_t len)
+{
+	const char *env = getenv("GDRPERF_NODE");
+
+	if (env && *env)
+		gdr_strlcpy(out, env, len);
+	else if (gethostname(out, len))
+		gdr_strlcpy(out, "?", len);
+	out[len - 1] = '\0';
+}
+
+/*
+ * --sweep: M ranks are M nodes. Every rank learns every node's name (made
+ * unique with ":RANK" when two ranks share one, e.g. several GPUs of a node)
+ * and the address it serves on, through MPI.
+ */
+static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv)
+{
+	char mine[GDR_LAUNCH_ADDR_MAX], why[512];
+	unsigned int m = (unsigned int)x->l.size;
+	unsigned char *dup;
+	int r;
+
+	if (!gdr_mpi_available() || o->no_mpi) {
+		gdr_err("--sweep %s: the rounds need MPI barriers and the matrix rank 0's gather: %s",
+			gdr_sweep_mode_name(o->sweep),
+			o->no_mpi ? "drop --launch=no-mpi" : "build with ./configure --with-mpi");
+		return -EINVAL;
+	}
+	if (m > GDR_SWEEP_MAX_NODES || o->port + 2 * m - 1 > 65535) {
+		gdr_err("--sweep: %u ranks (at most %d, and -p %u + 2 x ranks must stay a port)", m,
+			GDR_SWEEP_MAX_NODES, o->port);
+		return -EINVAL;
+	}
+	if (o->gpu && (r = pick_local(x, "--gpu", o->gpu, x->gpu, sizeof(x->gpu))))
+		return r;
+	if (o->gpu)
+		o->gpu = x->gpu;
+	else if (x->l.local_rank >= 0 && wants_gpu(o)) {
+		snprintf(x->gpu, sizeof(x->gpu), "%d", x->l.local_rank);
+		o->gpu = x->gpu;
+	}
+	if (o->dev && (r = pick_local(x, "-d", o->dev, x->dev, sizeof(x->dev))))
+		return r;
+	if (o->dev)
+		o->dev = x->dev;
+	r = mpi_start(x, o, argc, argv);
+	if (!r)
+		r = gather_setup(x, o);
+	if (r)
+		return r;
+	/* No rendezvous per session: the addresses are known before the first round. */
+	x->sync.rendezvous = NULL;
+	o->sync = NULL;
+	x->sweep = 1;
+	x->nodes = m;
+	x->outlier = o->outlier;
+	x->names = calloc(m, sizeof(*x->names));
+	x->addrs = calloc(m, sizeof(*x->addrs));
+	if (!x->names || !x->addrs) {
+		gdr_err("--sweep: out of memory for %u nodes", m);
+		return -ENOMEM;
+	}
+	node_name(mine, sizeof(mine));
+	r = gdr_mpi_allgather_addr(x->mpi, mine, x->names, x->timeout, x->stop, why, sizeof(why));
+	if (!r) {
+		(void)server_addr(o, mine, sizeof(mine));
+		r = gdr_mpi_allgather_addr(x->mpi, mine, x->addrs, x->timeout, x->stop, why,
+					   sizeof(why));
+	}
+	if (r) {
+		gdr_err("launch: %s", why);
+		return r;
+	}
+	/* Every name shared by two ranks gets its rank, the first one too. */
+	dup = calloc(m, 1);
+	if (!dup) {
+		gdr_err("--sweep: out of memory for %u nodes", m);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < m; i++)
+		for (unsigned int j = i + 1; j < m; j++)
+			if (!strcmp(x->names[i], x->names[j]))
+				dup[i] = dup[j] = 1;
+	for (unsigned int i = 0; i < m; i++) {
+		char tag[16];
+		size_t n = strlen(x->names[i]);
+
+		if (!dup[i])
+			continue;
+		snprintf(tag, sizeof(tag), ":%u", i);
+		if (n + strlen(tag) >= sizeof(x->names[i]))
+			n = sizeof(x->names[i]) - strlen(tag) - 1;
+		gdr_strlcpy(x->names[i] + n, tag, sizeof(x->names[i]) - n);
+	}
+	free(dup);
+	return 0;
+}
+
 int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv,
 		     volatile sig_atomic_t *stop, int *usage)
 {
@@ -306,8 +407,26 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 		gdr_err("%s (or run with --launch=none)", why);
 		return r;
 	}
-	if (x->l.kind == GDR_LAUNCHER_NONE || x->l.size < 2)
+	if (x->l.kind == GDR_LAUNCHER_NONE || x->l.size < 2) {
+		if (o->sweep) {
+			gdr_err("--sweep %s: needs a launcher with 2 or more ranks (mpirun -np M, "
+				"one rank per node)",
+				gdr_sweep_mode_name(o->sweep));
+			return -EINVAL;
+		}
 		return check_unlaunched(o);
+	}
+	if (o->persistent && o->sweep) {
+		gdr_err("--persistent serves clients one after another: not with --sweep");
+		return -EINVAL;
+	}
+	if (o->sweep) {
+		*usage = 0;
+		r = sweep_setup(x, o, argc, argv);
+		if (!r)
+			x->gather = 1;
+		return r;
+	}
 	r = gdr_launch_role(&x->l, &x->role, why, sizeof(why));
 	if (r) {
 		gdr_err("%s", why);
@@ -373,6 +492,8 @@ static unsigned int rank_at(const struct gdr_launched *x, unsigned int i)
 {
 	unsigned int npairs = (unsigned int)x->l.size / 2;
 
+	if (x->sweep)
+		return i; /* rows by node */
 	return i % 2 ? npairs + i / 2 : i / 2;
 }
 
@@ -430,7 +551,10 @@ static int write_rows(struct gdr_launched *x, const char *all, const int *lens)
 			written++;
 		}
 	}
-	gdr_rows_print(stdout, ranks, n, x->gbits);
+	if (x->sweep)
+		gdr_sweep_print(x, ranks);
+	else
+		gdr_rows_print(stdout, ranks, n, x->gbits);
 	if (x->csv_path)
 		printf("gather: %u row(s) of %u rank(s) in %s\n", written, n, x->csv_path);
 	fflush(stdout);
@@ -524,6 +648,9 @@ void gdr_launch_finish(struct gdr_launched *x, int status)
 	if (x->gather)
 		status = gather_rows(x, status);
 	gdr_rows_free(&x->mine);
+	free(x->names);
+	free(x->addrs);
+	x->names = x->addrs = NULL;
 	if (x->csv || x->json)
 		close_outputs(x, &status);
 	/*

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sweep.h"
 #include "util.h"
 
 enum {
@@ -36,6 +37,9 @@ enum {
 	OPT_PERSISTENT,
 	OPT_PEER,
 	OPT_LAUNCH,
+	OPT_SWEEP,
+	OPT_SWEEP_BOTH,
+	OPT_OUTLIER,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +80,9 @@ static const struct option long_opts[] = {
 	{ .name = "persistent", .has_arg = 0, .val = OPT_PERSISTENT },
 	{ .name = "peer", .has_arg = 1, .val = OPT_PEER },
 	{ .name = "launch", .has_arg = 1, .val = OPT_LAUNCH },
+	{ .name = "sweep", .has_arg = 1, .val = OPT_SWEEP },
+	{ .name = "sweep-both", .has_arg = 0, .val = OPT_SWEEP_BOTH },
+	{ .name = "outlier", .has_arg = 1, .val = OPT_OUTLIER },
 	{ .name = "verbose", .has_arg = 0, .val = 'v' },
 	{ .name = "help", .has_arg = 0, .val = 'h' },
 	{ .name = "version", .has_arg = 0, .val = 'V' },
@@ -132,6 +139,16 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "      --launch=auto|no-mpi|none  no-mpi: pairs from the launcher's variables but no\n"
 	    "                           MPI calls (server from --peer); none: ignore the\n"
 	    "                           launcher's variables (default auto)\n"
+	    "      --sweep=fixed|pairs|ring  pairs: one rank per node (M ranks), every node\n"
+	    "                           pair measured once, in M-1 rounds (M odd: M), each\n"
+	    "                           node in at most one pair a round; ring: node i sends\n"
+	    "                           to node i+1 (2 rounds, 3 for odd M); rank 0 prints a\n"
+	    "                           node x node matrix and names slow nodes (needs MPI;\n"
+	    "                           default fixed: the 2N-rank pairing above)\n"
+	    "      --sweep-both         sweep each pair in both directions (twice the rounds)\n"
+	    "      --outlier=RATIO      a node is slow when the median of its pairs is below\n"
+	    "                           RATIO x the median of the pairs without it (default\n"
+	    "                           0.9, 0 < RATIO <= 1)\n"
 	    "\n"
 	    "What to measure:\n"
 	    "  -s, --size=SIZE          message size (default 64K); K/M/G suffixes are powers of "
@@ -345,6 +362,7 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 	o->bounce_chunk = 256 * 1024;
 	o->bounce_slots = 8;
 	o->timeout = 30;
+	o->outlier = 0.9;
 }
 
 int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv)
@@ -520,6 +538,26 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			else if (strcmp(optarg, "auto"))
 				return bad("--launch", optarg, "expected auto, no-mpi or none");
 			break;
+		case OPT_SWEEP: {
+			int mode = gdr_sweep_mode_parse(optarg);
+
+			if (mode < 0)
+				return bad("--sweep", optarg, "expected fixed, pairs or ring");
+			o->sweep = mode;
+			break;
+		}
+		case OPT_SWEEP_BOTH:
+			o->sweep_both = 1;
+			break;
+		case OPT_OUTLIER: {
+			char *end;
+
+			errno = 0;
+			o->outlier = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->outlier > 0 && o->outlier <= 1))
+				return bad("--outlier", optarg, "expected a ratio in (0, 1], e.g. 0.9");
+			break;
+		}
 		case 'v':
 			o->verbose++;
 			break;

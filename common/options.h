@@ -82,6 +82,9 @@ struct gdr_opts {
 	const char *peer;	     /* --peer HOST[,HOST...]: server of each launched pair */
 	int no_launch;		     /* --launch=none: ignore mpirun/srun variables */
 	int no_mpi;		     /* --launch=no-mpi: launched pairs without MPI calls */
+	int sweep;		     /* enum gdr_sweep_mode: --sweep, 0 = fixed pairs */
+	int sweep_both;		     /* --sweep-both: every pair in both directions */
+	double outlier;		     /* --outlier: slow-node threshold (default 0.9) */
 	const struct gdr_sync *sync; /* set by the launcher, NULL when run by hand */
 	unsigned int set;	     /* GDR_SET_* bits given on the command line */
 };

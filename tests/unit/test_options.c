@@ -174,6 +174,31 @@ static void test_launch_and_server_modes(void **state)
 	assert_null(o.server);
 }
 
+/* --sweep's mode must not leak into the parser's status (1 = help printed, exit 0). */
+static void test_sweep_options(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-n", "10"), 0);
+	assert_int_equal(o.sweep, 0);
+	assert_true(o.outlier == 0.9);
+	assert_int_equal(PARSE(&o, "--sweep=pairs"), 0);
+	assert_int_equal(o.sweep, 1);
+	assert_int_equal(PARSE(&o, "--sweep", "ring", "--sweep-both", "--outlier", "0.5"), 0);
+	assert_int_equal(o.sweep, 2);
+	assert_true(o.sweep_both);
+	assert_true(o.outlier == 0.5);
+	assert_int_equal(PARSE(&o, "--sweep=fixed"), 0);
+	assert_int_equal(o.sweep, 0);
+	assert_int_equal(PARSE(&o, "--sweep=all"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--outlier=0"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--outlier=1.5"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--outlier=nan"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--outlier=0.9x"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--outlier=1"), 0);
+}
+
 static void test_help(void **state)
 {
 	struct gdr_opts o;
@@ -197,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_cq_mod_capped),
 		cmocka_unit_test(test_mem_and_gpu),
 		cmocka_unit_test(test_launch_and_server_modes),
+		cmocka_unit_test(test_sweep_options),
 		cmocka_unit_test(test_help),
 	};
 	gdr_set_progname("test_options");

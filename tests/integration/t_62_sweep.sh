@@ -1,0 +1,143 @@
+#!/bin/bash
+# A cluster sweep over three "nodes" in this guest: three rxe devices, each on
+# its own veth whose far end sits in one bridge, with its own address
+# (169.254.79.1-3), so that every node pair has its own path on the wire.
+# Node C's link is slowed with netem (both directions). mpirun starts one rank
+# per node (-d indexed by local rank, GDRPERF_NODE names it);
+# `gdr_write_bw --sweep=pairs` must run the 3 pairs in 3 rounds, print the
+# node x node matrix, name node C as the slow one, and write one row per
+# pair and side; `--sweep=ring` runs its rounds too. A node whose address
+# does not answer is reported as failed pairs while the sweep goes on.
+#
+# Routing on one kernel: rxe on Linux 6.1 sends from the initial namespace,
+# so policy rules ("from ADDR_X lookup table X": out of node X's veth) keep
+# traffic off lo, and packets arriving on a node's veth are delivered locally
+# (as softroce-vm --pair does for two nodes).
+#
+# timeout: 900
+. "$(dirname "$0")/bw_lib.sh"
+PORT=${GDRPERF_TEST_PORT:-27000}
+
+if ! command -v mpirun >/dev/null; then
+	echo "1..0 # SKIP mpirun not installed (openmpi-bin)"
+	exit 0
+fi
+if ! grep -q '^#define HAVE_MPI 1' "${top_builddir:-.}/config.h" 2>/dev/null; then
+	echo "1..0 # SKIP built without MPI (--sweep needs it)"
+	exit 0
+fi
+if ! ip link add gdrsw type bridge 2>/dev/null; then
+	echo "1..0 # SKIP no bridge support in this kernel (softroce-vm loads the module)"
+	exit 0
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TMPDIR=/tmp
+NODES="A B C"
+addr() { case $1 in A) echo 169.254.79.1 ;; B) echo 169.254.79.2 ;; C) echo 169.254.79.3 ;; esac; }
+table() { case $1 in A) echo 131 ;; B) echo 132 ;; C) echo 133 ;; esac; }
+
+teardown() {
+	local nd
+	for nd in $NODES; do
+		rdma link delete "rxeN$nd" 2>/dev/null
+		ip rule del pref 95 from "$(addr "$nd")" 2>/dev/null
+		ip rule del pref 85 iif "sw$nd" 2>/dev/null
+		ip link del "sw$nd" 2>/dev/null
+	done
+	ip link del gdrsw 2>/dev/null
+	[ -n "${moved_local:-}" ] && ip rule add pref 0 lookup local && ip rule del pref 200 lookup local
+}
+trap 'teardown; rm -rf "$TMP"' EXIT
+
+ip link set gdrsw up
+# Local delivery after the per-node rules (softroce-vm --pair does this already).
+if ip rule show pref 0 | grep -q 'lookup local'; then
+	ip rule add pref 200 lookup local && ip rule del pref 0 && moved_local=1
+fi
+for nd in $NODES; do
+	ip link add "sw$nd" type veth peer name "sw${nd}p"
+	ip link set "sw${nd}p" master gdrsw
+	for c in all default "sw$nd"; do
+		echo 0 >"/proc/sys/net/ipv4/conf/$c/rp_filter"
+		echo 1 >"/proc/sys/net/ipv4/conf/$c/accept_local"
+	done
+	ip addr add "$(addr "$nd")/32" dev "sw$nd"
+	ip link set "sw${nd}p" up
+	ip link set "sw$nd" up
+	ip rule add pref 85 iif "sw$nd" lookup local
+	ip rule add pref 95 from "$(addr "$nd")" lookup "$(table "$nd")"
+done
+for nd in $NODES; do
+	mac=$(cat "/sys/class/net/sw$nd/address")
+	for od in $NODES; do
+		[ "$od" = "$nd" ] && continue
+		ip route add "$(addr "$nd")/32" dev "sw$od" src "$(addr "$od")" table "$(table "$od")"
+		ip neigh replace "$(addr "$nd")" lladdr "$mac" dev "sw$od" nud permanent
+	done
+	rdma link add "rxeN$nd" type rxe netdev "sw$nd"
+done
+for nd in $NODES; do
+	check "node $nd: rxeN$nd on sw$nd is ACTIVE with its IPv4 GID" wait_rxe "rxeN$nd" 30
+done
+# Node C: both directions of its link at a fraction of what the others get.
+tc qdisc add dev swC root netem rate 20mbit limit 100000 &&
+	tc qdisc add dev swCp root netem rate 20mbit limit 100000
+check "node C's link slowed with netem" tc qdisc show dev swC
+
+# sweep OUT ARGS...: one rank per node; status in $MRC.
+sweep() {
+	local out=$1
+	shift
+	timeout 600 mpirun --oversubscribe --bind-to none --mca btl self,vader \
+		-np 1 -x GDRPERF_NODE=node-a "$B/gdr_write_bw" -p "$PORT" -d rxeNA,rxeNB,rxeNC "$@" : \
+		-np 1 -x GDRPERF_NODE=node-b "$B/gdr_write_bw" -p "$PORT" -d rxeNA,rxeNB,rxeNC "$@" : \
+		-np 1 -x GDRPERF_NODE=node-c "$B/gdr_write_bw" -p "$PORT" -d rxeNA,rxeNB,rxeNC "$@" \
+		>"$out" 2>&1
+	MRC=$?
+}
+
+sweep "$TMP/pairs.out" --sweep=pairs --timeout 30 -s 64K -n 300 --csv "$TMP/pairs.csv"
+LOGS="$TMP/pairs.out"
+check "pairs sweep of 3 nodes: exit 0" [ "$MRC" = 0 ]
+check "3 rounds, each node sitting out one" [ "$(grep -c 'sits this round out' "$TMP/pairs.out")" = 3 ]
+check "the matrix is printed" grep -q '^sweep: write host at 64 KiB, median Gb/s' "$TMP/pairs.out"
+check "node C is named slow, with its NIC" grep -q '^sweep: slow node: node-c (NIC rxeNC' "$TMP/pairs.out"
+check "only node C is named" [ "$(grep -c '^sweep: slow node:' "$TMP/pairs.out")" = 1 ]
+check "rank 0's CSV: 6 rows (3 pairs x client and server)" [ "$(csv_rows "$TMP/pairs.csv")" = 6 ]
+check "rank 0's CSV: every row ok" csv_all "$TMP/pairs.csv" 'r["status"] == "ok"'
+check "every node pair appears once, node names in host/peer" [ "$(python3 - "$TMP/pairs.csv" <<'PY'
+import csv, sys
+pairs = sorted({tuple(sorted((r["host"], r["peer"]))) for r in csv.DictReader(open(sys.argv[1]))})
+print(" ".join("-".join(p) for p in pairs))
+PY
+)" = "node-a-node-b node-a-node-c node-b-node-c" ]
+csv_whole "$TMP/pairs.csv" || not_ok "pairs CSV whole" "$TMP/pairs.csv"
+
+sweep "$TMP/ring.out" --sweep=ring --timeout 30 -s 64K -n 200 --csv "$TMP/ring.csv"
+LOGS="$TMP/ring.out"
+check "ring sweep of 3 nodes: exit 0, 3 rounds" bash -c "[ $MRC = 0 ] &&
+	grep -q '^sweep: ring, 3 nodes, 3 round(s)' '$TMP/ring.out'"
+check "ring: a -> b, b -> c, c -> a measured (client sends)" [ "$(python3 - "$TMP/ring.csv" <<'PY'
+import csv, sys
+e = sorted("%s>%s" % (r["host"], r["peer"]) for r in csv.DictReader(open(sys.argv[1])) if r["role"] == "client")
+print(" ".join(e))
+PY
+)" = "node-a>node-b node-b>node-c node-c>node-a" ]
+
+# Node B's address stops answering (its link down): its pairs fail, the sweep
+# goes on and the pair of A and C still measures.
+ip link set swBp down
+sweep "$TMP/dead.out" --sweep=pairs --timeout 8 -s 64K -n 100 --csv "$TMP/dead.csv"
+ip link set swBp up
+LOGS="$TMP/dead.out"
+check "node B unreachable: the job fails (exit $MRC) but ends" bash -c "[ $MRC != 0 ] && [ $MRC != 124 ]"
+check "node B unreachable: its pairs are failed rows, A-C is ok" [ "$(python3 - "$TMP/dead.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok = sorted({tuple(sorted((r["host"], r["peer"]))) for r in rows if r["status"] == "ok"})
+bad = sorted({tuple(sorted((r["host"], r["peer"]))) for r in rows if r["status"] == "failed"})
+print(ok == [("node-a", "node-c")] and ("node-a", "node-b") in bad and ("node-b", "node-c") in bad)
+PY
+)" = True ]
+check "node B unreachable: the matrix marks its pairs failed" grep -q '^sweep: failed: .*node-b' "$TMP/dead.out"
+
+finish
