@@ -1,0 +1,174 @@
+"""The PNGs: bandwidth (with each path's ceiling) or latency against message
+size, one line per path, one panel per verb. Each returns the PNG as bytes, so
+that nothing is written until the whole image exists.
+
+Every text drawn comes from a CSV or the command line and is drawn literally:
+matplotlib's mathtext (which reads "$...$" as TeX and raises on an unmatched
+"$") is switched off.
+"""
+
+import io
+import warnings
+
+from .common import PATH_ORDER, fmt_size_short, ordered
+from .table import BW, reason_lines, summary_ratio, summary_window, first_status, title
+
+# Fixed colours so that a path looks the same in every plot.
+STYLE = {
+    "host": dict(color="black", linestyle="--", marker="s"),
+    "dmabuf": dict(color="tab:blue", marker="o"),
+    "peermem": dict(color="tab:green", marker="^"),
+    "bounce": dict(color="tab:orange", marker="D"),
+}
+TITLE_MAX = 160
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    if "text.parse_math" in matplotlib.rcParams:
+        matplotlib.rcParams["text.parse_math"] = False
+        literal = str
+    else:  # matplotlib < 3.5: no switch, escape the dollar instead
+        def literal(s):
+            return s.replace("$", r"\$")
+    matplotlib.rcParams["text.usetex"] = False
+    # A character the font lacks is drawn as a box; the warning says nothing a
+    # user can act on.
+    warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from")
+    import matplotlib.pyplot as plt
+
+    return plt, literal
+
+
+def _short(s, limit=TITLE_MAX):
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+def distinct(rows, col):
+    vals = []
+    for r in rows:
+        v = (r.get(col) or "").strip()
+        if v and v not in vals:
+            vals.append(v)
+    return vals
+
+
+def plot_title(rows, head):
+    ok = [r for r in rows if r["status"] == "ok"] or rows
+    dist = distinct(ok, "distance")
+    parts = [f"GPU-NIC distance: {'/'.join(dist) if dist else 'unknown'}"]
+    gpu = distinct(ok, "gpu_name") or distinct(ok, "gpu")
+    if gpu:
+        parts.append(f"GPU: {', '.join(gpu[:2])}{' ...' if len(gpu) > 2 else ''}")
+    nic = distinct(ok, "nic")
+    if nic:
+        parts.append(f"NIC: {', '.join(nic[:3])}{' ...' if len(nic) > 3 else ''}")
+    return _short(head) + "\n" + _short("   ".join(parts))
+
+
+def _ceilings(sizes, paths):
+    """{ceiling Gb/s: [paths]}: each path's median ceiling over its sizes."""
+    out = {}
+    for p in paths:
+        got = sorted(sizes[s][p].ceiling for s in sizes
+                     if p in sizes[s] and sizes[s][p].ceiling is not None)
+        if got:
+            out.setdefault(round(got[len(got) // 2], 3), []).append(p)
+    return out
+
+
+def plot_table(table, rows, head):
+    """The PNG of one Table (bandwidth or latency) as bytes."""
+    plt, literal = _pyplot()
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    kind = table.kind
+    verbs = table.verbs()
+    notes = []
+    ncols = min(2, len(verbs))
+    nrows = (len(verbs) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.6 * ncols + 0.4, 4.6 * nrows + 0.9),
+                             squeeze=False)
+    flat = [ax for line in axes for ax in line]
+    for ax in flat[len(verbs):]:
+        ax.set_visible(False)
+    for ax, verb in zip(flat, verbs):
+        sizes = table.cells[verb]
+        paths = ordered({p for c in sizes.values() for p in c}, PATH_ORDER)
+        window, where = summary_window(sizes, kind)
+        for p in paths:
+            xs = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].value is not None]
+            style = STYLE.get(p, dict(marker="o"))
+            # The verdict where it is read: the summary line's ratio in the legend.
+            ratio = summary_ratio(p, sizes, window) if p != "host" else None
+            label = ("host (NIC baseline)" if p == "host"
+                     else f"{p}: {ratio:.2f}x host at {where}" if ratio is not None else p)
+            if xs:
+                ax.plot(xs, [sizes[s][p].value for s in xs], label=literal(label),
+                        linewidth=1.8, markersize=5, **style)
+                holes = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].value is None]
+                if holes and kind is BW:
+                    ax.plot(holes, [0] * len(holes), linestyle="none", marker="x",
+                            markersize=8, color=style.get("color", "grey"), clip_on=False)
+            else:
+                # Keep the path in the legend so that its absence is visible.
+                ax.plot([], [], linestyle="none", marker="x", color=style.get("color", "grey"),
+                        label=literal(f"{p}: {first_status(p, sizes)}"))
+            for line in reason_lines(p, sizes):
+                notes.append(f"{title(verb, kind)}: {line}")
+        if kind is BW:
+            for ceil, who in sorted(_ceilings(sizes, paths).items()):
+                color = STYLE.get(who[0], {}).get("color", "grey") if len(who) == 1 else "red"
+                ax.axhline(ceil, color=color, linestyle=":", linewidth=1.5,
+                           label=literal(f"ceiling {ceil:g} Gb/s"
+                                         + ("" if len(who) == len(paths) else
+                                            f" ({', '.join(who)})")))
+        all_sizes = sorted(sizes)
+        ax.set_xscale("log", base=2)
+        step = max(1, (len(all_sizes) + 9) // 10)
+        ax.xaxis.set_major_locator(FixedLocator(all_sizes[::step]))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: fmt_size_short(int(x))))
+        ax.set_xlim(all_sizes[0] / 1.5, all_sizes[-1] * 1.5)
+        base, _, bidir = verb.partition(" ")
+        name = f"RDMA {base.upper()}" + (" (bidirectional)" if bidir else "")
+        if kind is BW:
+            ax.set_ylim(bottom=0)
+            ax.set_title(literal(name))
+            ax.set_ylabel(f"bandwidth, Gb/s (median of {kind.column})")
+        else:
+            if any(c.value for s in sizes.values() for c in s.values()):
+                ax.set_yscale("log")
+            ax.set_title(literal(f"{name} latency"))
+            ax.set_ylabel(f"latency, us (median of {kind.column})")
+        ax.set_xlabel("message size (bytes)")
+        ax.grid(True, which="major", alpha=0.35)
+        ax.legend(loc="best", fontsize=9)
+    default = ("gdrperf: GPU-to-GPU RDMA bandwidth by path" if kind is BW
+               else "gdrperf: GPU-to-GPU RDMA latency by path (p50)")
+    fig.suptitle(literal(plot_title(rows, head or default)), fontsize=11)
+    _footer(fig, notes, literal)
+    return _png(fig, plt)
+
+
+def _footer(fig, notes, literal):
+    foot = 0.0
+    if notes:
+        shown = notes[:6] + ([f"... and {len(notes) - 6} more (see the table)"]
+                             if len(notes) > 6 else [])
+        shown = [n if len(n) <= 150 else n[:147] + "..." for n in shown]
+        fig.text(0.01, 0.01, literal("\n".join(shown)), fontsize=8, va="bottom", ha="left",
+                 color="dimgray")
+        foot = min(0.35, (0.15 + 0.14 * len(shown)) / fig.get_figheight())
+    fig.tight_layout(rect=(0, foot, 1, 1))
+
+
+def _png(fig, plt):
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format="png", dpi=110)
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
