@@ -21,8 +21,9 @@ baseline, no ceiling_gbps) fails the rule with the reason: never a silent pass.
 """
 
 import re
+from collections import OrderedDict
 
-from .common import UsageError, fmt_size
+from .common import PATH_ORDER, UsageError, fmt_size, ordered
 from .rows import LAT_COLUMNS
 from .table import BIG, BW, LAT
 
@@ -178,21 +179,24 @@ def sizes_text(rule):
 
 
 def check_at(rule, table, verb, size):
-    """(True/False, text) for RULE at one verb and size of TABLE."""
+    """(passed, size text, detail, margin) for RULE at one verb and size of TABLE;
+    the margin (how far from failing, relative) finds the closest size."""
     cells = table.cells.get(verb, {}).get(size, {})
     at = fmt_size(size)
     cell = cells.get(rule.path)
     if cell is None:
-        return False, f"at {at}: no {rule.path} rows"
+        known = ordered({p for c in table.cells.get(verb, {}).values() for p in c}, PATH_ORDER)
+        hint = "" if rule.path in known else f" (the {verb} paths: {', '.join(known)})"
+        return False, at, f"no {rule.path} rows{hint}", 0
     val = cell.metrics.get(rule.metric)
     if val is None:
-        return False, f"at {at}: {rule.path} {cell.why_not(rule.metric)}"
+        return False, at, f"{rule.path} {_why(cell, rule.path, rule.metric)}", 0
     what = f"{rule.path}" + ("" if rule.metric == "bw" else f" {rule.metric}")
     if rule.threshold is not None:
         limit, said = rule.threshold, _fmt(rule.threshold, rule.kind)
     elif rule.ref[0] == "ceiling":
         if cell.ceiling is None:
-            return False, f"at {at}: the {rule.path} rows carry no ceiling_gbps"
+            return False, at, f"the {rule.path} rows carry no ceiling_gbps", 0
         limit = rule.factor * cell.ceiling
         said = f"{_fmt(limit, rule.kind)} = {rule.factor:g} x ceiling {cell.ceiling:.3f}"
     else:
@@ -201,18 +205,23 @@ def check_at(rule, table, verb, size):
         ref = table.same_role(rverb, size, rpath, cell)
         rname = (f"{rverb} " if rule.ref[1] else "") + rpath
         if ref is None:
-            return False, f"at {at}: no {rname} rows ({cell.role} role) to compare with"
+            return False, at, f"no {rname} rows ({cell.role} role) to compare with", 0
         rval = ref.metrics.get(rmetric)
         if rval is None:
-            return False, f"at {at}: {rname} {ref.why_not(rmetric)}"
+            return False, at, f"{rname} {_why(ref, rpath, rmetric)}", 0
         limit = rule.factor * rval
         said = f"{_fmt(limit, rule.kind)} = {rule.factor:g} x {rname} {rval:.3f}"
     ok = OPS[rule.op](val, limit)
     # How far from failing: the worst size is the one with the least margin.
     margin = (val - limit) if rule.op in (">=", ">") else (limit - val)
     rel = margin / limit if limit else margin
-    return ok, f"at {at}: {what} {_fmt(val, rule.kind)} {rule.op if ok else _neg(rule.op)} " \
-               f"{said}", rel
+    return ok, at, f"{what} {_fmt(val, rule.kind)} {rule.op if ok else _neg(rule.op)} {said}", rel
+
+
+def _why(cell, path, metric):
+    why = cell.why_not(metric)
+    # The program's notes start with the path ("peermem: ..."): say it once.
+    return why.replace(f": {path}: ", ": ", 1)
 
 
 def _neg(op):
@@ -240,19 +249,21 @@ def evaluate(rules, tables, scope=""):
             if not sizes:
                 results.append((False, f"FAIL {head}: no rows at {sizes_text(rule)}"))
                 continue
-            checks = [(s,) + tuple(_pad(check_at(rule, table, verb, s))) for s in sizes]
-            bad = [c for c in checks if not c[1]]
+            checks = [check_at(rule, table, verb, s) for s in sizes]
+            bad = OrderedDict()
+            for ok, at, detail, _margin in checks:
+                if not ok:
+                    # The same missing data at several sizes is said once.
+                    bad.setdefault(detail, (detail, []))[1].append(at)
             span = ", ".join(fmt_size(s) for s in sizes) if len(sizes) <= 4 else \
                 f"{len(sizes)} sizes {fmt_size(sizes[0])}..{fmt_size(sizes[-1])}"
             if bad:
-                shown = "; ".join(c[2] for c in bad[:3])
-                more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
-                results.append((False, f"FAIL {head}: {shown}{more}"))
+                parts = [f"at {', '.join(ats)}: {detail}" for detail, ats in bad.values()]
+                more = f"; and {len(parts) - 3} more" if len(parts) > 3 else ""
+                results.append((False, f"FAIL {head}: {'; '.join(parts[:3])}{more}"))
             else:
                 worst = min(checks, key=lambda c: c[3])
-                results.append((True, f"PASS {head}: at {span}; closest {worst[2]}"))
+                results.append((True, f"PASS {head}: at {span}; closest at {worst[1]}: "
+                                      f"{worst[2]}"))
     return results
 
-
-def _pad(t):
-    return t if len(t) == 3 else (t[0], t[1], float("-inf"))

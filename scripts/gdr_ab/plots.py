@@ -3,8 +3,8 @@ size, one line per path, one panel per verb. Each returns the PNG as bytes, so
 that nothing is written until the whole image exists.
 
 Every text drawn comes from a CSV or the command line and is drawn literally:
-matplotlib's mathtext (which reads "$...$" as TeX and raises on an unmatched
-"$") is switched off.
+matplotlib's mathtext (which reads "$...$" as TeX and raises on a bad
+formula) never sees a "$" that is not escaped.
 """
 
 import io
@@ -27,12 +27,6 @@ def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
-    if "text.parse_math" in matplotlib.rcParams:
-        matplotlib.rcParams["text.parse_math"] = False
-        literal = str
-    else:  # matplotlib < 3.5: no switch, escape the dollar instead
-        def literal(s):
-            return s.replace("$", r"\$")
     matplotlib.rcParams["text.usetex"] = False
     # A character the font lacks is drawn as a box; the warning says nothing a
     # user can act on.
@@ -40,6 +34,13 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt, literal
+
+
+def literal(s):
+    """S drawn as it is: with every "$" escaped, matplotlib finds no math in
+    it and draws each "\\$" as "$" (unlike switching mathtext off for the
+    whole figure, this keeps the log axes' tick labels, which are mathtext)."""
+    return s.replace("$", r"\$")
 
 
 def _short(s, limit=TITLE_MAX):

@@ -35,7 +35,7 @@ LAT_MAIN = "p50_us"
 MAX_SIZE = 1 << 53
 MAX_GBPS = 1e9
 MAX_US = 1e12
-_INT_RE = re.compile(r"[0-9]{1,20}")
+_INT_RE = re.compile(r"[0-9]+")
 _FLOAT_RE = re.compile(r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]{1,4})?|[0-9]+\.")
 
 
@@ -52,6 +52,8 @@ def parse_number(text, limit, integer=False):
     if integer:
         if not _INT_RE.fullmatch(t):
             return None, "is not a whole number"
+        if len(t.lstrip("0")) > 30:
+            return None, f"is out of range (above {limit})"
         v = int(t)
     else:
         if not _FLOAT_RE.fullmatch(t.lstrip("+")):
@@ -60,7 +62,7 @@ def parse_number(text, limit, integer=False):
         if not math.isfinite(v):
             return None, "overflows (not a finite number)"
     if v > limit:
-        return None, f"is out of range (above {limit:g})"
+        return None, f"is out of range (above {limit if integer else format(limit, 'g')})"
     return v, None
 
 
@@ -142,6 +144,7 @@ def read_one(path, f):
             v, why = _number(path, line, raw, col, limit)
             if why:
                 warn(f"{where}: {why}: value ignored")
+                row.setdefault("_why", f"line {line}: {why}")
             elif v is not None:
                 vals[metric] = v
         row["vals"] = vals

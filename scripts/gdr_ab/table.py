@@ -55,7 +55,9 @@ class Cell:
         noval = "no bandwidth" if kind is BW else "no latency"
         statuses = Counter(r["status"] if r["status"] != "ok" else noval for r in bad)
         self.status = "ok" if self.n_ok else statuses.most_common(1)[0][0]
-        notes = Counter(r["note"].strip() for r in bad if r["note"].strip())
+        # A row whose number was ignored (NaN, out of range) says so when it has no note.
+        notes = Counter(r["note"].strip() or r.get("_why", "") for r in bad
+                        if r["note"].strip() or r.get("_why"))
         self.reason = notes.most_common(1)[0][0] if notes else ""
         self.ratio = None
         self.best = False
