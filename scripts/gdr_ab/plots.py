@@ -11,7 +11,7 @@ import io
 import warnings
 
 from .common import PATH_ORDER, fmt_size_short, ordered
-from .table import BW, reason_lines, summary_ratio, summary_window, first_status, title
+from .table import BW, path_ceilings, reason_lines, summary_ratio, summary_window, first_status, title
 
 # Fixed colours so that a path looks the same in every plot.
 STYLE = {
@@ -70,18 +70,21 @@ def plot_title(rows, head):
 
 
 def _ceilings(sizes, paths):
-    """{ceiling Gb/s: [paths]}: each path's median ceiling over its sizes."""
+    """{ceiling Gb/s: [paths]}: the paths that share each ceiling."""
     out = {}
-    for p in paths:
-        got = sorted(sizes[s][p].ceiling for s in sizes
-                     if p in sizes[s] and sizes[s][p].ceiling is not None)
-        if got:
-            out.setdefault(round(got[len(got) // 2], 3), []).append(p)
+    for p, v in path_ceilings(sizes, paths).items():
+        out.setdefault(round(v, 3), []).append(p)
     return out
 
 
 def plot_table(table, rows, head):
     """The PNG of one Table (bandwidth or latency) as bytes."""
+    plt, _ = _pyplot()
+    return _png(figure(table, rows, head), plt)
+
+
+def figure(table, rows, head):
+    """The matplotlib figure of one Table (the tests look into it)."""
     plt, literal = _pyplot()
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
@@ -136,7 +139,10 @@ def plot_table(table, rows, head):
         base, _, bidir = verb.partition(" ")
         name = f"RDMA {base.upper()}" + (" (bidirectional)" if bidir else "")
         if kind is BW:
-            ax.set_ylim(bottom=0)
+            # Room above the highest line or ceiling, so that a ceiling is not the frame.
+            tops = [c.value for c in (x for s in sizes.values() for x in s.values())
+                    if c.value is not None] + list(_ceilings(sizes, paths))
+            ax.set_ylim(bottom=0, top=max(tops) * 1.06 if tops and max(tops) > 0 else None)
             ax.set_title(literal(name))
             ax.set_ylabel(f"bandwidth, Gb/s (median of {kind.column})")
         else:
@@ -151,7 +157,7 @@ def plot_table(table, rows, head):
                else "gdrperf: GPU-to-GPU RDMA latency by path (p50)")
     fig.suptitle(literal(plot_title(rows, head or default)), fontsize=11)
     _footer(fig, notes, literal)
-    return _png(fig, plt)
+    return fig
 
 
 def _footer(fig, notes, literal):

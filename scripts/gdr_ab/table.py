@@ -135,9 +135,35 @@ def print_verb_table(out, table, verb):
         cells = sizes[size]
         print(f"{fmt_size(size):>9}  "
               + "".join(f"{cell_text(cells.get(p)):>{width}}" for p in paths).rstrip(), file=out)
+    if kind is BW:
+        line = ceiling_line(sizes, paths)
+        if line:
+            print(f"  {line}", file=out)
     for p in paths:
         for line in reason_lines(p, sizes):
             print(f"  {line}", file=out)
+
+
+def path_ceilings(sizes, paths):
+    """{path: its median ceiling_gbps over the sizes}, for the paths that carry one."""
+    out = {}
+    for p in paths:
+        got = [sizes[s][p].ceiling for s in sizes
+               if p in sizes[s] and sizes[s][p].ceiling is not None]
+        if got:
+            out[p] = statistics.median(got)
+    return out
+
+
+def ceiling_line(sizes, paths):
+    ceil = path_ceilings(sizes, paths)
+    if not ceil:
+        return ""
+    if len(set(ceil.values())) == 1:
+        who = "every path" if len(ceil) == len(paths) else ", ".join(ceil)
+        return f"ceiling {next(iter(ceil.values())):.3f} Gb/s ({who}; median of ceiling_gbps)"
+    return ("ceiling Gb/s (median of ceiling_gbps): "
+            + ", ".join(f"{p} {v:.3f}" for p, v in ceil.items()))
 
 
 def reason_lines(path, sizes):
