@@ -179,3 +179,59 @@ def _png(fig, plt):
     finally:
         plt.close(fig)
     return buf.getvalue()
+
+
+def heatmap(verb, paths, names, head):
+    """The node x node matrix of one verb as a heatmap PNG (bytes): one panel
+    per path, one colour scale for all, each cell's Gb/s written in it; a pair
+    without a number is grey and says so."""
+    plt, literal = _pyplot()
+    import numpy as np
+
+    order = ordered(paths, PATH_ORDER)
+    n = len(names)
+    vals = [v for p in order for v in paths[p].values() if v is not None]
+    top = max(vals) if vals else 1.0
+    cols = min(3, len(order))
+    rows_ = (len(order) + cols - 1) // cols
+    side = max(3.8, 0.7 * n + 2.0)
+    fig, axes = plt.subplots(rows_, cols, figsize=(side * cols + 1.4, side * rows_ + 1.0),
+                             squeeze=False, constrained_layout=True)
+    flat = [ax for line in axes for ax in line]
+    for ax in flat[len(order):]:
+        ax.set_visible(False)
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_bad("lightgrey")
+    image = None
+    for k, (ax, path) in enumerate(zip(flat, order)):
+        cells = paths[path]
+        grid = np.full((n, n), np.nan)
+        for i, h in enumerate(names):
+            for j, p in enumerate(names):
+                v = cells.get((h, p))
+                if v is not None:
+                    grid[i, j] = v
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=top)
+        for i, h in enumerate(names):
+            for j, p in enumerate(names):
+                v = cells.get((h, p))
+                text = f"{v:.1f}" if v is not None else ("no data" if (h, p) in cells else "")
+                if text:
+                    dark = v is not None and v < 0.6 * top
+                    ax.text(j, i, text, ha="center", va="center", fontsize=8,
+                            color="white" if dark else "black")
+        ax.set_xticks(range(n))
+        ax.set_yticks(range(n))
+        ax.set_xticklabels([literal(x) for x in names], rotation=45, ha="right", fontsize=8)
+        ax.set_yticklabels([literal(x) for x in names], fontsize=8)
+        ax.set_xlabel("peer")
+        if k % cols == 0:
+            ax.set_ylabel("host (measuring node)")
+        ax.set_title(literal(path))
+    if image is not None:
+        fig.colorbar(image, ax=[a for a in flat if a.get_visible()], shrink=0.8,
+                     label=f"Gb/s (median of bw_avg_gbps at >= 1 MiB)")
+    base, _, bidir = verb.partition(" ")
+    default = f"gdrperf: node x node RDMA {base.upper()}{' (bidirectional)' if bidir else ''}"
+    fig.suptitle(literal(_short(head or default)), fontsize=11)
+    return _png(fig, plt)
