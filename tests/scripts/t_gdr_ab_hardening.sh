@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-echo "1..43"
+echo "1..45"
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
@@ -73,6 +73,11 @@ check "--csv-out onto its input through a symlink: refused" rc_is overlink 2
 mkdir "$tmp/adir"
 run csvdir --csv-out "$tmp/adir" --no-plot "$fx/ab-basic.csv"
 check "--csv-out DIR: exit 2, is a directory" sh -c "[ \$(cat '$tmp/csvdir.rc') = 2 ] && grep -q 'is a directory' '$tmp/csvdir.err'"
+
+run emptycsv --no-plot --csv-out '' "$fx/ab-basic.csv"
+check "--csv-out '': exit 2, needs a file name" sh -c "[ \$(cat '$tmp/emptycsv.rc') = 2 ] && grep -q 'needs a file name' '$tmp/emptycsv.err'"
+run emptyout --out '' "$fx/ab-basic.csv"
+check "--out '': exit 2, needs a directory name" sh -c "[ \$(cat '$tmp/emptyout.rc') = 2 ] && grep -q 'needs a directory name' '$tmp/emptyout.err'"
 
 # --- atomic replace of a regular file; links followed, never replaced ------
 echo old >"$tmp/v.csv"
