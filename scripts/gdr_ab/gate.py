@@ -236,8 +236,11 @@ def evaluate(rules, tables, scope=""):
         verbs = [rule.verb] if rule.verb else [v for v in table.verbs() if " " not in v]
         where = f"{scope} " if scope else ""
         if not verbs:
+            bidir = [v for v in table.verbs() if " " in v]
+            hint = (f" (only {', '.join(bidir)}: name it, e.g. "
+                    f"{bidir[0].replace(' ', '-')}.{rule.path})" if bidir else "")
             results.append((False, f"FAIL {where}{rule.text}: no {rule.kind.noun} rows "
-                                   f"for any verb"))
+                                   f"for any verb{hint}"))
             continue
         for verb in verbs:
             all_sizes = sorted(table.cells.get(verb, {}))
