@@ -3,7 +3,7 @@
 # fails with its reason (never a silent pass), a malformed rule is a usage
 # error before anything is read. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-echo "1..40"
+echo "1..41"
 C="$fx/ab-ceiling.csv"
 L="$fx/ab-latency.csv"
 B="$fx/ab-basic.csv"
@@ -71,6 +71,11 @@ expect "bidirectional verb: pass" 0 '^expect: PASS write bidir: write-bidir.dmab
 expect "bidirectional: no host rows is a failure" 1 '^expect: FAIL write bidir: write-bidir.dmabuf>=0.9\*host: at 1 MiB: no host rows \(client role\) to compare with$' \
 	"$B" --expect 'write-bidir.dmabuf>=0.9*host'
 expect "a verb with no rows of that kind fails" 1 '^expect: FAIL host>=1: no bandwidth rows for any verb$' "$L" --expect 'host>=1'
+head -n 1 "$B" >"$tmp/bidir.csv"
+awk -F, 'NR > 1 && $13 == 1' "$B" >>"$tmp/bidir.csv"
+expect "only bidirectional rows, rule without a verb: fail, saying how to name them" 1 \
+	'^expect: FAIL dmabuf>=1: no bandwidth rows for any verb \(only write bidir: name it, e.g. write-bidir.dmabuf\)$' \
+	"$tmp/bidir.csv" --expect 'dmabuf>=1'
 # missing data is a failure with the reason
 expect "skipped path: fail with its note" 1 '^expect: FAIL read: peermem>=1: at 1 MiB, 8 MiB: peermem skipped: nvidia_peermem not loaded \(/sys/module/nvidia_peermem absent\)$' \
 	"$C" --expect 'peermem>=1'
