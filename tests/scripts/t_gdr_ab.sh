@@ -103,7 +103,8 @@ if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then
 		sh -c "[ \$(cat '$tmp/two.rc') = 0 ] && grep -qx 'plot: $out/ab-basic+1.png' '$tmp/two.out'"
 	check "two CSVs: a valid PNG" is_png "$out/ab-basic+1.png"
 	run unwritable --out "$fx/ab-basic.csv/sub" "$fx/ab-basic.csv"
-	check "unwritable --out: exit 1" rc_is unwritable 1
+	check "--out under a file: exit 2, not a directory" \
+		sh -c "[ \$(cat '$tmp/unwritable.rc') = 2 ] && grep -q 'not a directory' '$tmp/unwritable.err'"
 else
 	for t in "plot: exit 0" "plot: a valid PNG" "two CSVs: PNG" "two CSVs: valid PNG" \
 		"unwritable --out"; do

@@ -4,19 +4,24 @@
 src=${top_srcdir:-.}
 manifest=$src/scripts/k8s/gdrperf-mpijob.yaml
 dockerfile=$src/scripts/k8s/Dockerfile
+gate=$src/scripts/k8s/gdrperf-gate-init.yaml
+ab=$src/scripts/gdr-ab
+fx=$src/tests/scripts/fixtures
 
 if ! python3 -c 'import yaml' 2>/dev/null; then
 	echo "1..0 # SKIP python3-yaml not installed (scripts/install-deps)"
 	exit 0
 fi
 
-python3 - "$manifest" "$dockerfile" <<'PY'
+python3 - "$manifest" "$dockerfile" "$gate" "$ab" "$fx" <<'PY'
 import re
+import shlex
+import subprocess
 import sys
 
 import yaml
 
-manifest, dockerfile = sys.argv[1], sys.argv[2]
+manifest, dockerfile, gate_manifest, ab, fx = sys.argv[1:6]
 n = 0
 failed = 0
 
@@ -101,6 +106,69 @@ anti = ((pod(worker).get("affinity") or {}).get("podAntiAffinity") or {})
 check("workers on two different nodes (pod anti-affinity on the hostname)",
       any(t.get("topologyKey") == "kubernetes.io/hostname"
           for t in anti.get("requiredDuringSchedulingIgnoredDuringExecution") or []), f"{anti}")
+
+
+def gate_args(words):
+    """The gdr-ab argument list in WORDS (a shell command split), up to its ';'."""
+    if "gdr-ab" not in words:
+        return None
+    words = words[words.index("gdr-ab") + 1:]
+    out = []
+    for w in words:
+        if w.endswith(";"):
+            out.append(w[:-1])
+            break
+        out.append(w)
+    return out
+
+
+def run_gate(args, csv):
+    """gdr-ab with ARGS, its CSV argument replaced by CSV: (status, stdout)."""
+    args = [a for a in args if not a.endswith(".csv")] + [csv]
+    p = subprocess.run(["/usr/bin/python3", ab] + args, capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def check_gate(where, args):
+    """The rules in a manifest parse, pass on a good run and fail on a bad one."""
+    check(f"{where}: gdr-ab --no-plot with --expect rules on a CSV under /results",
+          args is not None and "--no-plot" in args and "--expect" in args
+          and any(a.startswith("/results/") and a.endswith(".csv") for a in args), f"{args}")
+    if not args:
+        return
+    rc, out = run_gate(args, f"{fx}/ab-ceiling.csv")
+    check(f"{where}: the rules pass on a good run (exit 0)", rc == 0, out[-600:])
+    rc, out = run_gate(args, f"{fx}/ab-basic.csv")
+    check(f"{where}: a run without the ceiling fails the gate (exit 1, a FAIL line)",
+          rc == 1 and "expect: FAIL" in out, out[-600:])
+
+
+words = shlex.split(cmd)
+check("launcher: after the run, the gate on rank 0's CSV (one rank on worker 0)",
+      re.search(r"mpirun [^;]*-np 1 [^;]*ppr:1:node[^;]*gdr-ab ", cmd), cmd)
+check("launcher: the job exits with the run's status, else the gate's",
+      re.search(r"gate=\$\?;.*exit \$rc;.*exit \$gate", cmd), cmd)
+check_gate("launcher", gate_args(words))
+
+try:
+    gdocs = [d for d in yaml.safe_load_all(open(gate_manifest)) if d]
+except (OSError, yaml.YAMLError) as e:
+    gdocs = []
+    print(f"# {gate_manifest}: {e}")
+check("gate manifest: one batch/v1 Job", len(gdocs) == 1 and gdocs[0].get("kind") == "Job"
+      and gdocs[0].get("apiVersion") == "batch/v1")
+gspec = ((gdocs[0].get("spec") or {}).get("template") or {}).get("spec") or {} if gdocs else {}
+ginit = gspec.get("initContainers") or []
+gcmd = [str(x) for c in ginit for x in (c.get("command") or []) + (c.get("args") or [])]
+check("gate manifest: an initContainer runs gdr-ab (the workload waits for it)",
+      len(ginit) == 1 and gcmd[:1] == ["gdr-ab"] and (gspec.get("containers") or []), f"{gcmd}")
+gmounts = {m.get("mountPath"): m.get("name") for c in ginit for m in c.get("volumeMounts") or []}
+gvols = {v.get("name"): v for v in gspec.get("volumes") or []}
+check("gate manifest: /results comes from a volume (a claim) the run wrote to",
+      "persistentVolumeClaim" in (gvols.get(gmounts.get("/results")) or {}), f"{gmounts} {gvols}")
+check("gate manifest: restartPolicy Never, so a failed gate stays failed",
+      gspec.get("restartPolicy") == "Never")
+check_gate("gate manifest", gate_args(gcmd))
 
 try:
     df = open(dockerfile).read()

@@ -1,0 +1,61 @@
+"""What every gdr-ab module shares: the program name, warnings, sizes, text."""
+
+import re
+import sys
+
+PROG = "gdr-ab"
+PATH_ORDER = ("host", "dmabuf", "peermem", "bounce")
+VERB_ORDER = ("write", "read")
+
+
+class InputError(Exception):
+    """Unreadable or foreign input: exit 1."""
+
+
+class UsageError(Exception):
+    """Bad command line: exit 2."""
+
+
+def warn(msg):
+    print(f"{PROG}: warning: {msg}", file=sys.stderr)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0080-\u009f]")
+
+
+def clean(text):
+    """Text from a CSV with its control bytes made visible (\\x1b), so that a
+    field can neither drive the terminal nor break a table line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def shown(text, limit=40):
+    """A field as quoted in a message: cleaned and shortened."""
+    t = clean(text)
+    if len(t) > limit:
+        t = t[:limit - 3] + "..."
+    return f"'{t}'"
+
+
+def fmt_size(n):
+    """Same as gdr_fmt_size(): 4096 -> '4 KiB', exact powers only."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+    u = 0
+    while u + 1 < len(units) and n >= 1024 and n % 1024 == 0:
+        n //= 1024
+        u += 1
+    return f"{n} {units[u]}"
+
+
+def fmt_size_short(n):
+    s = fmt_size(n).replace(" ", "")
+    return s.replace("KiB", "K").replace("MiB", "M").replace("GiB", "G").replace("TiB", "T")
+
+
+def ordered(names, order):
+    return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))
+
+
+def verb_sort(v):
+    base, _, bidir = v.partition(" ")
+    return (VERB_ORDER.index(base) if base in VERB_ORDER else len(VERB_ORDER), base, bidir)

@@ -1,0 +1,272 @@
+"""--expect: rules that a run must meet, for cluster acceptance.
+
+    RULE    := LHS OP RHS
+    LHS     := [VERB "."] PATH ["." METRIC] ["@" SIZES]
+    OP      := ">=" | "<=" | ">" | "<"
+    RHS     := NUMBER [UNIT] | [NUMBER "*"] REF
+    REF     := [VERB "."] PATH ["." METRIC] | "ceiling"
+    VERB    := write | read | write-bidir | read-bidir
+    METRIC  := bw | min_us | p50_us | p90_us | p99_us | p999_us | max_us | avg_us
+               (lat_p50_us etc. are accepted too)
+    SIZES   := SIZE | SIZE ".." SIZE | SIZE ".." | ".." SIZE | all
+    SIZE    := digits [K | KiB | M | MiB | G | GiB]   (powers of 1024)
+    UNIT    := Gbps | Gb/s | Mbps | Mb/s | Tbps | Tb/s  (bw; default Gb/s)
+             | us | ns | ms                            (latency; default us)
+
+A rule is checked for each verb (LHS's VERB, or each one-way verb in the data)
+at each size of SIZES (default: bandwidth at the sizes >= 1 MiB present, else
+the largest; latency at the smallest size present). Every one of those must
+hold. Data that is missing (no rows, a skipped or failed path, no host
+baseline, no ceiling_gbps) fails the rule with the reason: never a silent pass.
+"""
+
+import re
+from collections import OrderedDict
+
+from .common import PATH_ORDER, UsageError, fmt_size, ordered
+from .rows import LAT_COLUMNS
+from .table import BIG, BW, LAT
+
+VERBS = {"write": "write", "read": "read", "write-bidir": "write bidir",
+         "read-bidir": "read bidir"}
+METRICS = {"bw": BW, **{m: LAT for m in LAT_COLUMNS}}
+BW_UNITS = {"gbps": 1.0, "gb/s": 1.0, "mbps": 1e-3, "mb/s": 1e-3, "tbps": 1e3, "tb/s": 1e3}
+LAT_UNITS = {"us": 1.0, "ns": 1e-3, "ms": 1e3}
+SIZE_UNITS = {"": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
+              "g": 1 << 30, "gib": 1 << 30}
+OPS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b,
+       ">": lambda a, b: a > b, "<": lambda a, b: a < b}
+_OP_RE = re.compile(r"(>=|<=|>|<)")
+_NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
+_NUM = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]{1,3})?"
+_ABS_RE = re.compile(rf"({_NUM})\s*([a-z/]*)")
+_REL_RE = re.compile(rf"(?:({_NUM})\s*\*\s*)?([a-z0-9_.-]+)")
+_SIZE_RE = re.compile(r"([0-9]{1,16})([a-z]*)")
+
+
+class Rule:
+    def __init__(self, text):
+        self.text = text.strip()
+        parts = _OP_RE.split(self.text.lower())
+        if len(parts) != 3:
+            raise UsageError(f"--expect '{text}': needs one comparison (>=, <=, > or <)")
+        lhs, self.op, rhs = (p.strip() for p in parts)
+        lhs, at, sizes = lhs.partition("@")
+        self.verb, self.path, metric = self._term(lhs, text, allow_ceiling=False)
+        self.metric = metric or "bw"
+        self.kind = METRICS[self.metric]
+        self.sizes = self._sizes(sizes, text) if at else None
+        self._rhs(rhs, text)
+
+    def _term(self, term, text, allow_ceiling):
+        words = term.split(".")
+        verb = None
+        if words and words[0] in VERBS:
+            verb = VERBS[words.pop(0)]
+        metric = None
+        if len(words) == 2:
+            metric = words.pop()
+            metric = metric[4:] if metric.startswith("lat_") else metric
+            if metric not in METRICS:
+                raise UsageError(f"--expect '{text}': unknown metric '{metric}' "
+                                 f"(one of {', '.join(METRICS)})")
+        if len(words) != 1 or not _NAME_RE.fullmatch(words[0]):
+            raise UsageError(f"--expect '{text}': '{term}' is not [VERB.]PATH[.METRIC] "
+                             f"(e.g. dmabuf, write.dmabuf, write.dmabuf.p50_us)")
+        path = words[0]
+        if path in VERBS or path in METRICS:
+            raise UsageError(f"--expect '{text}': '{term}' names no path")
+        if path == "ceiling" and not allow_ceiling:
+            raise UsageError(f"--expect '{text}': the ceiling is a reference, not a path "
+                             f"(e.g. host>=0.9*ceiling)")
+        return verb, path, metric
+
+    @staticmethod
+    def _size(s, text):
+        m = _SIZE_RE.fullmatch(s)
+        if not m or m.group(2) not in SIZE_UNITS:
+            raise UsageError(f"--expect '{text}': size '{s}' is not a size "
+                             f"(4096, 4K, 4KiB, 1M, 1MiB, 1G)")
+        return int(m.group(1)) * SIZE_UNITS[m.group(2)]
+
+    def _sizes(self, spec, text):
+        """(lo, hi) inclusive; None for either end means open."""
+        if spec == "all":
+            return (None, None)
+        lo, dots, hi = spec.partition("..")
+        if not dots:
+            n = self._size(spec, text)
+            return (n, n)
+        if not lo and not hi:
+            raise UsageError(f"--expect '{text}': size range '..' needs an end")
+        lo = self._size(lo, text) if lo else None
+        hi = self._size(hi, text) if hi else None
+        if lo is not None and hi is not None and lo > hi:
+            raise UsageError(f"--expect '{text}': size range {spec} is empty")
+        return (lo, hi)
+
+    def _rhs(self, rhs, text):
+        self.factor, self.ref = 1.0, None
+        self.threshold = None
+        m = _ABS_RE.fullmatch(rhs)
+        if m:
+            units = BW_UNITS if self.kind is BW else LAT_UNITS
+            unit = m.group(2)
+            if unit and unit not in units:
+                raise UsageError(f"--expect '{text}': unit '{unit}' does not fit {self.metric} "
+                                 f"(one of {', '.join(units)})")
+            self.threshold = float(m.group(1)) * (units[unit] if unit else 1.0)
+            self.unit = self.kind.unit
+            return
+        m = _REL_RE.fullmatch(rhs)
+        if not m:
+            raise UsageError(f"--expect '{text}': '{rhs}' is not NUMBER[UNIT], PATH, "
+                             f"FACTOR*PATH or FACTOR*ceiling")
+        if m.group(1):
+            self.factor = float(m.group(1))
+        if not 0 < self.factor <= 1e6:
+            raise UsageError(f"--expect '{text}': factor {m.group(1)} is out of range")
+        if m.group(2) == "ceiling":
+            if self.kind is not BW:
+                raise UsageError(f"--expect '{text}': the ceiling is a bandwidth, "
+                                 f"{self.metric} is not")
+            self.ref = ("ceiling", None, None)
+            return
+        verb, path, metric = self._term(m.group(2), text, allow_ceiling=False)
+        metric = metric or self.metric  # REF without a metric: the LHS's
+        if METRICS[metric] is not self.kind:
+            raise UsageError(f"--expect '{text}': {self.metric} and {metric} are not "
+                             f"the same kind of number")
+        self.ref = ("path", verb, (path, metric))
+
+
+def parse_rules(values):
+    """Every --expect value (each may hold several rules, comma-separated)."""
+    rules = []
+    for v in values or []:
+        for part in v.split(","):
+            if part.strip():
+                rules.append(Rule(part))
+            else:
+                raise UsageError(f"--expect '{v}': an empty rule")
+    return rules
+
+
+def _fmt(v, kind):
+    return f"{v:.3f} {kind.unit}"
+
+
+def default_sizes(all_sizes, kind):
+    if kind is BW:
+        return [s for s in all_sizes if s >= BIG] or all_sizes[-1:]
+    return all_sizes[:1]
+
+
+def select_sizes(rule, all_sizes):
+    if rule.sizes is None:
+        return default_sizes(all_sizes, rule.kind)
+    lo, hi = rule.sizes
+    return [s for s in all_sizes if (lo is None or s >= lo) and (hi is None or s <= hi)]
+
+
+def sizes_text(rule):
+    if rule.sizes is None:
+        return ">= 1 MiB (or the largest)" if rule.kind is BW else "the smallest size"
+    lo, hi = rule.sizes
+    if lo == hi and lo is not None:
+        return fmt_size(lo)
+    return f"{fmt_size(lo) if lo else ''}..{fmt_size(hi) if hi else ''}"
+
+
+def check_at(rule, table, verb, size):
+    """(passed, size text, detail, margin) for RULE at one verb and size of TABLE;
+    the margin (how far from failing, relative) finds the closest size."""
+    cells = table.cells.get(verb, {}).get(size, {})
+    at = fmt_size(size)
+    cell = cells.get(rule.path)
+    if cell is None:
+        known = ordered({p for c in table.cells.get(verb, {}).values() for p in c}, PATH_ORDER)
+        hint = "" if rule.path in known else f" (the {verb} paths: {', '.join(known)})"
+        return False, at, f"no {rule.path} rows{hint}", 0
+    val = cell.metrics.get(rule.metric)
+    if val is None:
+        return False, at, f"{rule.path} {_why(cell, rule.path, rule.metric)}", 0
+    what = f"{rule.path}" + ("" if rule.metric == "bw" else f" {rule.metric}")
+    if rule.threshold is not None:
+        limit, said = rule.threshold, _fmt(rule.threshold, rule.kind)
+    elif rule.ref[0] == "ceiling":
+        if cell.ceiling is None:
+            return False, at, f"the {rule.path} rows carry no ceiling_gbps", 0
+        limit = rule.factor * cell.ceiling
+        said = f"{_fmt(limit, rule.kind)} = {rule.factor:g} x ceiling {cell.ceiling:.3f}"
+    else:
+        rverb = rule.ref[1] or verb
+        rpath, rmetric = rule.ref[2]
+        ref = table.same_role(rverb, size, rpath, cell)
+        rname = (f"{rverb} " if rule.ref[1] else "") + rpath
+        if ref is None:
+            return False, at, f"no {rname} rows ({cell.role} role) to compare with", 0
+        rval = ref.metrics.get(rmetric)
+        if rval is None:
+            return False, at, f"{rname} {_why(ref, rpath, rmetric)}", 0
+        limit = rule.factor * rval
+        said = f"{_fmt(limit, rule.kind)} = {rule.factor:g} x {rname} {rval:.3f}"
+    ok = OPS[rule.op](val, limit)
+    # How far from failing: the worst size is the one with the least margin.
+    margin = (val - limit) if rule.op in (">=", ">") else (limit - val)
+    rel = margin / limit if limit else margin
+    return ok, at, f"{what} {_fmt(val, rule.kind)} {rule.op if ok else _neg(rule.op)} {said}", rel
+
+
+def _why(cell, path, metric):
+    why = cell.why_not(metric)
+    # The program's notes start with the path ("peermem: ..."): say it once.
+    return why.replace(f": {path}: ", ": ", 1)
+
+
+def _neg(op):
+    return {">=": "<", "<=": ">", ">": "<=", "<": ">="}[op]
+
+
+def evaluate(rules, tables, scope=""):
+    """[(passed, line)] for every rule and verb; SCOPE prefixes the lines (a node pair)."""
+    results = []
+    for rule in rules:
+        table = tables[rule.kind.name]
+        verbs = [rule.verb] if rule.verb else [v for v in table.verbs() if " " not in v]
+        where = f"{scope} " if scope else ""
+        if not verbs:
+            bidir = [v for v in table.verbs() if " " in v]
+            hint = (f" (only {', '.join(bidir)}: name it, e.g. "
+                    f"{bidir[0].replace(' ', '-')}.{rule.path})" if bidir else "")
+            results.append((False, f"FAIL {where}{rule.text}: no {rule.kind.noun} rows "
+                                   f"for any verb{hint}"))
+            continue
+        for verb in verbs:
+            all_sizes = sorted(table.cells.get(verb, {}))
+            sizes = select_sizes(rule, all_sizes)
+            head = f"{where}{verb}: {rule.text}"
+            if not all_sizes:
+                results.append((False, f"FAIL {head}: no {verb} {rule.kind.noun} rows"))
+                continue
+            if not sizes:
+                results.append((False, f"FAIL {head}: no rows at {sizes_text(rule)}"))
+                continue
+            checks = [check_at(rule, table, verb, s) for s in sizes]
+            bad = OrderedDict()
+            for ok, at, detail, _margin in checks:
+                if not ok:
+                    # The same missing data at several sizes is said once.
+                    bad.setdefault(detail, (detail, []))[1].append(at)
+            span = ", ".join(fmt_size(s) for s in sizes) if len(sizes) <= 4 else \
+                f"{len(sizes)} sizes {fmt_size(sizes[0])}..{fmt_size(sizes[-1])}"
+            if bad:
+                parts = [f"at {', '.join(ats)}: {detail}" for detail, ats in bad.values()]
+                more = f"; and {len(parts) - 3} more" if len(parts) > 3 else ""
+                results.append((False, f"FAIL {head}: {'; '.join(parts[:3])}{more}"))
+            else:
+                worst = min(checks, key=lambda c: c[3])
+                results.append((True, f"PASS {head}: at {span}; closest at {worst[1]}: "
+                                      f"{worst[2]}"))
+    return results
+

@@ -1,0 +1,120 @@
+"""Per launched pair (label "pair K") and the node-to-node total."""
+
+import re
+import statistics
+from collections import OrderedDict
+
+from .common import PATH_ORDER, fmt_size, ordered, verb_sort
+from .rows import BW_COLUMN
+from .table import BW, Cell
+
+PAIR_RE = re.compile(r"\bpair (\d+)\b")
+
+
+def pair_table(rows):
+    """{verb: {path: {size: {pair: Gb/s}}}}: each launched pair's median (client rows first)."""
+    groups = OrderedDict()
+    for r in rows:
+        m = PAIR_RE.search(r.get("label", ""))
+        key = (r["verb_key"], r["path"], r["size_bytes"], int(m.group(1)) if m else -1)
+        groups.setdefault(key, []).append(r)
+    out = {}
+    for (verb, path, size, pair), grp in groups.items():
+        cell = Cell(grp, BW)
+        out.setdefault(verb, {}).setdefault(path, {}).setdefault(size, {})[pair] = cell.value
+    return out
+
+
+def print_pairs(out, rows):
+    """Per-pair bandwidth and the node-to-node total (sum over pairs run at once)."""
+    table = pair_table(rows)
+    for verb in sorted(table, key=verb_sort):
+        paths = table[verb]
+        pairs = sorted({p for sizes in paths.values() for cells in sizes.values() for p in cells})
+        names = [f"pair {p}" if p >= 0 else "no pair" for p in pairs]
+        print(f"{verb}: node to node, {len(pairs)} pair(s) at once; Gb/s per pair (median over "
+              f"its rows of {BW_COLUMN}) and total = sum over pairs", file=out)
+        print(f"{'path':>8} {'size':>9}" + "".join(f"{n:>10}" for n in names) + f"  {'total':>9}",
+              file=out)
+        for path in ordered(paths, PATH_ORDER):
+            for size in sorted(paths[path]):
+                cells = paths[path][size]
+                bws = [cells.get(p) for p in pairs]
+                got = [b for b in bws if b is not None]
+                if not got:
+                    total = "-"
+                elif len(got) < len(pairs):
+                    total = f"{sum(got):.3f} ({len(got)} of {len(pairs)})"
+                else:
+                    total = f"{sum(got):.3f}"
+                print(f"{path:>8} {fmt_size(size):>9}"
+                      + "".join(f"{b:10.3f}" if b is not None else f"{'-':>10}" for b in bws)
+                      + f"  {total:>9}", file=out)
+        print(file=out)
+
+
+def node_pairs(rows):
+    """{(host, peer): rows} of the rows that count: client rows when there are
+    any (a gathered file has both sides of each transfer), else all."""
+    clients = [r for r in rows if r["role"] == "client"]
+    out = OrderedDict()
+    for r in clients or rows:
+        host, peer = r.get("host", "").strip(), r.get("peer", "").strip()
+        if host and peer:
+            out.setdefault((host, peer), []).append(r)
+    return out
+
+
+def nodes_of(pairs):
+    names = []
+    for h, p in pairs:
+        for n in (h, p):
+            if n not in names:
+                names.append(n)
+    return sorted(names)
+
+
+def matrix(rows):
+    """{verb: {path: {(host, peer): Gb/s}}}: each node pair's median over the
+    sizes the summary judges on (>= 1 MiB, else the largest) of its cells."""
+    from .table import Table, summary_window
+
+    out = {}
+    for (host, peer), grp in node_pairs(rows).items():
+        t = Table(grp, BW)
+        for verb in t.verbs():
+            sizes = t.cells[verb]
+            big = [s for s in sorted(sizes) if s >= (1 << 20)] or sorted(sizes)[-1:]
+            for path in {p for c in sizes.values() for p in c}:
+                vals = [sizes[s][path].value for s in big
+                        if path in sizes[s] and sizes[s][path].value is not None]
+                cell = out.setdefault(verb, {}).setdefault(path, {})
+                cell[(host, peer)] = statistics.median(vals) if vals else None
+    return out
+
+
+def print_matrix(out, rows):
+    """Per verb and path, a node x node table (rows: the measuring node, columns: its peer)."""
+    m = matrix(rows)
+    pairs = node_pairs(rows)
+    if not pairs:
+        print("matrix: no rows with both host and peer", file=out)
+        return m
+    names = nodes_of(pairs)
+    width = max(9, max(len(n) for n in names) + 1)
+    for verb in sorted(m, key=verb_sort):
+        for path in ordered(m[verb], PATH_ORDER):
+            cells = m[verb][path]
+            print(f"{verb} {path}: node x node, Gb/s (median of {BW_COLUMN} over the sizes "
+                  f">= {fmt_size(1 << 20)}, else the largest); row = host, column = peer",
+                  file=out)
+            print(f"{'':>{width}}" + "".join(f"{n:>{width}}" for n in names), file=out)
+            for h in names:
+                line = ""
+                for p in names:
+                    v = cells.get((h, p))
+                    line += (f"{v:>{width}.3f}" if v is not None
+                             else f"{('no data' if (h, p) in cells else '-'):>{width}}")
+                print(f"{h:>{width}}{line}", file=out)
+            print(file=out)
+    return m

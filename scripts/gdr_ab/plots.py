@@ -1,0 +1,237 @@
+"""The PNGs: bandwidth (with each path's ceiling) or latency against message
+size, one line per path, one panel per verb. Each returns the PNG as bytes, so
+that nothing is written until the whole image exists.
+
+Every text drawn comes from a CSV or the command line and is drawn literally:
+matplotlib's mathtext (which reads "$...$" as TeX and raises on a bad
+formula) never sees a "$" that is not escaped.
+"""
+
+import io
+import warnings
+
+from .common import PATH_ORDER, fmt_size_short, ordered
+from .table import BW, path_ceilings, reason_lines, summary_ratio, summary_window, first_status, title
+
+# Fixed colours so that a path looks the same in every plot.
+STYLE = {
+    "host": dict(color="black", linestyle="--", marker="s"),
+    "dmabuf": dict(color="tab:blue", marker="o"),
+    "peermem": dict(color="tab:green", marker="^"),
+    "bounce": dict(color="tab:orange", marker="D"),
+}
+TITLE_MAX = 160
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["text.usetex"] = False
+    # A character the font lacks is drawn as a box; the warning says nothing a
+    # user can act on.
+    warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from")
+    import matplotlib.pyplot as plt
+
+    return plt, literal
+
+
+def literal(s):
+    """S drawn as it is: with every "$" escaped, matplotlib finds no math in
+    it and draws each "\\$" as "$" (unlike switching mathtext off for the
+    whole figure, this keeps the log axes' tick labels, which are mathtext)."""
+    return s.replace("$", r"\$")
+
+
+def _short(s, limit=TITLE_MAX):
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+def distinct(rows, col):
+    vals = []
+    for r in rows:
+        v = (r.get(col) or "").strip()
+        if v and v not in vals:
+            vals.append(v)
+    return vals
+
+
+def plot_title(rows, head):
+    ok = [r for r in rows if r["status"] == "ok"] or rows
+    dist = distinct(ok, "distance")
+    parts = [f"GPU-NIC distance: {'/'.join(dist) if dist else 'unknown'}"]
+    gpu = distinct(ok, "gpu_name") or distinct(ok, "gpu")
+    if gpu:
+        parts.append(f"GPU: {', '.join(gpu[:2])}{' ...' if len(gpu) > 2 else ''}")
+    nic = distinct(ok, "nic")
+    if nic:
+        parts.append(f"NIC: {', '.join(nic[:3])}{' ...' if len(nic) > 3 else ''}")
+    return _short(head) + "\n" + _short("   ".join(parts))
+
+
+def _ceilings(sizes, paths):
+    """{ceiling Gb/s: [paths]}: the paths that share each ceiling."""
+    out = {}
+    for p, v in path_ceilings(sizes, paths).items():
+        out.setdefault(round(v, 3), []).append(p)
+    return out
+
+
+def plot_table(table, rows, head):
+    """The PNG of one Table (bandwidth or latency) as bytes."""
+    plt, _ = _pyplot()
+    return _png(figure(table, rows, head), plt)
+
+
+def figure(table, rows, head):
+    """The matplotlib figure of one Table (the tests look into it)."""
+    plt, literal = _pyplot()
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    kind = table.kind
+    verbs = table.verbs()
+    notes = []
+    ncols = min(2, len(verbs))
+    nrows = (len(verbs) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.6 * ncols + 0.4, 4.6 * nrows + 0.9),
+                             squeeze=False)
+    flat = [ax for line in axes for ax in line]
+    for ax in flat[len(verbs):]:
+        ax.set_visible(False)
+    for ax, verb in zip(flat, verbs):
+        sizes = table.cells[verb]
+        paths = ordered({p for c in sizes.values() for p in c}, PATH_ORDER)
+        window, where = summary_window(sizes, kind)
+        for p in paths:
+            xs = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].value is not None]
+            style = STYLE.get(p, dict(marker="o"))
+            # The verdict where it is read: the summary line's ratio in the legend.
+            ratio = summary_ratio(p, sizes, window) if p != "host" else None
+            label = ("host (NIC baseline)" if p == "host"
+                     else f"{p}: {ratio:.2f}x host at {where}" if ratio is not None else p)
+            if xs:
+                ax.plot(xs, [sizes[s][p].value for s in xs], label=literal(label),
+                        linewidth=1.8, markersize=5, **style)
+                holes = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].value is None]
+                if holes and kind is BW:
+                    ax.plot(holes, [0] * len(holes), linestyle="none", marker="x",
+                            markersize=8, color=style.get("color", "grey"), clip_on=False)
+            else:
+                # Keep the path in the legend so that its absence is visible.
+                ax.plot([], [], linestyle="none", marker="x", color=style.get("color", "grey"),
+                        label=literal(f"{p}: {first_status(p, sizes)}"))
+            for line in reason_lines(p, sizes):
+                notes.append(f"{title(verb, kind)}: {line}")
+        if kind is BW:
+            for ceil, who in sorted(_ceilings(sizes, paths).items()):
+                color = STYLE.get(who[0], {}).get("color", "grey") if len(who) == 1 else "red"
+                ax.axhline(ceil, color=color, linestyle=":", linewidth=1.5,
+                           label=literal(f"ceiling {ceil:g} Gb/s"
+                                         + ("" if len(who) == len(paths) else
+                                            f" ({', '.join(who)})")))
+        all_sizes = sorted(sizes)
+        ax.set_xscale("log", base=2)
+        step = max(1, (len(all_sizes) + 9) // 10)
+        ax.xaxis.set_major_locator(FixedLocator(all_sizes[::step]))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: fmt_size_short(int(x))))
+        ax.set_xlim(all_sizes[0] / 1.5, all_sizes[-1] * 1.5)
+        base, _, bidir = verb.partition(" ")
+        name = f"RDMA {base.upper()}" + (" (bidirectional)" if bidir else "")
+        if kind is BW:
+            # Room above the highest line or ceiling, so that a ceiling is not the frame.
+            tops = [c.value for c in (x for s in sizes.values() for x in s.values())
+                    if c.value is not None] + list(_ceilings(sizes, paths))
+            ax.set_ylim(bottom=0, top=max(tops) * 1.06 if tops and max(tops) > 0 else None)
+            ax.set_title(literal(name))
+            ax.set_ylabel(f"bandwidth, Gb/s (median of {kind.column})")
+        else:
+            if any(c.value for s in sizes.values() for c in s.values()):
+                ax.set_yscale("log")
+            ax.set_title(literal(f"{name} latency"))
+            ax.set_ylabel(f"latency, us (median of {kind.column})")
+        ax.set_xlabel("message size (bytes)")
+        ax.grid(True, which="major", alpha=0.35)
+        ax.legend(loc="best", fontsize=9)
+    default = ("gdrperf: GPU-to-GPU RDMA bandwidth by path" if kind is BW
+               else "gdrperf: GPU-to-GPU RDMA latency by path (p50)")
+    fig.suptitle(literal(plot_title(rows, head or default)), fontsize=11)
+    _footer(fig, notes, literal)
+    return fig
+
+
+def _footer(fig, notes, literal):
+    foot = 0.0
+    if notes:
+        shown = notes[:6] + ([f"... and {len(notes) - 6} more (see the table)"]
+                             if len(notes) > 6 else [])
+        shown = [n if len(n) <= 150 else n[:147] + "..." for n in shown]
+        fig.text(0.01, 0.01, literal("\n".join(shown)), fontsize=8, va="bottom", ha="left",
+                 color="dimgray")
+        foot = min(0.35, (0.15 + 0.14 * len(shown)) / fig.get_figheight())
+    fig.tight_layout(rect=(0, foot, 1, 1))
+
+
+def _png(fig, plt):
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format="png", dpi=110)
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def heatmap(verb, paths, names, head):
+    """The node x node matrix of one verb as a heatmap PNG (bytes): one panel
+    per path, one colour scale for all, each cell's Gb/s written in it; a pair
+    without a number is grey and says so."""
+    plt, literal = _pyplot()
+    import numpy as np
+
+    order = ordered(paths, PATH_ORDER)
+    n = len(names)
+    vals = [v for p in order for v in paths[p].values() if v is not None]
+    top = max(vals) if vals else 1.0
+    cols = min(3, len(order))
+    rows_ = (len(order) + cols - 1) // cols
+    side = max(3.8, 0.7 * n + 2.0)
+    fig, axes = plt.subplots(rows_, cols, figsize=(side * cols + 1.4, side * rows_ + 1.0),
+                             squeeze=False, constrained_layout=True)
+    flat = [ax for line in axes for ax in line]
+    for ax in flat[len(order):]:
+        ax.set_visible(False)
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_bad("lightgrey")
+    image = None
+    for k, (ax, path) in enumerate(zip(flat, order)):
+        cells = paths[path]
+        grid = np.full((n, n), np.nan)
+        for i, h in enumerate(names):
+            for j, p in enumerate(names):
+                v = cells.get((h, p))
+                if v is not None:
+                    grid[i, j] = v
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=top)
+        for i, h in enumerate(names):
+            for j, p in enumerate(names):
+                v = cells.get((h, p))
+                text = f"{v:.1f}" if v is not None else ("no data" if (h, p) in cells else "")
+                if text:
+                    dark = v is not None and v < 0.6 * top
+                    ax.text(j, i, text, ha="center", va="center", fontsize=8,
+                            color="white" if dark else "black")
+        ax.set_xticks(range(n))
+        ax.set_yticks(range(n))
+        ax.set_xticklabels([literal(x) for x in names], rotation=45, ha="right", fontsize=8)
+        ax.set_yticklabels([literal(x) for x in names], fontsize=8)
+        ax.set_xlabel("peer")
+        if k % cols == 0:
+            ax.set_ylabel("host (measuring node)")
+        ax.set_title(literal(path))
+    if image is not None:
+        fig.colorbar(image, ax=[a for a in flat if a.get_visible()], shrink=0.8,
+                     label=f"Gb/s (median of bw_avg_gbps at >= 1 MiB)")
+    base, _, bidir = verb.partition(" ")
+    default = f"gdrperf: node x node RDMA {base.upper()}{' (bidirectional)' if bidir else ''}"
+    fig.suptitle(literal(_short(head or default)), fontsize=11)
+    return _png(fig, plt)

@@ -1,0 +1,183 @@
+"""Reading gdrperf CSV files into rows: columns by name, every number checked.
+
+A value that is not a finite number in range (NaN, inf, negative, too large,
+not a number at all) never reaches a median or a ratio: it is dropped with a
+FILE:LINE warning. A row whose size is unusable is dropped whole, since it has
+no place in any table.
+"""
+
+import csv
+import math
+import os
+import re
+import stat
+
+from .common import InputError, clean, shown, warn
+
+# What a file must have to be read as gdrperf output at all; a bandwidth file
+# has bw_avg_gbps, a latency file lat_p50_us (either will do).
+REQUIRED = ("verb", "path", "size_bytes", "status")
+BW_COLUMN = "bw_avg_gbps"
+CEILING_COLUMN = "ceiling_gbps"
+# Latency metric name (as --expect spells it) -> CSV column (COLUMNS.md).
+LAT_COLUMNS = {
+    "min_us": "lat_min_us",
+    "p50_us": "lat_p50_us",
+    "p90_us": "lat_p90_us",
+    "p99_us": "lat_p99_us",
+    "p999_us": "lat_p999_us",
+    "max_us": "lat_max_us",
+    "avg_us": "lat_avg_us",
+}
+LAT_MAIN = "p50_us"
+# Bounds beyond any real run; a larger number is a corrupt file, not a result.
+# Sizes stay below 2^53 so that they convert to float exactly (log axes).
+MAX_SIZE = 1 << 53
+MAX_GBPS = 1e9
+MAX_US = 1e12
+_INT_RE = re.compile(r"[0-9]+")
+_FLOAT_RE = re.compile(r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]{1,4})?|[0-9]+\.")
+
+
+def parse_number(text, limit, integer=False):
+    """(value, None) or (None, why); an empty field is (None, None)."""
+    t = text.strip()
+    if not t:
+        return None, None
+    low = t.lower().lstrip("+-")
+    if low in ("nan", "inf", "infinity"):
+        return None, "is not a finite number"
+    if t.startswith("-"):
+        return None, "is negative"
+    if integer:
+        if not _INT_RE.fullmatch(t):
+            return None, "is not a whole number"
+        if len(t.lstrip("0")) > 30:
+            return None, f"is out of range (above {limit})"
+        v = int(t)
+    else:
+        if not _FLOAT_RE.fullmatch(t.lstrip("+")):
+            return None, "is not a number"
+        v = float(t.lstrip("+"))
+        if not math.isfinite(v):
+            return None, "overflows (not a finite number)"
+    if v > limit:
+        return None, f"is out of range (above {limit if integer else format(limit, 'g')})"
+    return v, None
+
+
+def read_rows(paths):
+    """Rows from every file as dicts; raises InputError on a file that cannot be used."""
+    rows = []
+    for path in paths:
+        try:
+            with open_input(path) as f:
+                rows.extend(read_one(path, f))
+        except OSError as e:
+            raise InputError(f"{path}: cannot read: {e.strerror or e}") from e
+        except csv.Error as e:
+            raise InputError(f"{path}: not a CSV file: {e}") from e
+    return rows
+
+
+def open_input(path):
+    """A text stream on PATH. A directory or block device is refused; a FIFO
+    is opened without blocking (a FIFO nobody writes to reads as empty instead
+    of hanging), then read normally."""
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        raise OSError(21, os.strerror(21))  # EISDIR
+    if stat.S_ISBLK(st.st_mode):
+        raise OSError(0, "a block device, not a CSV file")
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+    if stat.S_ISFIFO(st.st_mode):
+        fd = os.open(path, flags | os.O_NONBLOCK)
+        os.set_blocking(fd, True)
+    else:
+        fd = os.open(path, flags)
+    return os.fdopen(fd, "r", newline="", encoding="utf-8", errors="replace")
+
+
+def _number(path, line, row, col, limit, integer=False):
+    v, why = parse_number(row.get(col) or "", limit, integer)
+    if why:
+        return None, f"{col} {shown(row[col])} {why}"
+    return v, None
+
+
+def read_one(path, f):
+    reader = csv.reader(f)
+    header = next(reader, None)
+    if header is None:
+        raise InputError(f"{path}: empty file, not a gdrperf CSV")
+    header = [h.strip() for h in header]
+    missing = [c for c in REQUIRED if c not in header]
+    if BW_COLUMN not in header and LAT_COLUMNS[LAT_MAIN] not in header:
+        missing.insert(3, BW_COLUMN)
+    if missing:
+        raise InputError(
+            f"{path}: not a gdrperf CSV file (no column {', '.join(missing)} in the first line)")
+    lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
+    out = []
+    for rec in reader:
+        if not rec or [x.strip() for x in rec] == header:
+            continue  # blank line, or files concatenated with their headers
+        line = reader.line_num
+        where = f"{path}:{line}"
+        if len(rec) != len(header):
+            warn(f"{where}: skipped a malformed row "
+                 f"({len(rec)} fields, the header has {len(header)}): a torn write?")
+            continue
+        raw = dict(zip(header, rec))
+        size, why = _number(path, line, raw, "size_bytes", MAX_SIZE, integer=True)
+        if size is None or size == 0:
+            warn(f"{where}: skipped a row: {why or 'size_bytes ' + shown(raw['size_bytes']) + ' is not a size'}")
+            continue
+        row = {k: clean(v) for k, v in raw.items()}
+        row["_where"] = where
+        row["size_bytes"] = size
+        vals = {}
+        for metric, col, limit in ([("bw", BW_COLUMN, MAX_GBPS), ("ceiling", CEILING_COLUMN, MAX_GBPS)]
+                                   + [(m, c, MAX_US) for m, c in lat_cols]):
+            if col not in raw:
+                continue
+            v, why = _number(path, line, raw, col, limit)
+            if why:
+                warn(f"{where}: {why}: value ignored")
+                row.setdefault("_why", f"line {line}: {why}")
+            elif v is not None:
+                vals[metric] = v
+        row["vals"] = vals
+        row["bw"] = vals.get("bw")
+        row["status"] = row["status"].strip() or "ok"
+        row.setdefault("role", "")
+        row["role"] = row["role"].strip()
+        row.setdefault("note", "")
+        row["path"] = row["path"].strip() or "?"
+        verb = row["verb"].strip() or "?"
+        if row.get("bidir", "").strip() == "1":
+            # Both directions at once roughly doubles the number: never mix it in.
+            verb += " bidir"
+        row["verb_key"] = verb
+        out.append(row)
+    classify(out)
+    return out
+
+
+def classify(rows):
+    """Mark each row of one file as a bandwidth or a latency row.
+
+    A row with a latency value is a latency row, one with a bandwidth a
+    bandwidth row. A row with neither (skipped, failed) belongs to the kind
+    the file otherwise holds; in a file with both kinds it counts as bandwidth.
+    """
+    has_lat = any(any(m in r["vals"] for m in LAT_COLUMNS) for r in rows)
+    has_bw = any(r["bw"] is not None for r in rows)
+    default = "lat" if has_lat and not has_bw else "bw"
+    for r in rows:
+        if any(m in r["vals"] for m in LAT_COLUMNS):
+            r["kind"] = "lat"
+        elif r["bw"] is not None:
+            r["kind"] = "bw"
+        else:
+            r["kind"] = default

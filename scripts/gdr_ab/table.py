@@ -1,0 +1,290 @@
+"""The verdict: per verb, size and path, the median of the rows and its ratio
+to `host`, the tables and summary lines printed from it, and its CSV form.
+
+One Table holds one kind of row: "bw" (bandwidth, Gb/s, higher is better) or
+"lat" (latency, us, lower is better).
+"""
+
+import csv
+import io
+import statistics
+from collections import Counter, OrderedDict
+
+from .common import PATH_ORDER, fmt_size, ordered, verb_sort
+from .rows import BW_COLUMN, LAT_COLUMNS, LAT_MAIN
+
+# The bandwidth summary compares paths where bandwidth has levelled off; the
+# latency summary where latency is latency and not size / bandwidth.
+BIG = 1 << 20
+SMALL = 4096
+
+
+class Kind:
+    def __init__(self, name, main, unit, higher_better, column, noun):
+        self.name, self.main, self.unit = name, main, unit
+        self.higher_better, self.column, self.noun = higher_better, column, noun
+
+    def better(self, a, b):
+        return a > b if self.higher_better else a < b
+
+
+BW = Kind("bw", "bw", "Gb/s", True, BW_COLUMN, "bandwidth")
+LAT = Kind("lat", LAT_MAIN, "us", False, LAT_COLUMNS[LAT_MAIN], "latency")
+KINDS = {"bw": BW, "lat": LAT}
+
+
+class Cell:
+    """One verb/path/size: the rows that count and what they say."""
+
+    def __init__(self, rows, kind):
+        clients = [r for r in rows if r["role"] == "client"]
+        self.role = "client" if clients else "other"
+        self.rows = clients or rows
+        ok_rows = [r for r in self.rows if r["status"] == "ok"]
+        self.metrics = {}
+        for m in {m for r in ok_rows for m in r["vals"]}:
+            got = [r["vals"][m] for r in ok_rows if m in r["vals"]]
+            self.metrics[m] = statistics.median(got)
+        # The ceiling holds whatever the run's outcome: every row may carry it.
+        ceil = [r["vals"]["ceiling"] for r in self.rows if "ceiling" in r["vals"]]
+        self.ceiling = statistics.median(ceil) if ceil else None
+        self.value = self.metrics.get(kind.main)
+        self.n_ok = sum(1 for r in ok_rows if kind.main in r["vals"])
+        bad = [r for r in self.rows if not (r["status"] == "ok" and kind.main in r["vals"])]
+        self.n_bad = len(bad)
+        noval = "no bandwidth" if kind is BW else "no latency"
+        statuses = Counter(r["status"] if r["status"] != "ok" else noval for r in bad)
+        self.status = "ok" if self.n_ok else statuses.most_common(1)[0][0]
+        # A row whose number was ignored (NaN, out of range) says so when it has no note.
+        notes = Counter(r["note"].strip() or r.get("_why", "") for r in bad
+                        if r["note"].strip() or r.get("_why"))
+        self.reason = notes.most_common(1)[0][0] if notes else ""
+        self.ratio = None
+        self.best = False
+
+    def why_not(self, metric):
+        """Why this cell has no value for METRIC, in words."""
+        if self.status == "ok":
+            return f"no {metric} value in its ok rows"
+        return self.status + (f": {self.reason}" if self.reason else "")
+
+
+class Table:
+    """{verb: {size: {path: Cell}}} of one kind, with ratios to host and the best path."""
+
+    def __init__(self, rows, kind):
+        self.kind = kind
+        self.groups = OrderedDict()
+        for r in rows:
+            self.groups.setdefault((r["verb_key"], r["size_bytes"], r["path"]), []).append(r)
+        self.cells = {}
+        for (verb, size, path), grp in self.groups.items():
+            self.cells.setdefault(verb, {}).setdefault(size, {})[path] = Cell(grp, kind)
+        for verb, sizes in self.cells.items():
+            for size, cells in sizes.items():
+                for path, cell in cells.items():
+                    ref = self.same_role(verb, size, "host", cell)
+                    if cell.value is not None and ref is not None and ref.value:
+                        cell.ratio = cell.value / ref.value
+                measured = [c.value for c in cells.values() if c.value is not None]
+                if measured:
+                    top = max(measured) if kind.higher_better else min(measured)
+                    for cell in cells.values():
+                        cell.best = cell.value == top
+
+    def same_role(self, verb, size, path, cell):
+        """PATH's cell at VERB/SIZE from rows of CELL's role (None: no such rows)."""
+        rows = [r for r in self.groups.get((verb, size, path), [])
+                if (r["role"] == "client") == (cell.role == "client")]
+        return Cell(rows, self.kind) if rows else None
+
+    def verbs(self):
+        return sorted(self.cells, key=verb_sort)
+
+    def has_values(self):
+        return any(c.value is not None for v in self.cells.values()
+                   for s in v.values() for c in s.values())
+
+
+def title(verb, kind):
+    return verb if kind is BW else f"{verb} latency"
+
+
+def cell_text(cell):
+    if cell is None:
+        return "-"
+    if cell.value is None:
+        return cell.status
+    ratio = f"{cell.ratio:5.2f}x" if cell.ratio is not None else "     -"
+    return f"{cell.value:9.3f} {ratio}{'*' if cell.best else ' '}"
+
+
+def print_verb_table(out, table, verb):
+    sizes = table.cells[verb]
+    kind = table.kind
+    paths = ordered({p for cells in sizes.values() for p in cells}, PATH_ORDER)
+    width = 19
+    if kind is BW:
+        print(f"{verb}: Gb/s = median over rows of {BW_COLUMN}; ratio to host at the same "
+              f"size and role; * = best", file=out)
+    else:
+        print(f"{verb} latency: us = median over rows of {kind.column}; ratio to host at the "
+              f"same size and role; * = lowest", file=out)
+    print(f"{'size':>9}  " + "".join(f"{p:>{width}}" for p in paths).rstrip(), file=out)
+    for size in sorted(sizes):
+        cells = sizes[size]
+        print(f"{fmt_size(size):>9}  "
+              + "".join(f"{cell_text(cells.get(p)):>{width}}" for p in paths).rstrip(), file=out)
+    if kind is BW:
+        line = ceiling_line(sizes, paths)
+        if line:
+            print(f"  {line}", file=out)
+    for p in paths:
+        for line in reason_lines(p, sizes):
+            print(f"  {line}", file=out)
+
+
+def path_ceilings(sizes, paths):
+    """{path: its median ceiling_gbps over the sizes}, for the paths that carry one."""
+    out = {}
+    for p in paths:
+        got = [sizes[s][p].ceiling for s in sizes
+               if p in sizes[s] and sizes[s][p].ceiling is not None]
+        if got:
+            out[p] = statistics.median(got)
+    return out
+
+
+def ceiling_line(sizes, paths):
+    ceil = path_ceilings(sizes, paths)
+    if not ceil:
+        return ""
+    if len(set(ceil.values())) == 1:
+        who = "every path" if len(ceil) == len(paths) else ", ".join(ceil)
+        return f"ceiling {next(iter(ceil.values())):.3f} Gb/s ({who}; median of ceiling_gbps)"
+    return ("ceiling Gb/s (median of ceiling_gbps): "
+            + ", ".join(f"{p} {v:.3f}" for p, v in ceil.items()))
+
+
+def reason_lines(path, sizes):
+    """'peermem skipped at every size: why' or per size, and partial failures."""
+    by_reason = OrderedDict()
+    total = 0
+    for size in sorted(sizes):
+        cell = sizes[size].get(path)
+        if cell is None:
+            continue
+        total += 1
+        if cell.value is None:
+            by_reason.setdefault((cell.status, cell.reason), []).append(size)
+        elif cell.n_bad:
+            key = (f"{cell.n_bad} of {cell.n_bad + cell.n_ok} rows not ok", cell.reason)
+            by_reason.setdefault(key, []).append(size)
+    lines = []
+    for (status, reason), at in by_reason.items():
+        where = ("at every size" if len(at) == total and len(at) > 1
+                 else "at " + ", ".join(fmt_size(s) for s in at))
+        # The program's notes already start with the path ("peermem: ..."): say it once.
+        if reason.startswith(path + ": "):
+            reason = reason[len(path) + 2:]
+        lines.append(f"{path} {status} {where}: {reason or '(no reason given)'}")
+    return lines
+
+
+def summary_window(sizes, kind):
+    """The sizes the summary judges on and how to say it: bandwidth at >= 1 MiB
+    (else the largest size), latency at <= 4 KiB (else the smallest)."""
+    host_sizes = [s for s in sorted(sizes) if "host" in sizes[s] and sizes[s]["host"].value]
+    if not host_sizes:
+        return [], ""
+    if kind is BW:
+        window = [s for s in host_sizes if s >= BIG] or host_sizes[-1:]
+        return window, f">= {fmt_size(BIG)}" if window[0] >= BIG else fmt_size(window[0])
+    window = [s for s in host_sizes if s <= SMALL] or host_sizes[:1]
+    return window, (f"<= {fmt_size(SMALL)}" if window[-1] <= SMALL and len(window) > 1
+                    else fmt_size(window[0]))
+
+
+def summary_ratio(path, sizes, window):
+    ratios = [sizes[s][path].ratio for s in window
+              if path in sizes[s] and sizes[s][path].ratio is not None]
+    return statistics.median(ratios) if ratios else None
+
+
+def summary(table, verb):
+    """One line: each path's median ratio to host over the summary window."""
+    sizes = table.cells[verb]
+    kind = table.kind
+    name = title(verb, kind)
+    window, where = summary_window(sizes, kind)
+    paths = [p for p in ordered({p for c in sizes.values() for p in c}, PATH_ORDER) if p != "host"]
+    if not window:
+        parts = []
+        for p in paths:
+            vals = [sizes[s][p].value for s in sizes
+                    if p in sizes[s] and sizes[s][p].value is not None]
+            if vals and kind is BW:
+                parts.append(f"{p} {max(vals):.3f} Gb/s peak")
+            elif vals:
+                parts.append(f"{p} {min(vals):.3f} us lowest p50")
+            else:
+                parts.append(f"{p} {first_status(p, sizes)}")
+        return f"{name}: no host baseline, no ratios" + (": " + ", ".join(parts) if parts else "")
+    host = statistics.median(sizes[s]["host"].value for s in window)
+    parts = []
+    said_host = False
+    for p in paths:
+        ratio = summary_ratio(p, sizes, window)
+        if ratio is not None:
+            text = f"{p} {ratio:.2f}x"
+            if not said_host:
+                text += f" host at {where}"
+                said_host = True
+            failed = [s for s in window if p in sizes[s] and sizes[s][p].value is None]
+            if failed:
+                at = ", ".join(fmt_size(s) for s in failed)
+                text += f" ({sizes[failed[0]][p].status} at {at})"
+            parts.append(text)
+        elif any(p in sizes[s] and sizes[s][p].value is not None for s in sizes):
+            parts.append(f"{p} no data at {where}")
+        else:
+            parts.append(f"{p} {first_status(p, sizes)}")
+    if not paths:
+        parts.append(f"only host at {where}")
+    if kind is BW:
+        return f"{name}: {', '.join(parts)}; host {host:.3f} Gb/s"
+    return f"{name}: {', '.join(parts)}; host {host:.3f} us (p50)"
+
+
+def first_status(path, sizes):
+    for s in sorted(sizes):
+        cell = sizes[s].get(path)
+        if cell is not None:
+            return cell.status
+    return "absent"
+
+
+VERDICT_COLUMNS = ["verb", "size_bytes", "path", "role", "bw_gbps", "ratio_to_host", "best",
+                   "rows", "status", "note", "kind", "ceiling_gbps", "lat_p50_us"]
+
+
+def verdict_csv(tables):
+    """The verdict in long form, one line per kind/verb/size/path, as bytes."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(VERDICT_COLUMNS)
+    for table in tables:
+        lat = table.kind is LAT
+        for verb in table.verbs():
+            sizes = table.cells[verb]
+            for size in sorted(sizes):
+                for p in ordered(sizes[size], PATH_ORDER):
+                    c = sizes[size][p]
+                    val = f"{c.value:.3f}" if c.value is not None else ""
+                    w.writerow([verb, size, p, c.role, "" if lat else val,
+                                f"{c.ratio:.3f}" if c.ratio is not None else "",
+                                1 if c.best else 0, len(c.rows), c.status, c.reason,
+                                table.kind.name,
+                                f"{c.ceiling:.3f}" if c.ceiling is not None else "",
+                                val if lat else ""])
+    return buf.getvalue().encode("utf-8")
