@@ -156,6 +156,7 @@ static struct gdr_nccl_proc *new_proc(struct gdr_nccl_log *log, const char *id, 
 	gdr_strlcpy(p->id, id, sizeof(p->id));
 	gdr_strlcpy(p->launch, launch, sizeof(p->launch));
 	p->dev = -1;
+	p->seg = log->nseg;
 	return p;
 }
 
@@ -391,6 +392,12 @@ static void note_version(struct gdr_nccl_log *log, const struct sink *k, const c
 			f->vmajor = f->vminor = -1;
 	}
 	note(k, NF_VERSION);
+	if (!k->proc && log->nseg < GDR_NCCL_MAX_VERSIONS) {
+		log->nseg++;
+		gdr_strlcpy(log->seg_version[log->nseg], ver, sizeof(log->seg_version[0]));
+		log->seg_line[log->nseg].lineno = k->lineno;
+		gdr_strlcpy(log->seg_line[log->nseg].text, k->raw, sizeof(log->seg_line[0].text));
+	}
 	for (i = 0; i < log->nversions; i++)
 		if (!strcmp(log->versions[i], ver))
 			return;

@@ -92,6 +92,7 @@ struct gdr_nccl_proc {
 	unsigned long long devs; /* every device 0..63 seen for this process */
 	unsigned int chan_net, chan_gdr;
 	int gpu_dmabuf;
+	unsigned int seg; /* bare "NCCL version" lines seen before the process's first line */
 	struct gdr_nccl_facts facts;
 	struct gdr_nccl_verdict verdict;
 };
@@ -121,6 +122,10 @@ struct gdr_nccl_log {
 	struct gdr_nccl_facts overflow; /* processes beyond GDR_NCCL_MAX_PROCS */
 	char versions[GDR_NCCL_MAX_VERSIONS][48];
 	unsigned int nversions, versions_dropped;
+	/* Bare "NCCL version" lines in order: seg_version[i] follows the i-th one. */
+	char seg_version[GDR_NCCL_MAX_VERSIONS + 1][48];
+	struct gdr_nccl_line seg_line[GDR_NCCL_MAX_VERSIONS + 1];
+	unsigned int nseg;
 	struct gdr_nccl_proc procs[GDR_NCCL_MAX_PROCS];
 	unsigned int nprocs, procs_dropped;
 	struct gdr_nccl_pending pending;

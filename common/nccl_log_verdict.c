@@ -11,6 +11,7 @@
 #include "util.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,9 +232,10 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 	cite(f, v, NF_GUIDE_LINE);
 	if (n[NF_GUIDE_LINE]) {
 		conclude(v, GDR_NCCL_UNKNOWN,
-			 "the log's GPUDirect line%s (line %lu) %s not printed by any NCCL "
+			 "the log's GPUDirect line%s (%s line %lu) %s not printed by any NCCL "
 			 "release: %s quoted from a guide, not evidence; no NCCL line here decides",
-			 n[NF_GUIDE_LINE] == 1 ? "" : "s", f->first[NF_GUIDE_LINE].lineno,
+			 n[NF_GUIDE_LINE] == 1 ? "" : "s", n[NF_GUIDE_LINE] == 1 ? "at" : "first at",
+			 f->first[NF_GUIDE_LINE].lineno,
 			 n[NF_GUIDE_LINE] == 1 ? "is" : "are",
 			 n[NF_GUIDE_LINE] == 1 ? "it is" : "they are");
 		return;
@@ -272,8 +274,27 @@ static void proc_view(const struct gdr_nccl_log *log, const struct gdr_nccl_proc
 		      struct gdr_nccl_facts *view)
 {
 	*view = p->facts;
-	if (log->nversions > 1)
+	if (log->nversions > 1) {
+		/*
+		 * Several runs: a bare version line belongs to the processes that
+		 * first appear after it (and before the next one).
+		 */
+		unsigned int seg = p->seg;
+
+		/* Before NCCL's banner, a process prints Bootstrap lines: then the next one is its. */
+		if (!log->seg_version[seg][0] && seg < log->nseg)
+			seg++;
+		const char *sv = log->seg_version[seg];
+
+		if (!view->version[0] && sv[0]) {
+			gdr_strlcpy(view->version, sv, sizeof(view->version));
+			if (sscanf(sv, "%d.%d.%d", &view->vmajor, &view->vminor, &view->vpatch) < 2)
+				view->vmajor = view->vminor = -1;
+			view->count[NF_VERSION] = 1;
+			view->first[NF_VERSION] = log->seg_line[seg];
+		}
 		return;
+	}
 	for (int x = 0; x < NF__COUNT; x++)
 		if (!view->count[x] && log->bare.count[x]) {
 			view->count[x] = log->bare.count[x];
@@ -328,12 +349,15 @@ static void conclude_mixed(struct gdr_nccl_log *log)
 			append(&v, "%s %s %s%s%s", shown > 1 ? "," : "", proc_name(p),
 			       gdr_nccl_path_name(p->verdict.path),
 			       p->facts.version[0] ? " NCCL " : "", p->facts.version);
-		if (!(seen_paths & (1u << p->verdict.path)) && p->verdict.ncited &&
-		    v.ncited < GDR_ARRAY_SIZE(v.cited)) {
-			seen_paths |= 1u << p->verdict.path;
-			v.cited[v.ncited] = p->verdict.cited[0];
-			v.cited_line[v.ncited++] = p->verdict.cited_line[0];
-		}
+		if (seen_paths & (1u << p->verdict.path))
+			continue;
+		seen_paths |= 1u << p->verdict.path;
+		/* Two lines of each: GDR in use or not, and what decided the registration. */
+		for (unsigned int c = 0; c < p->verdict.ncited && c < 2; c++)
+			if (v.ncited < GDR_ARRAY_SIZE(v.cited)) {
+				v.cited[v.ncited] = p->verdict.cited[c];
+				v.cited_line[v.ncited++] = p->verdict.cited_line[c];
+			}
 	}
 	if (shown > 6)
 		append(&v, ", and %u more", shown - 6);
