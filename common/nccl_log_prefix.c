@@ -272,7 +272,7 @@ int gdr_nccl_starts_record(const char *body)
 }
 
 /*
- * Other programs' lines: a logger's "[...]" or "(...)" opener, or a first
+ * Other programs' lines: a logger's "[...]" or "(...)" opener, an indent, or a first
  * word ending in a colon ("RuntimeError:", "Traceback (...):"); never glued
  * onto an NCCL record.
  */
@@ -280,8 +280,9 @@ static int other_output(const char *body)
 {
 	size_t w = strcspn(body, " \t");
 
-	return body[0] == '[' || body[0] == '(' || (w && body[w - 1] == ':') ||
-	       !strncmp(body, "Traceback", 9) || !strncmp(body, "  File \"", 8);
+	/* Indented or '#' lines: tables (nccl-tests' results), tracebacks. */
+	return body[0] == '[' || body[0] == '(' || body[0] == ' ' || body[0] == '\t' ||
+	       body[0] == '#' || (w && body[w - 1] == ':') || !strncmp(body, "Traceback", 9);
 }
 
 void gdr_nccl_log_flush(struct gdr_nccl_log *log)

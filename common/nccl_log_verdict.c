@@ -234,8 +234,8 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 		conclude(v, GDR_NCCL_UNKNOWN,
 			 "the log's GPUDirect line%s (%s line %lu) %s not printed by any NCCL "
 			 "release: %s quoted from a guide, not evidence; no NCCL line here decides",
-			 n[NF_GUIDE_LINE] == 1 ? "" : "s", n[NF_GUIDE_LINE] == 1 ? "at" : "first at",
-			 f->first[NF_GUIDE_LINE].lineno,
+			 n[NF_GUIDE_LINE] == 1 ? "" : "s",
+			 n[NF_GUIDE_LINE] == 1 ? "at" : "first at", f->first[NF_GUIDE_LINE].lineno,
 			 n[NF_GUIDE_LINE] == 1 ? "is" : "are",
 			 n[NF_GUIDE_LINE] == 1 ? "it is" : "they are");
 		return;
@@ -281,7 +281,8 @@ static void proc_view(const struct gdr_nccl_log *log, const struct gdr_nccl_proc
 		 */
 		unsigned int seg = p->seg;
 
-		/* Before NCCL's banner, a process prints Bootstrap lines: then the next one is its. */
+		/* Before NCCL's banner, a process prints Bootstrap lines: then the next one is its.
+		 */
 		if (!log->seg_version[seg][0] && seg < log->nseg)
 			seg++;
 		const char *sv = log->seg_version[seg];
