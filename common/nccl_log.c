@@ -302,7 +302,9 @@ static int parse_gdr(const struct sink *k, const char *msg)
 			note_hca(k, msg, NF_HCA_GDR_OFF);
 		return 1;
 	}
-	if (!strstr(g, " for GPU "))
+	/* "for GPU 81000 / HCA 1 (distance ...)", or in newer source "for GPU/0-1b000 (rank 0) -
+	 * NET/0-0 (distance ..., read 1, mode Default)". */
+	if (!strstr(g, " for GPU ") && !strstr(g, " for GPU/"))
 		return 0;
 	if (strstr(g, "Enabled for GPU"))
 		note(k, NF_PAIR_GDR_ON);
@@ -310,7 +312,7 @@ static int parse_gdr(const struct sink *k, const char *msg)
 		note(k, NF_PAIR_GDR_OFF);
 	d = strstr(g, "(distance ");
 	if (d)
-		SET_WORD(k, distance, d + 10, ")\r\n", 0);
+		SET_WORD(k, distance, d + 10, "),\r\n", 0);
 	return 1;
 }
 
