@@ -239,8 +239,9 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 		met = log_meets(log, o->expect);
 	}
 	if (o->quiet) {
-		if (log)
-			printf("nccl-vs-node: %s\n", doc->checks[doc->nchecks - 1].value);
+		for (unsigned int i = 0; log && i < doc->nchecks; i++)
+			if (!strcmp(doc->checks[i].name, "nccl-vs-node"))
+				printf("nccl-vs-node: %s\n", doc->checks[i].value);
 		printf("verdict: %s\n", v.text);
 	} else if (js != stdout) {
 		if (log)

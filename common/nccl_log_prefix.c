@@ -117,11 +117,18 @@ static size_t ray_tag(const char *s, char *launch, size_t llen)
 
 	if (s[0] != '(')
 		return 0;
-	while (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.' || s[i] == ':')
-		i++;
-	if (i == 1 || strncmp(s + i, " pid=", 5))
+	/* "(RayWorkerWrapper pid=12, ip=...)", or a task's bare "(pid=12)". */
+	if (!strncmp(s + 1, "pid=", 4))
+		i = 0;
+	else
+		while (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.' || s[i] == ':')
+			i++;
+	if (i == 0)
+		pid = s + 5;
+	else if (i > 1 && !strncmp(s + i, " pid=", 5))
+		pid = s + i + 5;
+	else
 		return 0;
-	pid = s + i + 5;
 	close = strchr(pid, ')');
 	if (!digits(pid) || !close || close[1] != ' ')
 		return 0;
@@ -184,6 +191,24 @@ static size_t journald(const char *s, char *launch, size_t llen)
 	return (size_t)(colon + 2 - s);
 }
 
+/* "host prog[123]: " after an ISO timestamp (journalctl -o short-iso). */
+static size_t syslog_tail(const char *s, char *launch, size_t llen)
+{
+	const char *prog = strchr(s, ' '), *lb, *colon;
+
+	if (!prog || prog == s)
+		return 0;
+	prog++;
+	lb = strchr(prog, '[');
+	if (!lb || lb == prog || memchr(prog, ' ', (size_t)(lb - prog)) || !digits(lb + 1))
+		return 0;
+	colon = lb + 1 + digits(lb + 1);
+	if (colon[0] != ']' || colon[1] != ':' || colon[2] != ' ')
+		return 0;
+	set_tag(launch, llen, "", s, (size_t)(colon + 1 - s));
+	return (size_t)(colon + 3 - s);
+}
+
 int gdr_nccl_strip_prefix(const char *line, char *body, size_t blen, char *launch, size_t llen)
 {
 	const char *s = line;
@@ -192,10 +217,13 @@ int gdr_nccl_strip_prefix(const char *line, char *body, size_t blen, char *launc
 
 	if (llen)
 		launch[0] = '\0';
-	for (;;) {
+	for (int after_ts = 0;;) {
 		char tag[64] = "";
 
-		n = mpirun_tag(s, tag, sizeof(tag));
+		n = after_ts ? syslog_tail(s, tag, sizeof(tag)) : 0;
+		after_ts = 0;
+		if (!n)
+			n = mpirun_tag(s, tag, sizeof(tag));
 		if (!n)
 			n = kubectl_prefix(s, tag, sizeof(tag));
 		if (!n)
@@ -204,8 +232,8 @@ int gdr_nccl_strip_prefix(const char *line, char *body, size_t blen, char *launc
 			n = journald(s, tag, sizeof(tag));
 		if (!n)
 			n = srun_tag(s, tag, sizeof(tag));
-		if (!n)
-			n = rfc3339(s);
+		if (!n && (n = rfc3339(s)) != 0)
+			after_ts = 1;
 		if (!n)
 			n = cloudwatch(s);
 		if (!n)

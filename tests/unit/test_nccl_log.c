@@ -184,8 +184,10 @@ static void test_strip_each_prefix(void **state)
 		{ "| 1764410400000 | h:1:2 [0] NCCL INFO x", "h:1:2 [0] NCCL INFO x", "" },
 		{ "Nov  9 10:00:00 node1 python3[6601]: h:1:2 [0] NCCL INFO x",
 		  "h:1:2 [0] NCCL INFO x", "node1 python3[6601]" },
-		/* Not prefixes: NCCL's own host:pid:tid, a numeric host name, a bracketed device.
-		 */
+		{ "(pid=4242) h:1:2 [0] NCCL INFO x", "h:1:2 [0] NCCL INFO x", "ray pid=4242" },
+		{ "2026-11-29T10:00:00+0000 node1 python3[6601]: h:1:2 [0] NCCL INFO x",
+		  "h:1:2 [0] NCCL INFO x", "node1 python3[6601]" },
+		/* Not prefixes: NCCL's host:pid:tid, a numeric host name, a bracketed device. */
 		{ "10-90-43-152:120890:120890 [0] NCCL INFO x",
 		  "10-90-43-152:120890:120890 [0] NCCL INFO x", "" },
 		{ "1234:5678:5678 [0] NCCL INFO x", "1234:5678:5678 [0] NCCL INFO x", "" },
