@@ -104,8 +104,11 @@ static size_t rfc3339(const char *s)
 		i += 1 + digits(s + i + 1);
 	if (s[i] == 'Z')
 		i++;
-	else if ((s[i] == '+' || s[i] == '-') && digits(s + i + 1) == 2)
-		i += s[i + 3] == ':' ? 6 : 5;
+	else if ((s[i] == '+' || s[i] == '-') && digits(s + i + 1) == 4)
+		i += 5; /* +0000 */
+	else if ((s[i] == '+' || s[i] == '-') && digits(s + i + 1) == 2 && s[i + 3] == ':' &&
+		 digits(s + i + 4) == 2)
+		i += 6; /* +00:00 */
 	return s[i] == ' ' ? i + 1 : 0;
 }
 
