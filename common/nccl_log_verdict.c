@@ -413,9 +413,13 @@ void gdr_nccl_log_finish(struct gdr_nccl_log *log)
 		conclude_mixed(log);
 		return;
 	}
-	if (log->nprocs <= 1 ||
-	    (log->nversions <= 1 && (agreed < 0 || (int)whole.path == agreed))) {
-		/* One process, or all agree with the lines of the whole file. */
+	/*
+	 * One NCCL version: the lines of the whole file, when no process
+	 * decides alone or they agree with it. Several: only processes decide,
+	 * each with its own version, whatever the order of the runs.
+	 */
+	if (log->nversions <= 1 &&
+	    (log->nprocs <= 1 || agreed < 0 || (int)whole.path == agreed)) {
 		copy_verdict(log, &whole);
 		if (log->nprocs > 1 && log->procs_decided) {
 			size_t len = strlen(log->reason);

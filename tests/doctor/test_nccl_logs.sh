@@ -3,7 +3,7 @@
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/nccl-logs" || exit 1
 set -- *.log
-echo "1..$((2 * $# + 7))"
+echo "1..$((2 * $# + 8))"
 for f in "$@"; do
 	doctor_env "$DOCTOR" --nccl-log "$f" >"$WORK/out" 2>&1
 	echo "exit $?" >>"$WORK/out"
@@ -31,6 +31,10 @@ status_is "--expect any on a file whose processes disagree" 1 $?
 a=$(doctor_env "$DOCTOR" --nccl-log synth-two-runs.log --quiet | cut -d' ' -f2)
 b=$(doctor_env "$DOCTOR" --nccl-log synth-two-runs-reversed.log --quiet | cut -d' ' -f2)
 if [ "$a" = mixed ] && [ "$b" = mixed ]; then ok "two runs, either order: mixed"; else not_ok "two runs: $a, reversed: $b"; fi
+c=$(doctor_env "$DOCTOR" --nccl-log synth-two-runs-bare.log --quiet | cut -d' ' -f2)
+d=$(doctor_env "$DOCTOR" --nccl-log synth-two-runs-bare-reversed.log --quiet | cut -d' ' -f2)
+if [ "$c" = unknown ] && [ "$d" = unknown ]; then ok "two runs without process prefixes, either order: unknown"; else
+	not_ok "two runs without prefixes: $c, reversed: $d"; fi
 # A guide's line alone is not evidence either way.
 g=$(doctor_env "$DOCTOR" --nccl-log synth-guide-peermem.log --quiet | cut -d' ' -f2)
 [ "$g" = unknown ] && ok "guide lines alone: unknown" || not_ok "guide lines alone: $g"
