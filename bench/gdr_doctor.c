@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "doctor.h"
+#include "doctor_vs_nccl.h"
 #include "nccl_log.h"
 #include "util.h"
 
@@ -27,6 +28,7 @@ static void usage(FILE *out)
 	    out,
 	    "Usage: gdr_doctor [options]\n"
 	    "       gdr_doctor --nccl-log FILE|- [--expect PATH] [--json FILE|-]\n"
+	    "       gdr_doctor --nccl-log FILE|- --root DIR|--topology-xml FILE [options]\n"
 	    "\n"
 	    "Says which GPUDirect RDMA path this node can use (DMA-BUF, nvidia-peermem,\n"
 	    "both, or none and why), or, with --nccl-log, which path NCCL used according\n"
@@ -41,7 +43,10 @@ static void usage(FILE *out)
 	    "  -j, --json FILE|-     also write the report as JSON to FILE (- = stdout, and\n"
 	    "                        then no text report)\n"
 	    "  -l, --nccl-log FILE|- read an NCCL_DEBUG=INFO log (- = stdin) instead of\n"
-	    "                        checking the node\n"
+	    "                        checking the node; with --root or --topology-xml, check\n"
+	    "                        the node too and say whether NCCL did what the node\n"
+	    "                        predicts (checks nccl-log and nccl-vs-node; --expect\n"
+	    "                        then judges the path the log shows)\n"
 	    "  -t, --topology-xml FILE  hwloc XML export for the GPU-NIC distance checks\n"
 	    "                        (NCCL_NET_GDR_LEVEL); default: this machine when --root is /\n"
 	    "  -q, --quiet           print only the verdict (or the log's conclusion)\n"
@@ -110,10 +115,6 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		gdr_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
-	if (o->nccl_log && o->root) {
-		gdr_err("--root and --nccl-log do not go together: a log says what NCCL saw");
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -139,22 +140,22 @@ static int close_out(FILE *f, const char *path)
 	return 0;
 }
 
-static int run_nccl_log(const struct doctor_opts *o)
+/* Read --nccl-log; NULL (and the error said) when it cannot be read. */
+static struct gdr_nccl_log *read_log(const struct doctor_opts *o, const char *name)
 {
 	struct gdr_nccl_log *log = malloc(sizeof(*log));
-	const char *name = strcmp(o->nccl_log, "-") ? o->nccl_log : "(stdin)";
-	FILE *in, *js;
-	int rc, met;
+	FILE *in;
+	int rc;
 
 	if (!log) {
 		gdr_err("out of memory");
-		return EXIT_USAGE;
+		return NULL;
 	}
 	in = strcmp(o->nccl_log, "-") ? fopen(o->nccl_log, "r") : stdin;
 	if (!in) {
 		gdr_err("%s: cannot read the NCCL log: %s", o->nccl_log, strerror(errno));
 		free(log);
-		return EXIT_USAGE;
+		return NULL;
 	}
 	rc = gdr_nccl_log_read(in, log);
 	if (in != stdin)
@@ -162,22 +163,35 @@ static int run_nccl_log(const struct doctor_opts *o)
 	if (rc) {
 		gdr_err("%s: read error: %s", name, strerror(-rc));
 		free(log);
-		return EXIT_USAGE;
+		return NULL;
 	}
-	switch (o->expect) {
+	return log;
+}
+
+static int log_meets(const struct gdr_nccl_log *log, enum gdr_expect e)
+{
+	switch (e) {
 	case GDR_EXPECT_DMABUF:
-		met = log->path == GDR_NCCL_DMABUF;
-		break;
+		return log->path == GDR_NCCL_DMABUF;
 	case GDR_EXPECT_PEERMEM:
-		met = log->path == GDR_NCCL_PEERMEM;
-		break;
+		return log->path == GDR_NCCL_PEERMEM;
 	case GDR_EXPECT_ANY:
-		met = log->path == GDR_NCCL_DMABUF || log->path == GDR_NCCL_PEERMEM;
-		break;
+		return log->path == GDR_NCCL_DMABUF || log->path == GDR_NCCL_PEERMEM;
 	default:
-		met = gdr_nccl_log_is_nccl(log);
-		break;
+		return gdr_nccl_log_is_nccl(log);
 	}
+}
+
+static int run_nccl_log(const struct doctor_opts *o)
+{
+	const char *name = strcmp(o->nccl_log, "-") ? o->nccl_log : "(stdin)";
+	struct gdr_nccl_log *log = read_log(o, name);
+	FILE *js;
+	int met;
+
+	if (!log)
+		return EXIT_USAGE;
+	met = log_meets(log, o->expect);
 	if (o->quiet)
 		printf("%s: %s\n", name, gdr_nccl_path_name(log->path));
 	else if (!o->json || strcmp(o->json, "-"))
@@ -198,7 +212,8 @@ static int run_nccl_log(const struct doctor_opts *o)
 	return met ? EXIT_MET : EXIT_NOT_MET;
 }
 
-static int run_node(const struct doctor_opts *o)
+/* The node's checks; with log, also whether NCCL did what they predict. */
+static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log, const char *name)
 {
 	struct gdr_doctor *doc = malloc(sizeof(*doc));
 	struct gdr_verdict v;
@@ -219,10 +234,20 @@ static int run_node(const struct doctor_opts *o)
 	gdr_doctor_run(doc);
 	gdr_doctor_verdict(doc, &v);
 	met = gdr_verdict_meets(&v, o->expect);
-	if (o->quiet)
+	if (log) {
+		gdr_doctor_vs_nccl(doc, &v, log, name);
+		met = log_meets(log, o->expect);
+	}
+	if (o->quiet) {
+		for (unsigned int i = 0; log && i < doc->nchecks; i++)
+			if (!strcmp(doc->checks[i].name, "nccl-vs-node"))
+				printf("nccl-vs-node: %s\n", doc->checks[i].value);
 		printf("verdict: %s\n", v.text);
-	else if (js != stdout)
+	} else if (js != stdout) {
+		if (log)
+			gdr_nccl_log_print(stdout, log, name);
 		gdr_doctor_print(stdout, doc, &v);
+	}
 	if (js) {
 		gdr_doctor_json(js, doc, &v);
 		if (close_out(js, o->json)) {
@@ -241,5 +266,16 @@ int main(int argc, char **argv)
 	gdr_set_progname(argv[0]);
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
-	return o.nccl_log ? run_nccl_log(&o) : run_node(&o);
+	if (o.nccl_log && (o.root || o.topology_xml)) {
+		const char *name = strcmp(o.nccl_log, "-") ? o.nccl_log : "(stdin)";
+		struct gdr_nccl_log *log = read_log(&o, name);
+		int rc;
+
+		if (!log)
+			return EXIT_USAGE;
+		rc = run_node(&o, log, name);
+		free(log);
+		return rc;
+	}
+	return o.nccl_log ? run_nccl_log(&o) : run_node(&o, NULL, NULL);
 }

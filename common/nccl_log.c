@@ -1,26 +1,28 @@
 /*
- * NCCL_DEBUG=INFO log reader. Which lines decide what:
+ * NCCL_DEBUG=INFO log reader: what each record says. Which lines decide what:
  *  - a network channel line ending in /GDRDMA ("Channel 00/0 : 1[0] -> 0[0]
  *    [receive] via NET/IB/0/GDRDMA", "Ring 00 : 6 -> 2 [receive] via NET/IB/0"
  *    in 2.4) is GDR in use for that connection; without it, host staging;
  *  - "DMA-BUF is available on GPU device N" is only the GPU's capability:
  *    NCCL then registers through DMA-BUF when the NIC also takes it, and
  *    otherwise through peer memory;
- *  - "GPU Direct RDMA Enabled for HCA" is the NIC side's capability, not use;
+ *  - "NET/<net> : GPU Direct RDMA Enabled for HCA" is the NIC side's
+ *    capability, not use, and only for the transport <net> names;
  *  - a plugin's own "(DMABUF) enabled" says the NIC takes DMA-BUF, not that
  *    NCCL used GDR (NCCL can still disable it);
  *  - "Bootstrap : Using" and, before 2.5, "NET/Socket : Using" name the
  *    bootstrap interface, not the data transport.
+ * Every fact is recorded twice: for the whole file and for the process
+ * (host:pid, or the launcher's tag) that printed it, so that a file holding
+ * several runs can be judged per process.
  */
 #include "config.h"
 
 #include "nccl_log.h"
-#include "doctor.h"
 #include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,12 +49,27 @@ static const char *const fact_names[NF__COUNT] = {
 	[NF_ENV_GDR_LEVEL] = "env_gdr_level",
 	[NF_NO_IB_DEVICE] = "no_ib_device",
 	[NF_INIT] = "init",
+	[NF_HCA_OTHER_NET] = "hca_gdr_other_transport",
+	[NF_GUIDE_LINE] = "not_printed_by_nccl",
 };
+
+const char *gdr_nccl_fact_name(enum gdr_nccl_fact f)
+{
+	return (unsigned int)f < NF__COUNT ? fact_names[f] : "?";
+}
+
+static void facts_init(struct gdr_nccl_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->vmajor = f->vminor = f->vpatch = -1;
+}
 
 void gdr_nccl_log_init(struct gdr_nccl_log *log)
 {
 	memset(log, 0, sizeof(*log));
 	log->vmajor = log->vminor = log->vpatch = -1;
+	facts_init(&log->all);
+	facts_init(&log->bare);
 }
 
 const char *gdr_nccl_path_name(enum gdr_nccl_path p)
@@ -64,6 +81,8 @@ const char *gdr_nccl_path_name(enum gdr_nccl_path p)
 		return "peermem";
 	case GDR_NCCL_NONE:
 		return "none";
+	case GDR_NCCL_MIXED:
+		return "mixed";
 	case GDR_NCCL_UNKNOWN:
 		break;
 	}
@@ -75,29 +94,95 @@ int gdr_nccl_log_is_nccl(const struct gdr_nccl_log *log)
 	return log->nccl_lines > 0;
 }
 
-static void note(struct gdr_nccl_log *log, enum gdr_nccl_fact f, const char *raw)
+/* The fact sets one record updates: the whole file's and its process's (or the bare lines'). */
+struct sink {
+	struct gdr_nccl_facts *set[2];
+	struct gdr_nccl_proc *proc;
+	unsigned long lineno;
+	const char *raw;
+};
+
+static void note_one(struct gdr_nccl_facts *s, enum gdr_nccl_fact f, const struct sink *k)
 {
-	if (log->count[f]++ == 0) {
-		log->first[f].lineno = log->lines;
-		gdr_strlcpy(log->first[f].text, raw, sizeof(log->first[f].text));
+	if (s->count[f]++ == 0) {
+		s->first[f].lineno = k->lineno;
+		gdr_strlcpy(s->first[f].text, k->raw, sizeof(s->first[f].text));
 	}
 }
 
-static struct gdr_nccl_proc *proc_for(struct gdr_nccl_log *log, const char *id, int dev)
+static void note(const struct sink *k, enum gdr_nccl_fact f)
 {
-	for (unsigned int i = 0; i < log->nprocs; i++)
-		if (log->procs[i].dev == dev && !strcmp(log->procs[i].id, id))
-			return &log->procs[i];
+	note_one(k->set[0], f, k);
+	note_one(k->set[1], f, k);
+}
+
+static void copy_word(char *dst, size_t len, const char *src, const char *stop)
+{
+	size_t n = strcspn(src, stop);
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Set a text field in both sets; first_only keeps the first value seen. */
+static void set_word(const struct sink *k, size_t off, size_t len, const char *src,
+		     const char *stop, int first_only)
+{
+	for (int i = 0; i < 2; i++) {
+		char *dst = (char *)k->set[i] + off;
+
+		if (!first_only || !dst[0])
+			copy_word(dst, len, src, stop);
+	}
+}
+
+#define SET_WORD(k, field, src, stop, first)                                                       \
+	set_word(k, offsetof(struct gdr_nccl_facts, field),                                        \
+		 sizeof(((struct gdr_nccl_facts *)0)->field), src, stop, first)
+
+static struct gdr_nccl_proc *new_proc(struct gdr_nccl_log *log, const char *id, const char *launch)
+{
+	struct gdr_nccl_proc *p;
+
 	if (log->nprocs >= GDR_NCCL_MAX_PROCS) {
 		log->procs_dropped++;
 		return NULL;
 	}
-	struct gdr_nccl_proc *p = &log->procs[log->nprocs++];
-
+	p = &log->procs[log->nprocs++];
 	memset(p, 0, sizeof(*p));
+	facts_init(&p->facts);
 	gdr_strlcpy(p->id, id, sizeof(p->id));
-	p->dev = dev;
+	gdr_strlcpy(p->launch, launch, sizeof(p->launch));
+	p->dev = -1;
+	p->seg = log->nseg;
 	return p;
+}
+
+/*
+ * One process is one "host:pid" (the thread id changes between init and
+ * proxy threads, the device between a process's GPUs). A launcher's tag
+ * stands in until the process's first prefixed line names it.
+ */
+static struct gdr_nccl_proc *proc_for(struct gdr_nccl_log *log, const char *id, const char *launch)
+{
+	unsigned int i;
+
+	if (id[0] || !launch[0]) {
+		for (i = 0; i < log->nprocs; i++)
+			if (!strcmp(log->procs[i].id, id) &&
+			    (id[0] || !strcmp(log->procs[i].launch, launch)))
+				return &log->procs[i];
+	}
+	for (i = 0; i < log->nprocs; i++)
+		if (launch[0] && !strcmp(log->procs[i].launch, launch) &&
+		    (!log->procs[i].id[0] || !id[0])) {
+			if (id[0])
+				gdr_strlcpy(log->procs[i].id, id, sizeof(log->procs[i].id));
+			return &log->procs[i];
+		}
+	return new_proc(log, id, launch);
 }
 
 /*
@@ -134,7 +219,7 @@ static const char *split_line(const char *line, char *id, size_t idlen, int *dev
 			n = idlen - 1;
 		memcpy(id, line, n);
 		id[n] = '\0';
-		/* "host:pid:tid": the thread id changes between init and proxy threads; drop it. */
+		/* "host:pid:tid": drop the thread id. */
 		char *c1 = strrchr(id, ':');
 		if (c1 && c1 != strchr(id, ':'))
 			*c1 = '\0';
@@ -148,18 +233,7 @@ static const char *split_line(const char *line, char *id, size_t idlen, int *dev
 	return msg;
 }
 
-static void copy_word(char *dst, size_t len, const char *src, const char *stop)
-{
-	size_t n = strcspn(src, stop);
-
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-static int parse_channel(struct gdr_nccl_log *log, struct gdr_nccl_proc *proc, const char *msg,
-			 const char *raw)
+static int parse_channel(const struct sink *k, const char *msg)
 {
 	const char *via, *rest;
 	char transport[64];
@@ -173,23 +247,43 @@ static int parse_channel(struct gdr_nccl_log *log, struct gdr_nccl_proc *proc, c
 		       strstr(msg, " via CollNet") || strstr(msg, " via NVLS");
 	rest = via + 9;
 	copy_word(transport, sizeof(transport), rest, "/\r\n");
-	if (!log->chan_net[0])
-		gdr_strlcpy(log->chan_net, transport, sizeof(log->chan_net));
+	SET_WORD(k, chan_net, transport, "", 1);
 	if (!strcmp(transport, "Socket"))
-		note(log, NF_CHAN_SOCKET, raw);
+		note(k, NF_CHAN_SOCKET);
 	if (strstr(rest, "/GDRDMA")) {
-		note(log, NF_CHAN_GDR, raw);
-		if (proc)
-			proc->chan_gdr++;
+		note(k, NF_CHAN_GDR);
+		if (k->proc)
+			k->proc->chan_gdr++;
 	} else {
-		note(log, NF_CHAN_NOGDR, raw);
+		note(k, NF_CHAN_NOGDR);
 	}
-	if (proc)
-		proc->chan_net++;
+	if (k->proc)
+		k->proc->chan_net++;
 	return 1;
 }
 
-static int parse_gdr(struct gdr_nccl_log *log, const char *msg, const char *raw)
+/*
+ * NCCL's own "NET/<net> : GPU Direct RDMA Enabled|Disabled for HCA" (topo.cc)
+ * is about <net>; when another transport carries the data it says nothing
+ * about the one in use.
+ */
+static void note_hca(const struct sink *k, const char *msg, enum gdr_nccl_fact f)
+{
+	char net[64] = "";
+
+	if (!strncmp(msg, "NET/", 4))
+		copy_word(net, sizeof(net), msg + 4, ":");
+	for (size_t n = strlen(net); n && net[n - 1] == ' ';)
+		net[--n] = '\0';
+	for (int i = 0; i < 2; i++) {
+		struct gdr_nccl_facts *s = k->set[i];
+		int other = net[0] && s->network[0] && strcmp(net, s->network);
+
+		note_one(s, other ? NF_HCA_OTHER_NET : f, k);
+	}
+}
+
+static int parse_gdr(const struct sink *k, const char *msg)
 {
 	const char *g = strstr(msg, "GPU Direct RDMA ");
 	const char *d;
@@ -199,131 +293,190 @@ static int parse_gdr(struct gdr_nccl_log *log, const char *msg, const char *raw)
 	if (strstr(g, " for HCA ") && !strstr(g, " for GPU ")) {
 		/* A plugin's own view of the NIC (HPC-X nccl_rdma_sharp_plugin and its kin). */
 		if (strstr(g, "(DMABUF) enabled"))
-			note(log, NF_PLUGIN_DMABUF, raw);
+			note(k, NF_PLUGIN_DMABUF);
 		else if (strstr(g, "(nvidia-peermem) enabled"))
-			note(log, NF_PLUGIN_PEERMEM, raw);
+			note(k, NF_PLUGIN_PEERMEM);
 		else if (strstr(g, "Enabled for HCA"))
-			note(log, NF_HCA_GDR_ON, raw);
+			note_hca(k, msg, NF_HCA_GDR_ON);
 		else if (strstr(g, "Disabled for HCA"))
-			note(log, NF_HCA_GDR_OFF, raw);
+			note_hca(k, msg, NF_HCA_GDR_OFF);
 		return 1;
 	}
-	if (!strstr(g, " for GPU "))
+	/* "for GPU 81000 / HCA 1 (distance ...)", or in newer source "for GPU/0-1b000 (rank 0) -
+	 * NET/0-0 (distance ..., read 1, mode Default)". */
+	if (!strstr(g, " for GPU ") && !strstr(g, " for GPU/"))
 		return 0;
 	if (strstr(g, "Enabled for GPU"))
-		note(log, NF_PAIR_GDR_ON, raw);
+		note(k, NF_PAIR_GDR_ON);
 	else if (strstr(g, "Disabled for GPU"))
-		note(log, NF_PAIR_GDR_OFF, raw);
+		note(k, NF_PAIR_GDR_OFF);
 	d = strstr(g, "(distance ");
 	if (d)
-		copy_word(log->distance, sizeof(log->distance), d + 10, ")\r\n");
+		SET_WORD(k, distance, d + 10, "),\r\n", 0);
 	return 1;
 }
 
-static int parse_env(struct gdr_nccl_log *log, const char *msg, const char *raw)
+static int parse_env(const struct sink *k, const char *msg)
 {
-	const char *v;
-
 	if (!strncmp(msg, "NCCL_DMABUF_ENABLE set by environment to ", 41)) {
 		if (atoi(msg + 41) == 0)
-			note(log, NF_ENV_DMABUF_OFF, raw);
+			note(k, NF_ENV_DMABUF_OFF);
 		return 1;
 	}
 	if (!strncmp(msg, "NCCL_IB_DISABLE set by environment to ", 38)) {
 		if (atoi(msg + 38) == 1)
-			note(log, NF_ENV_IB_OFF, raw);
+			note(k, NF_ENV_IB_OFF);
 		return 1;
 	}
 	if (!strncmp(msg, "NCCL_NET_GDR_LEVEL set by environment to ", 41)) {
-		v = msg + 41;
-		copy_word(log->gdr_level, sizeof(log->gdr_level), v, " .\r\n");
-		note(log, NF_ENV_GDR_LEVEL, raw);
+		SET_WORD(k, gdr_level, msg + 41, " .\r\n", 0);
+		note(k, NF_ENV_GDR_LEVEL);
 		return 1;
 	}
 	return 0;
 }
 
-static int parse_plugin(struct gdr_nccl_log *log, const char *msg, const char *raw)
+static void set_plugin(const struct sink *k, const char *src, const char *stop, int first_only)
+{
+	SET_WORD(k, plugin, src, stop, first_only);
+	/* "AWS Libfabric (v6)": drop the space before the version. */
+	for (int i = 0; i < 2; i++) {
+		char *pl = k->set[i]->plugin;
+		size_t n = strlen(pl);
+
+		while (n && pl[n - 1] == ' ')
+			pl[--n] = '\0';
+	}
+}
+
+static int parse_plugin(const struct sink *k, const char *msg)
 {
 	const char *p;
 
 	if ((p = strstr(msg, "Loaded net plugin ")) != NULL) {
-		copy_word(log->plugin, sizeof(log->plugin), p + 18, "(\r\n");
-		/* "AWS Libfabric (v6)": drop the space before the version. */
-		size_t n = strlen(log->plugin);
-		while (n && log->plugin[n - 1] == ' ')
-			log->plugin[--n] = '\0';
-		note(log, NF_PLUGIN, raw);
+		set_plugin(k, p + 18, "(\r\n", 0);
+		note(k, NF_PLUGIN);
 		return 1;
 	}
 	if (!strncmp(msg, "Plugin Path : ", 14)) {
-		if (!log->plugin[0])
-			copy_word(log->plugin, sizeof(log->plugin), msg + 14, "\r\n");
-		note(log, NF_PLUGIN, raw);
+		set_plugin(k, msg + 14, "\r\n", 1);
+		note(k, NF_PLUGIN);
 		return 1;
 	}
 	if (!strncmp(msg, "P2P plugin ", 11)) {
-		note(log, NF_PLUGIN, raw);
+		note(k, NF_PLUGIN);
 		return 1;
 	}
 	if (!strncmp(msg, "NET/OFI ", 8)) {
 		if (strstr(msg, "disabling GDR") || strstr(msg, "GDR not supported"))
-			note(log, NF_PLUGIN_GDR_OFF, raw);
+			note(k, NF_PLUGIN_GDR_OFF);
 		if ((p = strstr(msg, "Support for DMA-BUF registrations: ")) != NULL)
-			note(log,
-			     !strncmp(p + 35, "true", 4) ? NF_PLUGIN_DMABUF : NF_PLUGIN_NO_DMABUF,
-			     raw);
+			note(k,
+			     !strncmp(p + 35, "true", 4) ? NF_PLUGIN_DMABUF : NF_PLUGIN_NO_DMABUF);
 		return 1;
 	}
 	return !strncmp(msg, "NET/Plugin", 10);
 }
 
-void gdr_nccl_log_line(struct gdr_nccl_log *log, const char *line)
+static void note_version(struct gdr_nccl_log *log, const struct sink *k, const char *v)
 {
-	char id[96], raw[240];
-	int dev, tagged, known = 1;
-	const char *msg;
-	struct gdr_nccl_proc *proc = NULL;
+	char ver[48];
+	unsigned int i;
 
-	log->lines++;
-	gdr_strlcpy(raw, line, sizeof(raw));
-	raw[strcspn(raw, "\r\n")] = '\0';
-	msg = split_line(raw, id, sizeof(id), &dev, &tagged);
-	if (tagged || dev >= 0)
-		proc = proc_for(log, id, dev);
+	copy_word(ver, sizeof(ver), v, " \r\n");
+	for (int s = 0; s < 2; s++) {
+		struct gdr_nccl_facts *f = k->set[s];
 
-	if (!strncmp(msg, "NCCL version ", 13)) {
-		copy_word(log->version, sizeof(log->version), msg + 13, " \r\n");
-		if (sscanf(log->version, "%d.%d.%d", &log->vmajor, &log->vminor, &log->vpatch) < 2)
-			log->vmajor = log->vminor = -1;
-		note(log, NF_VERSION, raw);
+		if (f->version[0])
+			continue;
+		gdr_strlcpy(f->version, ver, sizeof(f->version));
+		if (sscanf(f->version, "%d.%d.%d", &f->vmajor, &f->vminor, &f->vpatch) < 2)
+			f->vmajor = f->vminor = -1;
+	}
+	note(k, NF_VERSION);
+	if (!k->proc && log->nseg < GDR_NCCL_MAX_VERSIONS) {
+		log->nseg++;
+		gdr_strlcpy(log->seg_version[log->nseg], ver, sizeof(log->seg_version[0]));
+		log->seg_line[log->nseg].lineno = k->lineno;
+		gdr_strlcpy(log->seg_line[log->nseg].text, k->raw, sizeof(log->seg_line[0].text));
+	}
+	for (i = 0; i < log->nversions; i++)
+		if (!strcmp(log->versions[i], ver))
+			return;
+	if (log->nversions < GDR_NCCL_MAX_VERSIONS)
+		gdr_strlcpy(log->versions[log->nversions++], ver, sizeof(log->versions[0]));
+	else
+		log->versions_dropped++;
+}
+
+static int parse_msg(struct gdr_nccl_log *log, const struct sink *k, const char *msg)
+{
+	int kind = gdr_nccl_guide_kind(msg);
+
+	if (kind) {
+		/* Checked first: some look like real lines ("... Enabled for GPU 0 / HCA 0, ...").
+		 */
+		note(k, NF_GUIDE_LINE);
+		for (int i = 0; i < 2; i++)
+			if (!k->set[i]->guide_kind)
+				k->set[i]->guide_kind = kind;
+	} else if (!strncmp(msg, "NCCL version ", 13)) {
+		note_version(log, k, msg + 13);
 	} else if (!strncmp(msg, "Using network ", 14)) {
-		copy_word(log->network, sizeof(log->network), msg + 14, "\r\n");
-		note(log, NF_NETWORK, raw);
-		note(log, NF_INIT, raw);
+		SET_WORD(k, network, msg + 14, "\r\n", 0);
+		note(k, NF_NETWORK);
+		note(k, NF_INIT);
 	} else if (!strncmp(msg, "DMA-BUF is available on GPU device ", 35)) {
-		note(log, NF_GPU_DMABUF, raw);
-		if (proc)
-			proc->gpu_dmabuf = 1;
+		note(k, NF_GPU_DMABUF);
+		if (k->proc)
+			k->proc->gpu_dmabuf = 1;
 	} else if (strstr(msg, "Init START") || strstr(msg, "Init COMPLETE")) {
-		note(log, NF_INIT, raw);
+		note(k, NF_INIT);
 	} else if (!strncmp(msg, "Connected all rings", 19)) {
 		const char *g = strstr(msg, " GDR ");
 
 		if (g)
-			note(log, atoi(g + 5) ? NF_RING_GDR_ON : NF_RING_GDR_OFF, raw);
+			note(k, atoi(g + 5) ? NF_RING_GDR_ON : NF_RING_GDR_OFF);
 	} else if (!strncmp(msg, "NET/IB : No device found", 24)) {
-		note(log, NF_NO_IB_DEVICE, raw);
-	} else if (parse_channel(log, proc, msg, raw) || parse_gdr(log, msg, raw) ||
+		note(k, NF_NO_IB_DEVICE);
+	} else if (parse_channel(k, msg) || parse_gdr(k, msg) ||
 		   /* NOLINTNEXTLINE(bugprone-branch-clone): empty on purpose, like the next */
-		   parse_env(log, msg, raw) || parse_plugin(log, msg, raw)) {
+		   parse_env(k, msg) || parse_plugin(k, msg)) {
 		/* recorded */
 	} else if (!strncmp(msg, "NET/", 4) || !strncmp(msg, "Bootstrap", 9)) {
 		/* Interface lists, virtual devices, bootstrap: NCCL's, but not evidence. */
 	} else {
-		known = 0;
+		return 0;
 	}
-	if (known || tagged)
+	return 1;
+}
+
+void gdr_nccl_log_record(struct gdr_nccl_log *log, unsigned long lineno, const char *launch,
+			 const char *text)
+{
+	char id[96], raw[240];
+	int dev, tagged;
+	const char *msg;
+	struct gdr_nccl_proc *proc = NULL;
+	struct sink k;
+
+	gdr_strlcpy(raw, text, sizeof(raw));
+	msg = split_line(raw, id, sizeof(id), &dev, &tagged);
+	if (tagged || dev >= 0 || launch[0])
+		proc = proc_for(log, id, launch);
+	if (proc && dev >= 0) {
+		if (proc->dev < 0)
+			proc->dev = dev;
+		if (dev < 64)
+			proc->devs |= 1ULL << dev;
+	}
+	k.set[0] = &log->all;
+	/* A process beyond the table counts for the whole file, not as a bare line. */
+	k.set[1] = proc ? &proc->facts : (tagged || launch[0]) ? &log->overflow : &log->bare;
+	k.proc = proc;
+	k.lineno = lineno;
+	k.raw = raw;
+	if (parse_msg(log, &k, msg) || tagged)
 		log->nccl_lines++;
 }
 
@@ -341,302 +494,4 @@ int gdr_nccl_log_read(FILE *in, struct gdr_nccl_log *log)
 	free(line);
 	gdr_nccl_log_finish(log);
 	return rc;
-}
-
-static void cite(struct gdr_nccl_log *log, enum gdr_nccl_fact f)
-{
-	if (!log->count[f] || log->ncited >= GDR_ARRAY_SIZE(log->cited))
-		return;
-	for (unsigned int i = 0; i < log->ncited; i++)
-		if (log->cited[i] == f)
-			return;
-	log->cited[log->ncited++] = f;
-}
-
-static void conclude(struct gdr_nccl_log *log, enum gdr_nccl_path p, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void conclude(struct gdr_nccl_log *log, enum gdr_nccl_path p, const char *fmt, ...)
-{
-	va_list ap;
-
-	log->path = p;
-	va_start(ap, fmt);
-	vsnprintf(log->reason, sizeof(log->reason), fmt, ap);
-	va_end(ap);
-}
-
-static int version_before(const struct gdr_nccl_log *log, int major, int minor)
-{
-	if (log->vmajor < 0)
-		return 0;
-	return log->vmajor < major || (log->vmajor == major && log->vminor < minor);
-}
-
-/* GDR is in use: through which registration? */
-static void conclude_gdr_path(struct gdr_nccl_log *log)
-{
-	const unsigned int *n = log->count;
-
-	cite(log, n[NF_CHAN_GDR]      ? NF_CHAN_GDR
-		  : n[NF_PAIR_GDR_ON] ? NF_PAIR_GDR_ON
-				      : NF_RING_GDR_ON);
-	/* ncclIbDmaBufSupport and the DMA-BUF path arrived in 2.12. */
-	if (version_before(log, 2, 12)) {
-		cite(log, NF_VERSION);
-		conclude(log, GDR_NCCL_PEERMEM,
-			 "GPUDirect RDMA in use, and NCCL %s predates DMA-BUF "
-			 "support (2.12): its GDR is peer memory",
-			 log->version);
-		return;
-	}
-	if (n[NF_ENV_DMABUF_OFF]) {
-		cite(log, NF_ENV_DMABUF_OFF);
-		conclude(log, GDR_NCCL_PEERMEM,
-			 "GPUDirect RDMA in use with NCCL_DMABUF_ENABLE=0: "
-			 "peer memory");
-		return;
-	}
-	if (n[NF_PLUGIN_NO_DMABUF]) {
-		cite(log, NF_PLUGIN_NO_DMABUF);
-		conclude(log, GDR_NCCL_PEERMEM,
-			 "GPUDirect RDMA in use and the plugin reports no "
-			 "DMA-BUF registration: peer memory");
-		return;
-	}
-	if (n[NF_PLUGIN_PEERMEM] && !n[NF_PLUGIN_DMABUF]) {
-		cite(log, NF_PLUGIN_PEERMEM);
-		conclude(log, GDR_NCCL_PEERMEM,
-			 "GPUDirect RDMA in use; the plugin lists the NIC's "
-			 "GDR as nvidia-peermem only, never (DMABUF)");
-		return;
-	}
-	if (n[NF_GPU_DMABUF]) {
-		cite(log, NF_GPU_DMABUF);
-		if (n[NF_PLUGIN_DMABUF]) {
-			cite(log, NF_PLUGIN_DMABUF);
-			conclude(log, GDR_NCCL_DMABUF,
-				 "GPUDirect RDMA in use; the GPU and the NIC both "
-				 "take DMA-BUF, and NCCL prefers DMA-BUF over peer memory");
-			return;
-		}
-		conclude(log, GDR_NCCL_DMABUF,
-			 "GPUDirect RDMA in use and the GPU supports DMA-BUF: "
-			 "NCCL registers through DMA-BUF whenever the NIC accepts it (NCCL's IB "
-			 "transport does not log the NIC side; gdr_doctor on the node shows it)");
-		return;
-	}
-	if (n[NF_VERSION] && n[NF_INIT]) {
-		cite(log, NF_VERSION);
-		cite(log, NF_INIT);
-		conclude(
-		    log, GDR_NCCL_PEERMEM,
-		    "GPUDirect RDMA in use; NCCL %s prints \"DMA-BUF is "
-		    "available\" during init when it will use DMA-BUF, and this log covers init "
-		    "without it: peer memory",
-		    log->version);
-		return;
-	}
-	conclude(log, GDR_NCCL_UNKNOWN,
-		 "GPUDirect RDMA in use (/GDRDMA), but the log does not "
-		 "show whether through DMA-BUF or peer memory (no NCCL version or init lines)");
-}
-
-void gdr_nccl_log_finish(struct gdr_nccl_log *log)
-{
-	const unsigned int *n = log->count;
-	int gdr_used = n[NF_CHAN_GDR] || n[NF_RING_GDR_ON] || n[NF_PAIR_GDR_ON];
-	int socket_only =
-	    (n[NF_CHAN_SOCKET] && n[NF_CHAN_SOCKET] == n[NF_CHAN_NOGDR] + n[NF_CHAN_GDR]) ||
-	    (!strcmp(log->network, "Socket") && !n[NF_CHAN_GDR]);
-
-	log->ncited = 0;
-	if (!gdr_nccl_log_is_nccl(log)) {
-		conclude(log, GDR_NCCL_UNKNOWN, "not an NCCL log: none of %lu lines is NCCL output",
-			 log->lines);
-		return;
-	}
-	if (gdr_used) {
-		conclude_gdr_path(log);
-		if (n[NF_CHAN_NOGDR] && n[NF_CHAN_GDR]) {
-			size_t len = strlen(log->reason);
-
-			snprintf(log->reason + len, sizeof(log->reason) - len,
-				 "; some network channels are without /GDRDMA");
-			cite(log, NF_CHAN_NOGDR);
-		}
-		return;
-	}
-	if (socket_only) {
-		cite(log, n[NF_CHAN_SOCKET] ? NF_CHAN_SOCKET : NF_NETWORK);
-		cite(log, NF_ENV_IB_OFF);
-		cite(log, NF_NO_IB_DEVICE);
-		conclude(log, GDR_NCCL_NONE,
-			 "the network transport is Socket: TCP through host "
-			 "memory, no RDMA");
-		return;
-	}
-	if (n[NF_PLUGIN_GDR_OFF]) {
-		cite(log, NF_PLUGIN_GDR_OFF);
-		cite(log, NF_CHAN_NOGDR);
-		conclude(log, GDR_NCCL_NONE,
-			 "the net plugin disabled GPUDirect RDMA; its buffers "
-			 "are staged through host memory");
-		return;
-	}
-	if (n[NF_CHAN_NOGDR]) {
-		cite(log, NF_CHAN_NOGDR);
-		cite(log, NF_HCA_GDR_OFF);
-		cite(log, NF_PAIR_GDR_OFF);
-		cite(log, NF_GPU_DMABUF);
-		cite(log, NF_PLUGIN_DMABUF);
-		conclude(
-		    log, GDR_NCCL_NONE,
-		    "%u network channel line%s, none with /GDRDMA: buffers "
-		    "staged through host memory%s%s",
-		    n[NF_CHAN_NOGDR], n[NF_CHAN_NOGDR] == 1 ? "" : "s",
-		    n[NF_GPU_DMABUF] ? " (\"DMA-BUF is available\" is only the GPU's capability)"
-				     : "",
-		    n[NF_PLUGIN_DMABUF] ? " (the plugin's DMA-BUF line is the NIC's capability; "
-					  "NCCL still chose no GDR)"
-					: "");
-		return;
-	}
-	if (n[NF_RING_GDR_OFF]) {
-		cite(log, NF_RING_GDR_OFF);
-		conclude(log, GDR_NCCL_NONE, "NCCL reports the rings connected with GDR 0");
-		return;
-	}
-	if (n[NF_HCA_GDR_OFF] && !n[NF_HCA_GDR_ON]) {
-		cite(log, NF_HCA_GDR_OFF);
-		conclude(log, GDR_NCCL_NONE,
-			 "GPU Direct RDMA is disabled for every HCA the log "
-			 "names (no peer-memory module and no DMA-BUF on the NIC side)");
-		return;
-	}
-	if (n[NF_PAIR_GDR_OFF]) {
-		cite(log, NF_PAIR_GDR_OFF);
-		cite(log, NF_ENV_GDR_LEVEL);
-		conclude(log, GDR_NCCL_NONE,
-			 "GPU Direct RDMA disabled for the GPU/HCA pair by "
-			 "distance (%s, beyond NCCL_NET_GDR_LEVEL or its default)",
-			 log->distance);
-		return;
-	}
-	cite(log, NF_HCA_GDR_ON);
-	cite(log, NF_GPU_DMABUF);
-	cite(log, NF_NETWORK);
-	conclude(log, GDR_NCCL_UNKNOWN,
-		 "no network channel line and no GPUDirect decision in the "
-		 "log (cut short, or a single-node run)%s",
-		 n[NF_HCA_GDR_ON] || n[NF_GPU_DMABUF] ? "; the GDR/DMA-BUF lines present are "
-							"capabilities, not use"
-						      : "");
-}
-
-static void print_line(FILE *out, const struct gdr_nccl_line *l)
-{
-	fprintf(out, "    %lu: %s\n", l->lineno, l->text);
-}
-
-void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *name)
-{
-	const unsigned int *n = log->count;
-
-	fprintf(out, "nccl-log: %s\n", name);
-	if (!gdr_nccl_log_is_nccl(log)) {
-		fprintf(out, "  conclusion:     unknown\n  because:        %s\n", log->reason);
-		return;
-	}
-	fprintf(out, "  NCCL version:   %s\n", log->version[0] ? log->version : "not in the log");
-	fprintf(out, "  transport:      %s\n",
-		log->chan_net[0]  ? log->chan_net
-		: log->network[0] ? log->network
-				  : "not in the log");
-	if (log->plugin[0] || n[NF_PLUGIN])
-		fprintf(out, "  net plugin:     %s\n", log->plugin[0] ? log->plugin : "yes");
-	fprintf(out, "  GDR per HCA:    %u enabled, %u disabled lines\n", n[NF_HCA_GDR_ON],
-		n[NF_HCA_GDR_OFF]);
-	fprintf(out, "  GDR per GPU:    %u enabled, %u disabled lines%s%s%s\n", n[NF_PAIR_GDR_ON],
-		n[NF_PAIR_GDR_OFF], log->distance[0] ? " (last: distance " : "", log->distance,
-		log->distance[0] ? ")" : "");
-	if (log->gdr_level[0])
-		fprintf(out, "  GDR level:      NCCL_NET_GDR_LEVEL=%s\n", log->gdr_level);
-	fprintf(out, "  DMA-BUF:        %s\n",
-		n[NF_GPU_DMABUF] ? "available on the GPU (a capability, not the path in use)"
-				 : "no \"DMA-BUF is available\" line");
-	if (n[NF_PLUGIN_DMABUF] || n[NF_PLUGIN_NO_DMABUF] || n[NF_PLUGIN_PEERMEM] ||
-	    n[NF_PLUGIN_GDR_OFF])
-		fprintf(out, "  plugin says:    NIC DMA-BUF %s, NIC peermem %s%s\n",
-			n[NF_PLUGIN_DMABUF]	 ? "yes"
-			: n[NF_PLUGIN_NO_DMABUF] ? "no"
-						 : "not said",
-			n[NF_PLUGIN_PEERMEM] ? "yes" : "not said",
-			n[NF_PLUGIN_GDR_OFF] ? ", GDR disabled by the plugin" : "");
-	fprintf(out, "  channels:       %u over the network, %u with /GDRDMA\n",
-		n[NF_CHAN_GDR] + n[NF_CHAN_NOGDR], n[NF_CHAN_GDR]);
-	if (log->nprocs) {
-		fprintf(out, "  per process:\n");
-		for (unsigned int i = 0; i < log->nprocs; i++) {
-			const struct gdr_nccl_proc *p = &log->procs[i];
-
-			fprintf(out, "    %s", p->id[0] ? p->id : "(no prefix)");
-			if (p->dev >= 0)
-				fprintf(out, " [%d]", p->dev);
-			fprintf(out, ": %u network channels, %u with /GDRDMA%s\n", p->chan_net,
-				p->chan_gdr, p->gpu_dmabuf ? ", GPU DMA-BUF available" : "");
-		}
-		if (log->procs_dropped)
-			fprintf(out, "    (%u more not listed)\n", log->procs_dropped);
-	}
-	fprintf(out, "  conclusion:     %s\n", gdr_nccl_path_name(log->path));
-	fprintf(out, "  because:        %s\n", log->reason);
-	if (log->ncited) {
-		fprintf(out, "  deciding lines:\n");
-		for (unsigned int i = 0; i < log->ncited; i++)
-			print_line(out, &log->first[log->cited[i]]);
-	}
-}
-
-void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *name)
-{
-	fputs("{\n  \"file\": ", out);
-	gdr_json_str(out, name);
-	fprintf(out, ",\n  \"nccl_log\": %s,\n  \"lines\": %lu,\n  \"version\": ",
-		gdr_nccl_log_is_nccl(log) ? "true" : "false", log->lines);
-	gdr_json_str(out, log->version);
-	fputs(",\n  \"transport\": ", out);
-	gdr_json_str(out, log->chan_net[0] ? log->chan_net : log->network);
-	fputs(",\n  \"plugin\": ", out);
-	gdr_json_str(out, log->plugin);
-	fputs(",\n  \"gdr_level\": ", out);
-	gdr_json_str(out, log->gdr_level);
-	fputs(",\n  \"counts\": {", out);
-	for (int f = 0; f < NF__COUNT; f++)
-		fprintf(out, "%s\"%s\": %u", f ? ", " : "", fact_names[f], log->count[f]);
-	fputs("},\n  \"processes\": [", out);
-	for (unsigned int i = 0; i < log->nprocs; i++) {
-		const struct gdr_nccl_proc *p = &log->procs[i];
-
-		fputs(i ? ", {\"id\": " : "{\"id\": ", out);
-		gdr_json_str(out, p->id);
-		fprintf(out,
-			", \"dev\": %d, \"net_channels\": %u, \"gdrdma_channels\": %u, "
-			"\"gpu_dmabuf\": %s}",
-			p->dev, p->chan_net, p->chan_gdr, p->gpu_dmabuf ? "true" : "false");
-	}
-	fputs("],\n  \"conclusion\": ", out);
-	gdr_json_str(out, gdr_nccl_path_name(log->path));
-	fputs(",\n  \"reason\": ", out);
-	gdr_json_str(out, log->reason);
-	fputs(",\n  \"deciding_lines\": [", out);
-	for (unsigned int i = 0; i < log->ncited; i++) {
-		const struct gdr_nccl_line *l = &log->first[log->cited[i]];
-
-		fprintf(out, "%s{\"line\": %lu, \"fact\": \"%s\", \"text\": ", i ? ", " : "",
-			l->lineno, fact_names[log->cited[i]]);
-		gdr_json_str(out, l->text);
-		fputc('}', out);
-	}
-	fputs("]\n}\n", out);
 }

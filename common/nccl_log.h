@@ -2,14 +2,20 @@
  * Reader for NCCL_DEBUG=INFO logs: which way NCCL's network transport
  * reached GPU memory (DMA-BUF, peer memory, not at all), and the lines that
  * say so. Formats from NCCL 2.4 to 2.30 (the per-GPU "GPU Direct RDMA ...
- * for GPU" line changed shape several times and is TRACE-only from 2.30).
+ * for GPU" line changed shape several times).
  *
  * Lines are fed one at a time, so a log of any length reads in constant
  * memory; the conclusion is drawn by gdr_nccl_log_finish().
+ *
+ * Files: nccl_log_prefix.c (launcher and collector prefixes, records split
+ * over lines), nccl_log.c (what each record says), nccl_log_guide.c (lines
+ * guides quote that NCCL does not print), nccl_log_verdict.c (the
+ * conclusion, per process and for the file), nccl_log_print.c (text, JSON).
  */
 #ifndef GDR_NCCL_LOG_H
 #define GDR_NCCL_LOG_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 enum gdr_nccl_path {
@@ -17,6 +23,7 @@ enum gdr_nccl_path {
 	GDR_NCCL_DMABUF,
 	GDR_NCCL_PEERMEM,
 	GDR_NCCL_NONE,
+	GDR_NCCL_MIXED, /* processes in one file decided differently */
 };
 
 /* Facts the reader records, each with the first line that showed it. */
@@ -25,7 +32,7 @@ enum gdr_nccl_fact {
 	NF_NETWORK,    /* "Using network X" */
 	NF_PLUGIN,     /* an external net plugin was loaded */
 	NF_GPU_DMABUF, /* "DMA-BUF is available on GPU device N": a GPU capability */
-	NF_HCA_GDR_ON, /* "GPU Direct RDMA Enabled for HCA": NIC+driver capability */
+	NF_HCA_GDR_ON, /* "NET/<net> : GPU Direct RDMA Enabled for HCA": NIC+driver capability */
 	NF_HCA_GDR_OFF,
 	NF_PAIR_GDR_ON, /* "GPU Direct RDMA Enabled for GPU x / HCA y (distance ...)" */
 	NF_PAIR_GDR_OFF,
@@ -41,8 +48,10 @@ enum gdr_nccl_fact {
 	NF_ENV_DMABUF_OFF, /* NCCL_DMABUF_ENABLE set by environment to 0 */
 	NF_ENV_IB_OFF,	   /* NCCL_IB_DISABLE set by environment to 1 */
 	NF_ENV_GDR_LEVEL,
-	NF_NO_IB_DEVICE, /* "NET/IB : No device found." */
-	NF_INIT,	 /* init reached the point where the DMA-BUF check prints */
+	NF_NO_IB_DEVICE,  /* "NET/IB : No device found." */
+	NF_INIT,	  /* init reached the point where the DMA-BUF check prints */
+	NF_HCA_OTHER_NET, /* an HCA GDR line of a transport other than the one in use */
+	NF_GUIDE_LINE,	  /* a line guides quote that no NCCL release prints */
 	NF__COUNT
 };
 
@@ -51,17 +60,8 @@ struct gdr_nccl_line {
 	char text[240];
 };
 
-#define GDR_NCCL_MAX_PROCS 64
-
-struct gdr_nccl_proc {
-	char id[96]; /* "host:pid" as the log prints it; "" when lines carry no prefix */
-	int dev;     /* CUDA device in "[N]", -1 when absent */
-	unsigned int chan_net, chan_gdr;
-	int gpu_dmabuf;
-};
-
-struct gdr_nccl_log {
-	unsigned long lines, nccl_lines;
+/* What one process (or the whole file) showed. */
+struct gdr_nccl_facts {
 	char version[48];	    /* "2.21.5+cuda12.4" */
 	int vmajor, vminor, vpatch; /* -1 when unknown */
 	char network[64];	    /* "IB", "Socket", "IBext_v8", "Libfabric" */
@@ -69,15 +69,73 @@ struct gdr_nccl_log {
 	char plugin[160];
 	char gdr_level[16];
 	char distance[48]; /* last "distance X <= Y" seen */
+	int guide_kind;	   /* which guide line (nccl_log_guide.c), 0: none */
 	unsigned int count[NF__COUNT];
 	struct gdr_nccl_line first[NF__COUNT];
+};
+
+struct gdr_nccl_verdict {
+	enum gdr_nccl_path path;
+	char reason[480];
+	enum gdr_nccl_fact cited[4];
+	struct gdr_nccl_line cited_line[4];
+	unsigned int ncited;
+};
+
+#define GDR_NCCL_MAX_PROCS    64
+#define GDR_NCCL_MAX_VERSIONS 4
+
+struct gdr_nccl_proc {
+	char id[96];	 /* "host:pid" as the log prints it; "" when lines carry no prefix */
+	char launch[64]; /* launcher's tag ("rank 1,0", "pod/x/c", "pid=12"); "" when none */
+	int dev;	 /* first CUDA device in "[N]", -1 when absent */
+	unsigned long long devs; /* every device 0..63 seen for this process */
+	unsigned int chan_net, chan_gdr;
+	int gpu_dmabuf;
+	unsigned int seg; /* bare "NCCL version" lines seen before the process's first line */
+	struct gdr_nccl_facts facts;
+	struct gdr_nccl_verdict verdict;
+};
+
+/* Launcher/collector prefix and split-record state (nccl_log_prefix.c). */
+struct gdr_nccl_pending {
+	int valid, nccl;
+	unsigned int parts;
+	unsigned long lineno;
+	char launch[64];
+	char text[512];
+};
+
+struct gdr_nccl_log {
+	unsigned long lines, nccl_lines;
+	unsigned long prefixed_lines, joined_lines;
+	/* The whole file, every process together (version: the first one seen). */
+	char version[48];
+	int vmajor, vminor, vpatch;
+	char network[64];
+	char chan_net[64];
+	char plugin[160];
+	char gdr_level[16];
+	char distance[48];
+	struct gdr_nccl_facts all;	/* every line */
+	struct gdr_nccl_facts bare;	/* lines with no process prefix */
+	struct gdr_nccl_facts overflow; /* processes beyond GDR_NCCL_MAX_PROCS */
+	char versions[GDR_NCCL_MAX_VERSIONS][48];
+	unsigned int nversions, versions_dropped;
+	/* Bare "NCCL version" lines in order: seg_version[i] follows the i-th one. */
+	char seg_version[GDR_NCCL_MAX_VERSIONS + 1][48];
+	struct gdr_nccl_line seg_line[GDR_NCCL_MAX_VERSIONS + 1];
+	unsigned int nseg;
 	struct gdr_nccl_proc procs[GDR_NCCL_MAX_PROCS];
 	unsigned int nprocs, procs_dropped;
+	struct gdr_nccl_pending pending;
 	/* Conclusion. */
 	enum gdr_nccl_path path;
-	char reason[400];
+	char reason[480];
 	enum gdr_nccl_fact cited[4];
+	struct gdr_nccl_line cited_line[4];
 	unsigned int ncited;
+	unsigned int procs_decided; /* processes whose own lines decide */
 };
 
 void gdr_nccl_log_init(struct gdr_nccl_log *log);
@@ -91,9 +149,31 @@ int gdr_nccl_log_read(FILE *in, struct gdr_nccl_log *log);
 /* Is it an NCCL log at all? */
 int gdr_nccl_log_is_nccl(const struct gdr_nccl_log *log);
 const char *gdr_nccl_path_name(enum gdr_nccl_path p);
+const char *gdr_nccl_fact_name(enum gdr_nccl_fact f);
 
 void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *name);
 /* One JSON object with trailing newline. */
 void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *name);
+
+/* Internal to the reader's files. */
+/*
+ * Strip launcher and collector prefixes from line into body (NUL-terminated,
+ * no newline); the launcher's rank or pod tag goes to launch ("" if none).
+ * Returns how many prefixes were stripped.
+ */
+int gdr_nccl_strip_prefix(const char *line, char *body, size_t blen, char *launch, size_t llen);
+/* Does body (prefixes stripped) begin a record, rather than continue one cut by a wrap? */
+int gdr_nccl_starts_record(const char *body);
+/* Parse one whole record (nccl_log.c). */
+void gdr_nccl_log_record(struct gdr_nccl_log *log, unsigned long lineno, const char *launch,
+			 const char *text);
+/* Flush a pending split record (nccl_log_prefix.c). */
+void gdr_nccl_log_flush(struct gdr_nccl_log *log);
+/* Judge one fact set (nccl_log_verdict.c). */
+void gdr_nccl_judge(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v);
+/* Guide lines (nccl_log_guide.c): kind (1..) when msg is one, else 0. */
+int gdr_nccl_guide_kind(const char *msg);
+/* What the guide line claims and what NCCL prints instead, for this version. */
+void gdr_nccl_guide_explain(int kind, int vmajor, int vminor, int plugin, char *buf, size_t len);
 
 #endif

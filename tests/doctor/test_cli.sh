@@ -14,7 +14,7 @@ usage "bad --expect" "not one of dmabuf, peermem, any" --expect gpu
 usage "unknown option" "Usage: gdr_doctor" --frobnicate
 usage "stray argument" "unexpected argument 'extra'" extra
 usage "missing log" "cannot read the NCCL log" --nccl-log /nonexistent/nccl.log
-usage "--root with --nccl-log" "do not go together" --root / --nccl-log -
+usage "missing log with --root" "cannot read the NCCL log" --root / --nccl-log /nonexistent/nccl.log
 usage "unwritable --json" "cannot write the JSON report" --root "$top_srcdir/tests/doctor/roots/both" --json /nonexistent/dir/x.json
 doctor_env "$DOCTOR" --help >"$WORK/help" 2>&1
 rc=$?

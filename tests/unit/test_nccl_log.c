@@ -164,6 +164,142 @@ static void test_not_nccl(void **state)
 	assert_non_null(strstr(log.reason, "not an NCCL log"));
 }
 
+static void test_strip_each_prefix(void **state)
+{
+	static const struct {
+		const char *in, *body, *launch;
+	} c[] = {
+		{ "[1,0]<stdout>:h:1:2 [0] NCCL INFO x", "h:1:2 [0] NCCL INFO x", "rank 1,0" },
+		{ "[12,3]<stderr>:NCCL version 2.7.8", "NCCL version 2.7.8", "rank 12,3" },
+		{ " 7: h:1:2 [0] NCCL INFO x", "h:1:2 [0] NCCL INFO x", "task 7" },
+		{ "[pod/w-0/main] h:1:2 [0] NCCL INFO x", "h:1:2 [0] NCCL INFO x", "pod/w-0/main" },
+		{ "2026-11-29T10:00:00.123456789Z h:1:2 [0] NCCL INFO x", "h:1:2 [0] NCCL INFO x",
+		  "" },
+		{ "[pod/w-1/c] 2026-11-29T10:00:00+01:00 h:1:2 [0] NCCL INFO x",
+		  "h:1:2 [0] NCCL INFO x", "pod/w-1/c" },
+		{ "(RayWorkerWrapper pid=77, ip=10.0.0.2) h:1:2 [0] NCCL INFO x",
+		  "h:1:2 [0] NCCL INFO x", "ray pid=77, ip=10.0.0.2" },
+		{ "| 2026-11-29 10:00:00.000 | h:1:2 [0] NCCL INFO x |", "h:1:2 [0] NCCL INFO x",
+		  "" },
+		{ "| 1764410400000 | h:1:2 [0] NCCL INFO x", "h:1:2 [0] NCCL INFO x", "" },
+		{ "Nov  9 10:00:00 node1 python3[6601]: h:1:2 [0] NCCL INFO x",
+		  "h:1:2 [0] NCCL INFO x", "node1 python3[6601]" },
+		{ "(pid=4242) h:1:2 [0] NCCL INFO x", "h:1:2 [0] NCCL INFO x", "ray pid=4242" },
+		{ "2026-11-29T10:00:00+0000 node1 python3[6601]: h:1:2 [0] NCCL INFO x",
+		  "h:1:2 [0] NCCL INFO x", "node1 python3[6601]" },
+		/* Not prefixes: NCCL's host:pid:tid, a numeric host name, a bracketed device. */
+		{ "10-90-43-152:120890:120890 [0] NCCL INFO x",
+		  "10-90-43-152:120890:120890 [0] NCCL INFO x", "" },
+		{ "1234:5678:5678 [0] NCCL INFO x", "1234:5678:5678 [0] NCCL INFO x", "" },
+		{ "[0] NCCL INFO x", "[0] NCCL INFO x", "" },
+	};
+	char body[256], launch[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		gdr_nccl_strip_prefix(c[i].in, body, sizeof(body), launch, sizeof(launch));
+		assert_string_equal(body, c[i].body);
+		assert_string_equal(launch, c[i].launch);
+	}
+}
+
+static void test_prefixes_keep_one_process(void **state)
+{
+	static const char *const l[] = {
+		"[pod/a/c] 2026-11-29T10:00:00.1Z a:5:5 [0] NCCL INFO NCCL version "
+		"2.21.5+cuda12.4\n",
+		"[pod/a/c] 2026-11-29T10:00:00.2Z a:5:9 [0] NCCL INFO Using network IB\n",
+		"[pod/a/c] 2026-11-29T10:00:00.3Z a:5:9 [0] NCCL INFO DMA-BUF is available on GPU "
+		"device 0\n",
+		"[pod/a/c] 2026-11-29T10:00:00.4Z a:5:9 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] "
+		"[receive] via NET/IB/0/GDRDMA\n",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	assert_int_equal(feed(&log, l), GDR_NCCL_DMABUF);
+	assert_int_equal(log.nprocs, 1);
+	assert_string_equal(log.procs[0].id, "a:5");
+	assert_int_equal(log.prefixed_lines, 4);
+}
+
+static void test_split_record_joined(void **state)
+{
+	static const char *const l[] = {
+		"h:1:1 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n",
+		"h:1:2 [0] NCCL INFO Using network IB\n",
+		"h:1:2 [0] NCCL INFO DMA-BUF is avai\n",
+		"lable on GPU device 0\n",
+		"h:1:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0/GDR\n",
+		"DMA\n",
+		"Traceback (most recent call last):\n",
+		"   1048576  262144  float  sum  -1  5.1  /GDRDMA\n",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	assert_int_equal(feed(&log, l), GDR_NCCL_DMABUF);
+	assert_int_equal(log.joined_lines, 2);
+	assert_int_equal(log.all.count[NF_CHAN_GDR], 1);
+}
+
+static void test_two_runs_judged_per_process(void **state)
+{
+	static const char *const a[] = {
+		"old:1:1 [0] NCCL INFO NCCL version 2.7.8+cuda11.0\n",
+		"old:1:2 [0] NCCL INFO Channel 00 : 1[1b000] -> 0[1b000] [receive] via "
+		"NET/IB/0/GDRDMA\n",
+		"new:2:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n",
+		"new:2:2 [0] NCCL INFO DMA-BUF is available on GPU device 0\n",
+		"new:2:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0/GDRDMA\n",
+		NULL,
+	};
+	static const char *const b[] = { a[2], a[3], a[4], a[0], a[1], NULL };
+	struct gdr_nccl_log log;
+
+	(void)state;
+	assert_int_equal(feed(&log, a), GDR_NCCL_MIXED);
+	assert_int_equal(log.procs[0].verdict.path, GDR_NCCL_PEERMEM);
+	assert_int_equal(log.procs[1].verdict.path, GDR_NCCL_DMABUF);
+	assert_int_equal(feed(&log, b), GDR_NCCL_MIXED);
+}
+
+static void test_guide_line_is_not_evidence(void **state)
+{
+	static const char *const l[] = {
+		"h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n",
+		"h:1:2 [0] NCCL INFO Using network IB\n",
+		"h:1:2 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 0 / HCA 0, using "
+		"nvidia-peermem\n",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	/* Taken as NCCL's per-pair line, it would read as GDR in use through peer memory. */
+	assert_int_equal(feed(&log, l), GDR_NCCL_UNKNOWN);
+	assert_int_equal(log.all.count[NF_GUIDE_LINE], 1);
+	assert_int_equal(log.all.count[NF_PAIR_GDR_ON], 0);
+	assert_non_null(strstr(log.reason, "not printed by any NCCL release"));
+}
+
+static void test_hca_line_of_other_transport(void **state)
+{
+	static const char *const l[] = {
+		"h:1:1 [0] NCCL INFO Using network AWS Libfabric\n",
+		"h:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	/* NCCL's IB transport is not the one in use: its HCA line does not say "none". */
+	assert_int_equal(feed(&log, l), GDR_NCCL_UNKNOWN);
+	assert_int_equal(log.all.count[NF_HCA_OTHER_NET], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +313,12 @@ int main(void)
 		cmocka_unit_test(test_plugin_dmabuf_but_nccl_disables),
 		cmocka_unit_test(test_distance_parsed),
 		cmocka_unit_test(test_not_nccl),
+		cmocka_unit_test(test_strip_each_prefix),
+		cmocka_unit_test(test_prefixes_keep_one_process),
+		cmocka_unit_test(test_split_record_joined),
+		cmocka_unit_test(test_two_runs_judged_per_process),
+		cmocka_unit_test(test_guide_line_is_not_evidence),
+		cmocka_unit_test(test_hca_line_of_other_transport),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

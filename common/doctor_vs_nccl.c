@@ -1,0 +1,209 @@
+/* Doctor vs NCCL: what the node predicts against what an NCCL log shows NCCL did. */
+#include "config.h"
+
+#include "doctor_vs_nccl.h"
+#include "topo.h"
+#include "util.h"
+
+#include <string.h>
+
+/* GPU-NIC pairs the job's NCCL_NET_GDR_LEVEL allows, from the topology doctor would read. */
+struct distances {
+	int measured, allowed; /* GPUs measured; of them, within the level */
+	char level[8];
+	char first_far[160]; /* the first GPU whose nearest NIC is beyond the level */
+};
+
+static void measure(const struct gdr_doctor *doc, const struct gdr_nccl_log *log,
+		    struct distances *d)
+{
+	struct gdr_nccl_env env = { .level = GDR_NCCL_PXB, .read = -1 };
+	struct gdr_topo *t;
+	struct gdr_topo_pair p;
+	char why[256];
+
+	memset(d, 0, sizeof(*d));
+	/* The job's level as NCCL logged it; unlogged, NCCL's default. */
+	if (log->gdr_level[0] &&
+	    gdr_nccl_parse_level(log->gdr_level, &env.level, why, sizeof(why)) == 0)
+		env.level_set = 1;
+	gdr_strlcpy(d->level, gdr_nccl_level_name(env.level), sizeof(d->level));
+	if (!doc->topology_xml && doc->root && strcmp(doc->root, "/"))
+		return; /* a fixture root without XML: this machine's topology is not the node's */
+	if (gdr_topo_load(&t, doc->topology_xml, doc->root, why, sizeof(why)))
+		return;
+	for (int i = 0; i < gdr_topo_gpu_count(t); i++) {
+		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
+
+		if (gdr_topo_nearest_nic(t, g->bus_id, NULL, NULL, &p) || p.cls == GDR_TOPO_UNKNOWN)
+			continue;
+		d->measured++;
+		if (gdr_nccl_would_use(&env, p.cls) > 0)
+			d->allowed++;
+		else if (!d->first_far[0])
+			snprintf(d->first_far, sizeof(d->first_far), "GPU%d's nearest NIC %s is %s",
+				 i, p.nic, gdr_topo_class_name(p.cls));
+	}
+	gdr_topo_free(t);
+}
+
+static const char *node_offers(const struct gdr_verdict *v)
+{
+	return v->dmabuf && v->peermem ? "DMA-BUF and nvidia-peermem"
+	       : v->dmabuf	       ? "DMA-BUF"
+	       : v->peermem	       ? "nvidia-peermem"
+				       : "no GPUDirect path";
+}
+
+static int before_2_12(const struct gdr_nccl_log *log)
+{
+	return log->vmajor >= 0 && (log->vmajor < 2 || (log->vmajor == 2 && log->vminor < 12));
+}
+
+static void used_peermem(struct gdr_check *c, const struct gdr_verdict *v,
+			 const struct gdr_nccl_log *log)
+{
+	const unsigned int *n = log->all.count;
+
+	if (!v->dmabuf && v->peermem) {
+		c->status = GDR_CHECK_PASS;
+		gdr_check_value(c, "NCCL used nvidia-peermem, the one path the node offers");
+		return;
+	}
+	c->status = GDR_CHECK_WARN;
+	if (!v->dmabuf) {
+		gdr_check_value(c,
+				"NCCL used peer memory although the node view has no usable "
+				"nvidia-peermem (%s)",
+				v->text);
+		gdr_check_fix(c,
+			      "check that the log comes from this node (and --root is its tree)");
+	} else if (n[NF_ENV_DMABUF_OFF]) {
+		gdr_check_value(c,
+				"NCCL used peermem although DMA-BUF is available: the job set "
+				"NCCL_DMABUF_ENABLE=0 (log line %lu)",
+				log->all.first[NF_ENV_DMABUF_OFF].lineno);
+		gdr_check_fix(c, "unset NCCL_DMABUF_ENABLE in the job");
+	} else if (before_2_12(log)) {
+		gdr_check_value(c,
+				"NCCL used peermem although DMA-BUF is available: NCCL %s predates "
+				"DMA-BUF support (2.12)",
+				log->version);
+		gdr_check_fix(c, "use NCCL 2.12 or later");
+	} else if (n[NF_PLUGIN_NO_DMABUF] || (n[NF_PLUGIN_PEERMEM] && !n[NF_PLUGIN_DMABUF])) {
+		gdr_check_value(c, "NCCL used peermem although DMA-BUF is available: the net "
+				   "plugin does not register DMA-BUF");
+		gdr_check_fix(c, "update the net plugin (aws-ofi-nccl, HPC-X) to one with DMA-BUF");
+	} else {
+		gdr_check_value(c, "NCCL used peermem although DMA-BUF is available: "
+				   "NCCL_DMABUF_ENABLE=0, or the job's container saw no DMA-BUF "
+				   "(no \"DMA-BUF is available\" line in the log)");
+		gdr_check_fix(c, "check NCCL_DMABUF_ENABLE and the CUDA driver inside the job");
+	}
+}
+
+static void used_none(struct gdr_check *c, const struct gdr_verdict *v,
+		      const struct gdr_nccl_log *log, const struct distances *d)
+{
+	const unsigned int *n = log->all.count;
+
+	if (!v->dmabuf && !v->peermem) {
+		c->status = GDR_CHECK_PASS;
+		gdr_check_value(c, "NCCL used no GPUDirect RDMA, as the node predicts (%s)",
+				v->text);
+		return;
+	}
+	if (d->measured && d->allowed == 0) {
+		c->status = GDR_CHECK_PASS;
+		gdr_check_value(c,
+				"NCCL used no GPUDirect RDMA, as the distances predict: %s, beyond "
+				"NCCL_NET_GDR_LEVEL=%s (%d of %d GPUs)",
+				d->first_far, d->level, d->measured - d->allowed, d->measured);
+		gdr_check_fix(c, "raise NCCL_NET_GDR_LEVEL to the distance gdr_topo shows, or use "
+				 "a NIC closer to the GPU");
+		return;
+	}
+	c->status = GDR_CHECK_WARN;
+	if (n[NF_CHAN_SOCKET] || !strcmp(log->network, "Socket")) {
+		gdr_check_value(c,
+				"NCCL used Socket although the node offers %s: NCCL_IB_DISABLE=1, "
+				"NCCL_NET=Socket, or no RDMA device in the job's container%s",
+				node_offers(v),
+				n[NF_NO_IB_DEVICE] ? " (NCCL found no IB device)" : "");
+		gdr_check_fix(c, "unset NCCL_IB_DISABLE/NCCL_NET, give the job the RDMA devices");
+	} else if (n[NF_PLUGIN_GDR_OFF]) {
+		gdr_check_value(c,
+				"NCCL used no GPUDirect although the node offers %s: the net "
+				"plugin disabled GDR",
+				node_offers(v));
+		gdr_check_fix(c, "see the plugin's line in the log (aws-ofi-nccl: FI_HMEM, CUDA "
+				 "API usage)");
+	} else if (d->measured && d->allowed < d->measured) {
+		gdr_check_value(
+		    c,
+		    "NCCL used no GPUDirect at all, yet %d of %d GPUs' nearest NICs are "
+		    "within NCCL_NET_GDR_LEVEL=%s (%s) and the node offers %s",
+		    d->allowed, d->measured, d->level, d->first_far, node_offers(v));
+		gdr_check_fix(c, "check which GPUs and NICs the job used (NCCL_IB_HCA, "
+				 "CUDA_VISIBLE_DEVICES) and NCCL_NET_GDR_LEVEL");
+	} else if (d->measured) {
+		gdr_check_value(
+		    c,
+		    "NCCL used no GPUDirect although the GPU-NIC distance allows it "
+		    "(every GPU's nearest NIC within NCCL_NET_GDR_LEVEL=%s) and the node "
+		    "offers %s: NCCL_NET_GDR_LEVEL, or a different NIC than the nearest?",
+		    d->level, node_offers(v));
+		gdr_check_fix(c, "check NCCL_NET_GDR_LEVEL and NCCL_IB_HCA in the job");
+	} else {
+		gdr_check_value(c,
+				"NCCL used no GPUDirect although the node offers %s: "
+				"NCCL_NET_GDR_LEVEL? (distances not measured: --topology-xml)",
+				node_offers(v));
+		gdr_check_fix(c, "compare NCCL_NET_GDR_LEVEL with the distances gdr_topo shows");
+	}
+}
+
+void gdr_doctor_vs_nccl(struct gdr_doctor *doc, const struct gdr_verdict *v,
+			const struct gdr_nccl_log *log, const char *name)
+{
+	struct gdr_check *c;
+	struct distances d;
+	enum gdr_check_status st = log->path == GDR_NCCL_DMABUF || log->path == GDR_NCCL_PEERMEM
+				       ? GDR_CHECK_PASS
+				   : log->path == GDR_NCCL_UNKNOWN ? GDR_CHECK_NA
+								   : GDR_CHECK_WARN;
+
+	c = gdr_doctor_add(doc, "nccl-log", st, 0);
+	gdr_check_value(c, "%s: %s%s%s", name, gdr_nccl_path_name(log->path),
+			log->version[0] ? ", NCCL " : "", log->version);
+	c = gdr_doctor_add(doc, "nccl-vs-node", GDR_CHECK_NA, 0);
+	switch (log->path) {
+	case GDR_NCCL_UNKNOWN:
+		gdr_check_value(c, "the log does not say which path NCCL used: nothing to compare");
+		return;
+	case GDR_NCCL_MIXED:
+		c->status = GDR_CHECK_WARN;
+		gdr_check_value(c, "the log's processes used different paths (several runs?)");
+		gdr_check_fix(c, "compare one run's log at a time");
+		return;
+	case GDR_NCCL_DMABUF:
+		if (v->dmabuf) {
+			c->status = GDR_CHECK_PASS;
+			gdr_check_value(c, "NCCL used DMA-BUF, as the node allows");
+			return;
+		}
+		c->status = GDR_CHECK_WARN;
+		gdr_check_value(c, "NCCL used DMA-BUF although the node view rules it out (%s)",
+				v->text);
+		gdr_check_fix(c,
+			      "check that the log comes from this node (and --root is its tree)");
+		return;
+	case GDR_NCCL_PEERMEM:
+		used_peermem(c, v, log);
+		return;
+	case GDR_NCCL_NONE:
+		measure(doc, log, &d);
+		used_none(c, v, log, &d);
+		return;
+	}
+}

@@ -1,0 +1,183 @@
+/* The NCCL log reader's text and JSON reports (gdr_doctor --nccl-log). */
+#include "config.h"
+
+#include "doctor.h"
+#include "nccl_log.h"
+
+#include <string.h>
+
+static void print_line(FILE *out, const struct gdr_nccl_line *l)
+{
+	fprintf(out, "    %lu: %s\n", l->lineno, l->text);
+}
+
+static int is_plugin(const struct gdr_nccl_log *log)
+{
+	const char *t = log->chan_net[0] ? log->chan_net : log->network;
+
+	return (t[0] && strcmp(t, "IB") && strcmp(t, "Socket")) ||
+	       (!t[0] && log->all.count[NF_PLUGIN]);
+}
+
+static void guide_note(const struct gdr_nccl_log *log, char *buf, size_t len)
+{
+	gdr_nccl_guide_explain(log->all.guide_kind, log->vmajor, log->vminor, is_plugin(log), buf,
+			       len);
+}
+
+static void print_procs(FILE *out, const struct gdr_nccl_log *log)
+{
+	fprintf(out, "  per process:\n");
+	for (unsigned int i = 0; i < log->nprocs; i++) {
+		const struct gdr_nccl_proc *p = &log->procs[i];
+
+		fprintf(out, "    %s", p->id[0] ? p->id : p->launch[0] ? p->launch : "(no prefix)");
+		if (p->id[0] && p->launch[0])
+			fprintf(out, " (%s)", p->launch);
+		if (p->dev >= 0)
+			fprintf(out, " [%d%s]", p->dev, p->devs & ~(1ULL << p->dev) ? ",..." : "");
+		fprintf(out, ": %u network channels, %u with /GDRDMA%s", p->chan_net, p->chan_gdr,
+			p->gpu_dmabuf ? ", GPU DMA-BUF available" : "");
+		if (p->facts.version[0])
+			fprintf(out, ", NCCL %s", p->facts.version);
+		fprintf(out, "; %s\n", gdr_nccl_path_name(p->verdict.path));
+	}
+	if (log->procs_dropped)
+		fprintf(out, "    (%u more not listed)\n", log->procs_dropped);
+}
+
+void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *name)
+{
+	const unsigned int *n = log->all.count;
+	char note[640];
+
+	fprintf(out, "nccl-log: %s\n", name);
+	if (!gdr_nccl_log_is_nccl(log)) {
+		fprintf(out, "  conclusion:     unknown\n  because:        %s\n", log->reason);
+		return;
+	}
+	fprintf(out, "  NCCL version:   %s", log->version[0] ? log->version : "not in the log");
+	for (unsigned int i = 1; i < log->nversions; i++)
+		fprintf(out, "%s%s", i == 1 ? " (also " : ", ", log->versions[i]);
+	fprintf(out, "%s\n", log->nversions > 1 ? ": several runs in one file)" : "");
+	fprintf(out, "  transport:      %s\n",
+		log->chan_net[0]  ? log->chan_net
+		: log->network[0] ? log->network
+				  : "not in the log");
+	if (log->plugin[0] || n[NF_PLUGIN])
+		fprintf(out, "  net plugin:     %s\n", log->plugin[0] ? log->plugin : "yes");
+	if (log->prefixed_lines || log->joined_lines)
+		fprintf(out,
+			"  pasted as:      %lu lines with launcher/collector prefixes, %lu "
+			"joined onto the line before\n",
+			log->prefixed_lines, log->joined_lines);
+	fprintf(out, "  GDR per HCA:    %u enabled, %u disabled lines%s\n", n[NF_HCA_GDR_ON],
+		n[NF_HCA_GDR_OFF], n[NF_HCA_OTHER_NET] ? " (more for a transport not in use)" : "");
+	fprintf(out, "  GDR per GPU:    %u enabled, %u disabled lines%s%s%s\n", n[NF_PAIR_GDR_ON],
+		n[NF_PAIR_GDR_OFF], log->distance[0] ? " (last: distance " : "", log->distance,
+		log->distance[0] ? ")" : "");
+	if (log->gdr_level[0])
+		fprintf(out, "  GDR level:      NCCL_NET_GDR_LEVEL=%s\n", log->gdr_level);
+	fprintf(out, "  DMA-BUF:        %s\n",
+		n[NF_GPU_DMABUF] ? "available on the GPU (a capability, not the path in use)"
+				 : "no \"DMA-BUF is available\" line");
+	if (n[NF_PLUGIN_DMABUF] || n[NF_PLUGIN_NO_DMABUF] || n[NF_PLUGIN_PEERMEM] ||
+	    n[NF_PLUGIN_GDR_OFF])
+		fprintf(out, "  plugin says:    NIC DMA-BUF %s, NIC peermem %s%s\n",
+			n[NF_PLUGIN_DMABUF]	 ? "yes"
+			: n[NF_PLUGIN_NO_DMABUF] ? "no"
+						 : "not said",
+			n[NF_PLUGIN_PEERMEM] ? "yes" : "not said",
+			n[NF_PLUGIN_GDR_OFF] ? ", GDR disabled by the plugin" : "");
+	fprintf(out, "  channels:       %u over the network, %u with /GDRDMA\n",
+		n[NF_CHAN_GDR] + n[NF_CHAN_NOGDR], n[NF_CHAN_GDR]);
+	if (n[NF_GUIDE_LINE]) {
+		guide_note(log, note, sizeof(note));
+		fprintf(out, "  not NCCL's:     line %lu: %s\n",
+			log->all.first[NF_GUIDE_LINE].lineno, note);
+	}
+	if (log->nprocs)
+		print_procs(out, log);
+	fprintf(out, "  conclusion:     %s\n", gdr_nccl_path_name(log->path));
+	fprintf(out, "  because:        %s\n", log->reason);
+	if (log->ncited) {
+		fprintf(out, "  deciding lines:\n");
+		for (unsigned int i = 0; i < log->ncited; i++)
+			print_line(out, &log->cited_line[i]);
+	}
+}
+
+static void json_procs(FILE *out, const struct gdr_nccl_log *log)
+{
+	fputs("],\n  \"processes\": [", out);
+	for (unsigned int i = 0; i < log->nprocs; i++) {
+		const struct gdr_nccl_proc *p = &log->procs[i];
+
+		fputs(i ? ", {\"id\": " : "{\"id\": ", out);
+		gdr_json_str(out, p->id);
+		fputs(", \"launcher\": ", out);
+		gdr_json_str(out, p->launch);
+		fprintf(out,
+			", \"dev\": %d, \"net_channels\": %u, \"gdrdma_channels\": %u, "
+			"\"gpu_dmabuf\": %s, \"version\": ",
+			p->dev, p->chan_net, p->chan_gdr, p->gpu_dmabuf ? "true" : "false");
+		gdr_json_str(out, p->facts.version);
+		fputs(", \"conclusion\": ", out);
+		gdr_json_str(out, gdr_nccl_path_name(p->verdict.path));
+		fputs(", \"reason\": ", out);
+		gdr_json_str(out, p->verdict.reason);
+		fputc('}', out);
+	}
+}
+
+void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *name)
+{
+	char note[640];
+
+	fputs("{\n  \"file\": ", out);
+	gdr_json_str(out, name);
+	fprintf(out, ",\n  \"nccl_log\": %s,\n  \"lines\": %lu,\n  \"version\": ",
+		gdr_nccl_log_is_nccl(log) ? "true" : "false", log->lines);
+	gdr_json_str(out, log->version);
+	fputs(",\n  \"versions\": [", out);
+	for (unsigned int i = 0; i < log->nversions; i++) {
+		fputs(i ? ", " : "", out);
+		gdr_json_str(out, log->versions[i]);
+	}
+	fputs("],\n  \"transport\": ", out);
+	gdr_json_str(out, log->chan_net[0] ? log->chan_net : log->network);
+	fputs(",\n  \"plugin\": ", out);
+	gdr_json_str(out, log->plugin);
+	fputs(",\n  \"gdr_level\": ", out);
+	gdr_json_str(out, log->gdr_level);
+	fprintf(out, ",\n  \"prefixed_lines\": %lu,\n  \"joined_lines\": %lu", log->prefixed_lines,
+		log->joined_lines);
+	fputs(",\n  \"counts\": {", out);
+	for (int f = 0; f < NF__COUNT; f++)
+		fprintf(out, "%s\"%s\": %u", f ? ", " : "", gdr_nccl_fact_name(f),
+			log->all.count[f]);
+	fputs("},\n  \"not_nccl_lines\": [", out);
+	if (log->all.count[NF_GUIDE_LINE]) {
+		guide_note(log, note, sizeof(note));
+		fprintf(out, "{\"line\": %lu, \"text\": ", log->all.first[NF_GUIDE_LINE].lineno);
+		gdr_json_str(out, log->all.first[NF_GUIDE_LINE].text);
+		fputs(", \"explanation\": ", out);
+		gdr_json_str(out, note);
+		fputc('}', out);
+	}
+	json_procs(out, log);
+	fprintf(out, "],\n  \"processes_decided\": %u,\n  \"conclusion\": ", log->procs_decided);
+	gdr_json_str(out, gdr_nccl_path_name(log->path));
+	fputs(",\n  \"reason\": ", out);
+	gdr_json_str(out, log->reason);
+	fputs(",\n  \"deciding_lines\": [", out);
+	for (unsigned int i = 0; i < log->ncited; i++) {
+		const struct gdr_nccl_line *l = &log->cited_line[i];
+
+		fprintf(out, "%s{\"line\": %lu, \"fact\": \"%s\", \"text\": ", i ? ", " : "",
+			l->lineno, gdr_nccl_fact_name(log->cited[i]));
+		gdr_json_str(out, l->text);
+		fputc('}', out);
+	}
+	fputs("]\n}\n", out);
+}

@@ -1,0 +1,457 @@
+/*
+ * The NCCL log reader's conclusion. gdr_nccl_judge() draws it from one set
+ * of facts (a process's, or the whole file's); gdr_nccl_log_finish() judges
+ * every process on its own lines and the file as a whole, and says when
+ * processes disagree (several runs or NCCL versions in one file) instead of
+ * letting the order of the lines decide.
+ */
+#include "config.h"
+
+#include "nccl_log.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void cite(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v, enum gdr_nccl_fact x)
+{
+	if (!f->count[x] || v->ncited >= GDR_ARRAY_SIZE(v->cited))
+		return;
+	for (unsigned int i = 0; i < v->ncited; i++)
+		if (v->cited[i] == x)
+			return;
+	v->cited_line[v->ncited] = f->first[x];
+	v->cited[v->ncited++] = x;
+}
+
+static void conclude(struct gdr_nccl_verdict *v, enum gdr_nccl_path p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void conclude(struct gdr_nccl_verdict *v, enum gdr_nccl_path p, const char *fmt, ...)
+{
+	va_list ap;
+
+	v->path = p;
+	va_start(ap, fmt);
+	vsnprintf(v->reason, sizeof(v->reason), fmt, ap);
+	va_end(ap);
+}
+
+static void append(struct gdr_nccl_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void append(struct gdr_nccl_verdict *v, const char *fmt, ...)
+{
+	size_t len = strlen(v->reason);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->reason + len, sizeof(v->reason) - len, fmt, ap);
+	va_end(ap);
+}
+
+static int version_before(const struct gdr_nccl_facts *f, int major, int minor)
+{
+	if (f->vmajor < 0)
+		return 0;
+	return f->vmajor < major || (f->vmajor == major && f->vminor < minor);
+}
+
+static int builtin_net(const char *n)
+{
+	return !n[0] || !strcmp(n, "IB") || !strcmp(n, "Socket");
+}
+
+/* Is the data carried by an external net plugin rather than NCCL's own IB or Socket? */
+static int via_plugin(const struct gdr_nccl_facts *f)
+{
+	if (f->chan_net[0])
+		return !builtin_net(f->chan_net);
+	if (f->network[0])
+		return !builtin_net(f->network);
+	return f->count[NF_PLUGIN] > 0;
+}
+
+static const char *plugin_name(const struct gdr_nccl_facts *f)
+{
+	return f->chan_net[0] ? f->chan_net : f->network[0] ? f->network : "external";
+}
+
+/* GDR is in use: through which registration? */
+static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
+{
+	const unsigned int *n = f->count;
+	int plugin = via_plugin(f);
+
+	cite(f, v,
+	     n[NF_CHAN_GDR]	 ? NF_CHAN_GDR
+	     : n[NF_PAIR_GDR_ON] ? NF_PAIR_GDR_ON
+				 : NF_RING_GDR_ON);
+	/* ncclIbDmaBufSupport and the DMA-BUF path arrived in 2.12. */
+	if (version_before(f, 2, 12)) {
+		cite(f, v, NF_VERSION);
+		conclude(v, GDR_NCCL_PEERMEM,
+			 "GPUDirect RDMA in use, and NCCL %s predates DMA-BUF "
+			 "support (2.12): its GDR is peer memory",
+			 f->version);
+		return;
+	}
+	if (n[NF_ENV_DMABUF_OFF]) {
+		cite(f, v, NF_ENV_DMABUF_OFF);
+		conclude(v, GDR_NCCL_PEERMEM,
+			 "GPUDirect RDMA in use with NCCL_DMABUF_ENABLE=0: "
+			 "peer memory");
+		return;
+	}
+	if (n[NF_PLUGIN_NO_DMABUF]) {
+		cite(f, v, NF_PLUGIN_NO_DMABUF);
+		conclude(
+		    v, GDR_NCCL_PEERMEM,
+		    "GPUDirect RDMA in use and the plugin reports no "
+		    "DMA-BUF registration: the plugin's own GPU memory registration, not DMA-BUF");
+		return;
+	}
+	if (n[NF_PLUGIN_PEERMEM] && !n[NF_PLUGIN_DMABUF]) {
+		cite(f, v, NF_PLUGIN_PEERMEM);
+		conclude(v, GDR_NCCL_PEERMEM,
+			 "GPUDirect RDMA in use; the plugin lists the NIC's "
+			 "GDR as nvidia-peermem only, never (DMABUF)");
+		return;
+	}
+	if (n[NF_GPU_DMABUF]) {
+		cite(f, v, NF_GPU_DMABUF);
+		if (n[NF_PLUGIN_DMABUF]) {
+			cite(f, v, NF_PLUGIN_DMABUF);
+			conclude(v, GDR_NCCL_DMABUF,
+				 "GPUDirect RDMA in use; the GPU and the NIC both "
+				 "take DMA-BUF, and NCCL prefers DMA-BUF over peer memory");
+			return;
+		}
+		if (plugin) {
+			conclude(v, GDR_NCCL_DMABUF,
+				 "GPUDirect RDMA in use through the %s net plugin and the GPU "
+				 "supports DMA-BUF: NCCL registers through DMA-BUF whenever the "
+				 "plugin lists the NIC as DMA-BUF capable (the plugin's own "
+				 "\"(DMABUF) enabled\" or \"DMA-BUF registrations: true\" line, "
+				 "not in this log, would confirm it)",
+				 plugin_name(f));
+			return;
+		}
+		conclude(v, GDR_NCCL_DMABUF,
+			 "GPUDirect RDMA in use and the GPU supports DMA-BUF: "
+			 "NCCL registers through DMA-BUF whenever the NIC accepts it (NCCL's IB "
+			 "transport does not log the NIC side; gdr_doctor on the node shows it)");
+		return;
+	}
+	if (n[NF_VERSION] && n[NF_INIT]) {
+		cite(f, v, NF_VERSION);
+		cite(f, v, NF_INIT);
+		conclude(
+		    v, GDR_NCCL_PEERMEM,
+		    "GPUDirect RDMA in use; NCCL %s prints \"DMA-BUF is "
+		    "available\" during init when it will use DMA-BUF, and this log covers init "
+		    "without it%s: peer memory",
+		    f->version,
+		    plugin ? " (with a plugin, also when the plugin has no DMA-BUF call)" : "");
+		return;
+	}
+	conclude(v, GDR_NCCL_UNKNOWN,
+		 "GPUDirect RDMA in use (/GDRDMA), but the log does not "
+		 "show whether through DMA-BUF or peer memory (no NCCL version or init lines)");
+}
+
+static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
+{
+	const unsigned int *n = f->count;
+	unsigned int chans = n[NF_CHAN_NOGDR] + n[NF_CHAN_GDR];
+	int socket_only = (n[NF_CHAN_SOCKET] && n[NF_CHAN_SOCKET] == chans) ||
+			  (!strcmp(f->network, "Socket") && !n[NF_CHAN_GDR]);
+
+	if (socket_only) {
+		cite(f, v, n[NF_CHAN_SOCKET] ? NF_CHAN_SOCKET : NF_NETWORK);
+		cite(f, v, NF_ENV_IB_OFF);
+		cite(f, v, NF_NO_IB_DEVICE);
+		conclude(v, GDR_NCCL_NONE,
+			 "the network transport is Socket: TCP through host "
+			 "memory, no RDMA%s",
+			 n[NF_NO_IB_DEVICE] ? " (NCCL found no IB device)" : "");
+		return;
+	}
+	if (n[NF_PLUGIN_GDR_OFF]) {
+		cite(f, v, NF_PLUGIN_GDR_OFF);
+		cite(f, v, NF_CHAN_NOGDR);
+		conclude(v, GDR_NCCL_NONE,
+			 "the net plugin disabled GPUDirect RDMA; its buffers "
+			 "are staged through host memory");
+		return;
+	}
+	if (n[NF_CHAN_NOGDR]) {
+		cite(f, v, NF_CHAN_NOGDR);
+		cite(f, v, NF_HCA_GDR_OFF);
+		cite(f, v, NF_PAIR_GDR_OFF);
+		cite(f, v, NF_GPU_DMABUF);
+		cite(f, v, NF_PLUGIN_DMABUF);
+		conclude(
+		    v, GDR_NCCL_NONE,
+		    "%u network channel line%s, none with /GDRDMA: buffers "
+		    "staged through host memory%s%s",
+		    n[NF_CHAN_NOGDR], n[NF_CHAN_NOGDR] == 1 ? "" : "s",
+		    n[NF_GPU_DMABUF] ? " (\"DMA-BUF is available\" is only the GPU's capability)"
+				     : "",
+		    n[NF_PLUGIN_DMABUF] ? " (the plugin's DMA-BUF line is the NIC's capability; "
+					  "NCCL still chose no GDR)"
+					: "");
+		return;
+	}
+	if (n[NF_RING_GDR_OFF]) {
+		cite(f, v, NF_RING_GDR_OFF);
+		conclude(v, GDR_NCCL_NONE, "NCCL reports the rings connected with GDR 0");
+		return;
+	}
+	if (n[NF_HCA_GDR_OFF] && !n[NF_HCA_GDR_ON]) {
+		cite(f, v, NF_HCA_GDR_OFF);
+		conclude(v, GDR_NCCL_NONE,
+			 "GPU Direct RDMA is disabled for every HCA the log "
+			 "names (no peer-memory module and no DMA-BUF on the NIC side)");
+		return;
+	}
+	if (n[NF_PAIR_GDR_OFF]) {
+		cite(f, v, NF_PAIR_GDR_OFF);
+		cite(f, v, NF_ENV_GDR_LEVEL);
+		conclude(v, GDR_NCCL_NONE,
+			 "GPU Direct RDMA disabled for the GPU/HCA pair by "
+			 "distance (%s, beyond NCCL_NET_GDR_LEVEL or its default)",
+			 f->distance);
+		return;
+	}
+	cite(f, v, NF_HCA_GDR_ON);
+	cite(f, v, NF_GPU_DMABUF);
+	cite(f, v, NF_NETWORK);
+	cite(f, v, NF_GUIDE_LINE);
+	if (n[NF_GUIDE_LINE]) {
+		conclude(v, GDR_NCCL_UNKNOWN,
+			 "the log's GPUDirect line%s (%s line %lu) %s not printed by any NCCL "
+			 "release: %s quoted from a guide, not evidence; no NCCL line here decides",
+			 n[NF_GUIDE_LINE] == 1 ? "" : "s",
+			 n[NF_GUIDE_LINE] == 1 ? "at" : "first at", f->first[NF_GUIDE_LINE].lineno,
+			 n[NF_GUIDE_LINE] == 1 ? "is" : "are",
+			 n[NF_GUIDE_LINE] == 1 ? "it is" : "they are");
+		return;
+	}
+	conclude(v, GDR_NCCL_UNKNOWN,
+		 "no network channel line and no GPUDirect decision in the "
+		 "log (cut short, or a single-node run)%s",
+		 n[NF_HCA_GDR_ON] || n[NF_GPU_DMABUF] ? "; the GDR/DMA-BUF lines present are "
+							"capabilities, not use"
+						      : "");
+}
+
+void gdr_nccl_judge(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
+{
+	const unsigned int *n = f->count;
+
+	memset(v, 0, sizeof(*v));
+	if (n[NF_CHAN_GDR] || n[NF_RING_GDR_ON] || n[NF_PAIR_GDR_ON]) {
+		judge_gdr_path(f, v);
+		if (n[NF_CHAN_NOGDR] && n[NF_CHAN_GDR]) {
+			append(v, "; some network channels are without /GDRDMA");
+			cite(f, v, NF_CHAN_NOGDR);
+		}
+	} else {
+		judge_no_gdr(f, v);
+	}
+	if (n[NF_GUIDE_LINE] && v->path != GDR_NCCL_UNKNOWN)
+		append(v,
+		       "; line %lu is not a line NCCL prints (quoted from a guide) and was "
+		       "not used",
+		       f->first[NF_GUIDE_LINE].lineno);
+}
+
+/* A process's view: its own lines, plus the bare lines when they cannot belong to another run. */
+static void proc_view(const struct gdr_nccl_log *log, const struct gdr_nccl_proc *p,
+		      struct gdr_nccl_facts *view)
+{
+	*view = p->facts;
+	if (log->nversions > 1) {
+		/*
+		 * Several runs: a bare version line belongs to the processes that
+		 * first appear after it (and before the next one).
+		 */
+		unsigned int seg = p->seg;
+
+		/* Before NCCL's banner, a process prints Bootstrap lines: then the next one is its.
+		 */
+		if (!log->seg_version[seg][0] && seg < log->nseg)
+			seg++;
+		const char *sv = log->seg_version[seg];
+
+		if (!view->version[0] && sv[0]) {
+			gdr_strlcpy(view->version, sv, sizeof(view->version));
+			if (sscanf(sv, "%d.%d.%d", &view->vmajor, &view->vminor, &view->vpatch) < 2)
+				view->vmajor = view->vminor = -1;
+			view->count[NF_VERSION] = 1;
+			view->first[NF_VERSION] = log->seg_line[seg];
+		}
+		return;
+	}
+	for (int x = 0; x < NF__COUNT; x++)
+		if (!view->count[x] && log->bare.count[x]) {
+			view->count[x] = log->bare.count[x];
+			view->first[x] = log->bare.first[x];
+		}
+	if (!view->version[0] && log->bare.version[0]) {
+		memcpy(view->version, log->bare.version, sizeof(view->version));
+		view->vmajor = log->bare.vmajor;
+		view->vminor = log->bare.vminor;
+		view->vpatch = log->bare.vpatch;
+	}
+#define FILL(field)                                                                                \
+	if (!view->field[0])                                                                       \
+	memcpy(view->field, log->bare.field, sizeof(view->field))
+	FILL(network);
+	FILL(chan_net);
+	FILL(plugin);
+	FILL(gdr_level);
+	FILL(distance);
+#undef FILL
+}
+
+static void copy_verdict(struct gdr_nccl_log *log, const struct gdr_nccl_verdict *v)
+{
+	log->path = v->path;
+	memcpy(log->reason, v->reason, sizeof(log->reason));
+	memcpy(log->cited, v->cited, sizeof(log->cited));
+	memcpy(log->cited_line, v->cited_line, sizeof(log->cited_line));
+	log->ncited = v->ncited;
+}
+
+static const char *proc_name(const struct gdr_nccl_proc *p)
+{
+	return p->id[0] ? p->id : p->launch[0] ? p->launch : "(no prefix)";
+}
+
+/* Processes decided differently: list them, cite one line of each kind. */
+static void conclude_mixed(struct gdr_nccl_log *log)
+{
+	struct gdr_nccl_verdict v = { .path = GDR_NCCL_MIXED };
+	unsigned int shown = 0, seen_paths = 0;
+
+	snprintf(v.reason, sizeof(v.reason),
+		 "processes disagree (several runs or NCCL versions "
+		 "in one file; each judged on its own lines):");
+	for (unsigned int i = 0; i < log->nprocs; i++) {
+		const struct gdr_nccl_proc *p = &log->procs[i];
+
+		if (p->verdict.path == GDR_NCCL_UNKNOWN)
+			continue;
+		if (shown++ < 6)
+			append(&v, "%s %s %s%s%s", shown > 1 ? "," : "", proc_name(p),
+			       gdr_nccl_path_name(p->verdict.path),
+			       p->facts.version[0] ? " NCCL " : "", p->facts.version);
+		if (seen_paths & (1u << p->verdict.path))
+			continue;
+		seen_paths |= 1u << p->verdict.path;
+		/* Two lines of each: GDR in use or not, and what decided the registration. */
+		for (unsigned int c = 0; c < p->verdict.ncited && c < 2; c++)
+			if (v.ncited < GDR_ARRAY_SIZE(v.cited)) {
+				v.cited[v.ncited] = p->verdict.cited[c];
+				v.cited_line[v.ncited++] = p->verdict.cited_line[c];
+			}
+	}
+	if (shown > 6)
+		append(&v, ", and %u more", shown - 6);
+	copy_verdict(log, &v);
+}
+
+void gdr_nccl_log_finish(struct gdr_nccl_log *log)
+{
+	struct gdr_nccl_verdict whole;
+	struct gdr_nccl_facts *view;
+	int agreed = -1, disagree = 0;
+
+	gdr_nccl_log_flush(log);
+	/* The whole file's fields, for the report and for callers. */
+	memcpy(log->version, log->all.version, sizeof(log->version));
+	log->vmajor = log->all.vmajor;
+	log->vminor = log->all.vminor;
+	log->vpatch = log->all.vpatch;
+	memcpy(log->network, log->all.network, sizeof(log->network));
+	memcpy(log->chan_net, log->all.chan_net, sizeof(log->chan_net));
+	memcpy(log->plugin, log->all.plugin, sizeof(log->plugin));
+	memcpy(log->gdr_level, log->all.gdr_level, sizeof(log->gdr_level));
+	memcpy(log->distance, log->all.distance, sizeof(log->distance));
+	log->ncited = 0;
+	log->procs_decided = 0;
+	if (!gdr_nccl_log_is_nccl(log)) {
+		log->path = GDR_NCCL_UNKNOWN;
+		snprintf(log->reason, sizeof(log->reason),
+			 "not an NCCL log: none of %lu lines is NCCL output", log->lines);
+		return;
+	}
+	view = malloc(sizeof(*view));
+	for (unsigned int i = 0; view && i < log->nprocs; i++) {
+		struct gdr_nccl_proc *p = &log->procs[i];
+
+		proc_view(log, p, view);
+		gdr_nccl_judge(view, &p->verdict);
+		/* Report the version the process was judged with (a bare "NCCL version" line). */
+		if (!p->facts.version[0])
+			memcpy(p->facts.version, view->version, sizeof(p->facts.version));
+		if (p->verdict.path == GDR_NCCL_UNKNOWN)
+			continue;
+		log->procs_decided++;
+		if (agreed < 0)
+			agreed = (int)p->verdict.path;
+		else if (agreed != (int)p->verdict.path)
+			disagree = 1;
+	}
+	free(view);
+	gdr_nccl_judge(&log->all, &whole);
+	if (disagree) {
+		conclude_mixed(log);
+		return;
+	}
+	/*
+	 * One NCCL version: the lines of the whole file, when no process
+	 * decides alone or they agree with it. Several: only processes decide,
+	 * each with its own version, whatever the order of the runs.
+	 */
+	if (log->nversions <= 1 &&
+	    (log->nprocs <= 1 || agreed < 0 || (int)whole.path == agreed)) {
+		copy_verdict(log, &whole);
+		if (log->nprocs > 1 && log->procs_decided) {
+			size_t len = strlen(log->reason);
+
+			snprintf(log->reason + len, sizeof(log->reason) - len,
+				 " [%u of %u processes decide on their own lines; none disagrees]",
+				 log->procs_decided, log->nprocs);
+		}
+		return;
+	}
+	if (agreed < 0) {
+		struct gdr_nccl_verdict v = { .path = GDR_NCCL_UNKNOWN };
+
+		snprintf(v.reason, sizeof(v.reason),
+			 "the file holds %u NCCL versions (%s, %s%s) and no process's own lines "
+			 "decide; judging them together would depend on the order of the lines",
+			 log->nversions, log->versions[0], log->versions[1],
+			 log->nversions > 2 ? ", ..." : "");
+		copy_verdict(log, &v);
+		return;
+	}
+	/* The decided processes agree, but the file taken whole would say otherwise. */
+	for (unsigned int i = 0; i < log->nprocs; i++) {
+		const struct gdr_nccl_proc *p = &log->procs[i];
+
+		if (p->verdict.path != GDR_NCCL_UNKNOWN) {
+			copy_verdict(log, &p->verdict);
+			snprintf(log->reason, sizeof(log->reason),
+				 "%s: %s [%u of %u processes "
+				 "decide on their own lines; all agree]",
+				 proc_name(p), p->verdict.reason, log->procs_decided, log->nprocs);
+			return;
+		}
+	}
+}
