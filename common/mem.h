@@ -43,6 +43,7 @@ struct gdr_mem_env {
 	enum gdr_gpu_alloc gpu_alloc; /* dmabuf, peermem, bounce: how the GPU buffer is made */
 	int dmabuf_pcie;	      /* dmabuf: CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE */
 	int no_relaxed;		      /* --disable_pcie_relaxed */
+	int data_direct;	      /* dmabuf: mlx5dv_reg_dmabuf_mr(DATA_DIRECT) */
 	size_t bounce_chunk;	      /* bounce: staging chunk size */
 	unsigned int bounce_slots;
 };
@@ -131,5 +132,17 @@ int gdr_peermem_detect(const char *root, char *found, size_t flen, char *why, si
  * adds RLIMIT_MEMLOCK and how to raise it (the usual cause).
  */
 void gdr_explain_reg_errno(int err, size_t len, char *buf, size_t blen);
+
+/*
+ * Data direct (mem_data_direct.c): mlx5dv_get_data_direct_sysfs_path and
+ * mlx5dv_reg_dmabuf_mr looked up at run time in libmlx5.so.1 (or the file
+ * GDRPERF_LIBMLX5 names: a test hook), so that one binary uses them with an
+ * rdma-core that has them (>= 53) and says why not with one that does not.
+ * gdr_data_direct_check: 0 when ctx's device has a data direct device, else
+ * -errno with the reason. gdr_data_direct_reg: the registration, errno set.
+ */
+int gdr_data_direct_check(struct ibv_context *ctx, char *why, size_t wlen);
+struct ibv_mr *gdr_data_direct_reg(struct ibv_pd *pd, uint64_t offset, size_t len, uint64_t iova,
+				   int fd, int access);
 
 #endif

@@ -91,6 +91,12 @@ static int dmabuf_available(const struct gdr_mem_env *env, char *why, size_t wle
 	snprintf(why, wlen, "built with a libibverbs without ibv_reg_dmabuf_mr (rdma-core >= 34)");
 	return -EOPNOTSUPP;
 #endif
+	/* --use_data_direct: the library and the device must have it, else skipped with why. */
+	if (env->data_direct) {
+		ret = gdr_data_direct_check(env->pd ? env->pd->context : NULL, why, wlen);
+		if (ret)
+			return ret;
+	}
 	/* Without a PD (gdr_doctor on a node with no NIC) only the GPU side is judged. */
 	if (env->pd) {
 		ret = gdr_dmabuf_probe_nic(env->pd, why, wlen);
@@ -137,19 +143,27 @@ static int dmabuf_register(struct gdr_mem *m, int fd, const struct gdr_dmabuf_ra
 	char sz[32];
 	int err;
 
-	m->reg_call = "ibv_reg_dmabuf_mr";
-	m->mr = ibv_reg_dmabuf_mr(env->pd, offset, m->len, m->addr, fd, access);
+	if (env->data_direct) {
+		m->reg_call = "mlx5dv_reg_dmabuf_mr";
+		m->mr = gdr_data_direct_reg(env->pd, offset, m->len, m->addr, fd, access);
+	} else {
+		m->reg_call = "ibv_reg_dmabuf_mr";
+		m->mr = ibv_reg_dmabuf_mr(env->pd, offset, m->len, m->addr, fd, access);
+	}
 	if (m->mr) {
 		m->emulated = reg_emulated(m->mr);
+		if (m->emulated)
+			snprintf(m->note, sizeof(m->note),
+				 "DMA-BUF registration emulated by tests/fake_verbs (not a NIC's)");
 		return 0;
 	}
 	err = errno ? errno : EIO;
 	if (err == EOPNOTSUPP || err == EPROTONOSUPPORT)
-		snprintf(why, wlen, "%s: ibv_reg_dmabuf_mr: %s (provider has no DMA-BUF support)",
-			 nic_name(env), strerror(err));
+		snprintf(why, wlen, "%s: %s: %s (provider has no DMA-BUF support)", nic_name(env),
+			 m->reg_call, strerror(err));
 	else
-		snprintf(why, wlen, "%s: ibv_reg_dmabuf_mr(%s at offset %llu, iova 0x%llx): %s",
-			 nic_name(env), gdr_fmt_size(m->len, sz, sizeof(sz)),
+		snprintf(why, wlen, "%s: %s(%s at offset %llu, iova 0x%llx): %s", nic_name(env),
+			 m->reg_call, gdr_fmt_size(m->len, sz, sizeof(sz)),
 			 (unsigned long long)offset, (unsigned long long)m->addr, strerror(err));
 	return -err;
 #else
