@@ -81,16 +81,6 @@ int gdr_mem_open(struct gdr_mem *m, enum gdr_mem_kind kind, const struct gdr_mem
 	return r;
 }
 
-const char *gdr_gpu_alloc_call(enum gdr_gpu_alloc a)
-{
-	return a == GDR_GPU_ALLOC_VMM ? "cuMemCreate" : "cuMemAlloc";
-}
-
-const char *gdr_gpu_alloc_name(enum gdr_gpu_alloc a)
-{
-	return a == GDR_GPU_ALLOC_VMM ? "vmm" : "memalloc";
-}
-
 void gdr_mem_close(struct gdr_mem *m)
 {
 	if (m->ops)

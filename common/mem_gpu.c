@@ -11,6 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *gdr_gpu_alloc_call(enum gdr_gpu_alloc a)
+{
+	return a == GDR_GPU_ALLOC_VMM ? "cuMemCreate" : "cuMemAlloc";
+}
+
+const char *gdr_gpu_alloc_name(enum gdr_gpu_alloc a)
+{
+	return a == GDR_GPU_ALLOC_VMM ? "vmm" : "memalloc";
+}
+
 const char *gdr_mem_gpu_name(const struct gdr_gpu *gpu, char *buf, size_t len)
 {
 	snprintf(buf, len, "GPU %d (%s, %s)", gpu->ordinal, gpu->bus_id, gpu->name);

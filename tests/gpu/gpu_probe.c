@@ -12,9 +12,13 @@
  *      link's figure from sysfs
  *   4. in-order copies on one stream, event pending/complete, SYNC_MEMOPS
  *   5. each GPU path's skip reason on this machine
+ *   also: the VMM/flush/ordering attributes and the UUID (selection by
+ *   GPU-... and MIG-... finds the same GPU), the flush gdrperf does before
+ *   --validate reads, and the backend's export in both allocators (cuMemAlloc,
+ *   cuMemCreate) and both mapping types (default, PCIe), timed
  *
  * Lines start with "ok", "FAIL" or "info"; exit status 1 if any FAIL.
- * Usage: gpu_probe [--gpu N|BDF] [--quick] [--root DIR]
+ * Usage: gpu_probe [--gpu N|BDF|UUID] [--quick] [--root DIR]
  */
 #include "config.h"
 
@@ -104,6 +108,13 @@ static int probe_driver(struct probe *p, const char *spec)
 		      "GPU_DIRECT_RDMA_SUPPORTED=%d",
 		      i, ret ? why : g.bus_id, g.name, (double)g.total_mem / (1 << 30),
 		      g.dmabuf_supported, g.gdr_supported);
+		/* -1 = the driver cannot report it: what gdrperf then says in its rows. */
+		info("GPU %d: %s, GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED=%d, "
+		     "GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS=%d, GPU_DIRECT_RDMA_WRITES_ORDERING=%d",
+		     i, g.uuid[0] ? g.uuid : "(no UUID)", g.vmm_gdr_supported, g.flush_options,
+		     g.writes_ordering);
+		check(p, ret != 0 || !strncmp(g.uuid, "GPU-", 4), "GPU %d: cuDeviceGetUuid_v2: %s",
+		      i, g.uuid[0] ? g.uuid : "no UUID");
 	}
 	/* Selecting by bus id must find the same GPU as by ordinal. */
 	ret = gdr_cuda_find_gpu(p->cu, spec, &p->gpu, why, sizeof(why));
@@ -122,10 +133,38 @@ static int probe_driver(struct probe *p, const char *spec)
 		check(p, ret == 0 && again.ordinal == p->gpu.ordinal, "find GPU by bus id '%s': %s",
 		      upper, ret ? why : "same GPU");
 	}
+	/* --gpu=GPU-... and MIG-... (the same bytes) select the same GPU as its ordinal. */
+	if (p->gpu.uuid[0]) {
+		const char *prefix[] = { "", "MIG-" };
+
+		for (size_t k = 0; k < GDR_ARRAY_SIZE(prefix); k++) {
+			struct gdr_gpu again;
+			char spec2[64];
+
+			snprintf(spec2, sizeof(spec2), "%s%s", prefix[k],
+				 k ? p->gpu.uuid + 4 : p->gpu.uuid);
+			ret = gdr_cuda_find_gpu(p->cu, spec2, &again, why, sizeof(why));
+			check(p, ret == 0 && again.ordinal == p->gpu.ordinal,
+			      "find GPU by UUID '%s': %s", spec2, ret ? why : "same GPU");
+		}
+	}
+	if (getenv("CUDA_VISIBLE_DEVICES"))
+		info("CUDA_VISIBLE_DEVICES=%s: ordinals count the visible GPUs",
+		     getenv("CUDA_VISIBLE_DEVICES"));
 	ret = gdr_cuda_gpu_open(p->cu, &p->gpu, why, sizeof(why));
 	check(p, ret == 0, "retain primary context of GPU %d: %s", p->gpu.ordinal,
 	      ret ? why : "current");
-	return ret;
+	if (ret)
+		return ret;
+	{
+		const char *how = "";
+		int fr = gdr_cuda_flush_rdma_writes(p->cu, &p->gpu, &how);
+
+		check(p, fr == 0 || fr == -EOPNOTSUPP, "flush of GPUDirect RDMA writes: %s%s%s",
+		      how, fr && fr != -EOPNOTSUPP ? ": " : "",
+		      fr && fr != -EOPNOTSUPP ? gdr_cuda_last_error(p->cu) : "");
+	}
+	return 0;
 }
 
 /* ---- 2. DMA-BUF export ---- */

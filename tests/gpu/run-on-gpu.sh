@@ -174,8 +174,9 @@ if [ -z "$built" ]; then
 	} >"$cfg/config.h"
 	cd "$top" || exit 1
 	run $cc -std=c11 -O2 -Wall -Wextra -I"$cfg" -iquote common -I"$cuda_dir/include" \
-		-o "$probe" tests/gpu/gpu_probe.c common/util.c common/cuda.c common/mem_gpu.c \
-		common/mem_dmabuf.c common/mem_peermem.c -libverbs -ldl -lpthread || {
+		-o "$probe" tests/gpu/gpu_probe.c common/util.c common/cuda.c common/cuda_uuid.c \
+		common/mem_gpu.c common/mem_dmabuf.c common/mem_peermem.c common/mem_data_direct.c \
+		common/mem_host.c -libverbs -ldl -lpthread || {
 		say "RESULT: probe build failed (see $log)"
 		rm -rf "$cfg"
 		exit 1
