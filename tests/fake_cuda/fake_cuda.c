@@ -87,6 +87,8 @@
  *   GDRPERF_FAKE_CUDA_UUIDS=u,v        device UUIDs (32 hex digits, dashes
  *                                      allowed; default derived from the
  *                                      ordinal)
+ *   CUDA_VISIBLE_DEVICES               honoured as the driver does (indices or
+ *                                      UUIDs, in order, up to the first bad one)
  *
  * For tests, the library also exports gdrperf_fake_cuda_flushes() (number of
  * cuFlushGPUDirectRDMAWrites calls so far).
@@ -104,6 +106,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/types.h>
@@ -342,6 +345,64 @@ static bool field_exact(const char *s, int i, char *out, size_t len)
 	return i <= commas && field(s, i, out, len);
 }
 
+/* Does the CUDA_VISIBLE_DEVICES entry tok (GPU-... or MIG-..., a prefix allowed) name uuid? */
+static bool uuid_entry_matches(const char *tok, const unsigned char uuid[16])
+{
+	char hex[33];
+	size_t n = 0;
+
+	for (int b = 0; b < 16; b++)
+		snprintf(hex + 2 * b, 3, "%02x", uuid[b]);
+	for (tok += 4; *tok; tok++) {
+		if (*tok == '-')
+			continue;
+		if (n >= 32 || tolower((unsigned char)*tok) != hex[n])
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+/*
+ * CUDA_VISIBLE_DEVICES as the CUDA Programming Guide describes it: indices
+ * or UUIDs (GPU-..., MIG-..., prefixes allowed), in that order; devices after
+ * the first entry that names none are not visible.
+ */
+static void visible_devices(struct fake_cfg *c)
+{
+	const char *e = getenv("CUDA_VISIBLE_DEVICES");
+	struct fake_cfg all;
+	char tok[64];
+	int n = 0;
+
+	if (!e)
+		return;
+	all = *c;
+	for (int i = 0; n < FAKE_MAX_DEV && field_exact(e, i, tok, sizeof(tok)); i++) {
+		int d = -1;
+
+		if (!strncasecmp(tok, "GPU-", 4) || !strncasecmp(tok, "MIG-", 4)) {
+			for (int k = 0; k < all.ndev && d < 0; k++)
+				if (uuid_entry_matches(tok, all.uuid[k]))
+					d = k;
+		} else if (isdigit((unsigned char)tok[0])) {
+			d = atoi(tok);
+		}
+		if (d < 0 || d >= all.ndev)
+			break;
+		memcpy(c->name[n], all.name[d], sizeof(c->name[n]));
+		c->dom[n] = all.dom[d];
+		c->bus[n] = all.bus[d];
+		c->devfn[n] = all.devfn[d];
+		c->dmabuf[n] = all.dmabuf[d];
+		c->gdr[n] = all.gdr[d];
+		c->vmm_gdr[n] = all.vmm_gdr[d];
+		memcpy(c->uuid[n], all.uuid[d], sizeof(c->uuid[n]));
+		n++;
+	}
+	c->ndev = n;
+}
+
 static void load_cfg(struct fake_cfg *c)
 {
 	const char *e;
@@ -422,6 +483,7 @@ static void load_cfg(struct fake_cfg *c)
 				fprintf(stderr, "fake libcuda: bad UUID '%s'\n", f);
 		}
 	}
+	visible_devices(c);
 	e = getenv("GDRPERF_FAKE_CUDA_DMABUF_PCIE");
 	c->dmabuf_pcie = e && atoi(e) != 0;
 	e = getenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING");

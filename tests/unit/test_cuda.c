@@ -46,6 +46,7 @@ static const char *const fake_vars[] = {
 	"GDRPERF_FAKE_CUDA_FLUSH_OPTIONS",
 	"GDRPERF_FAKE_CUDA_NO_ATTR",
 	"GDRPERF_FAKE_CUDA_UUIDS",
+	"CUDA_VISIBLE_DEVICES",
 };
 
 static int reset_env(void **state)
@@ -401,6 +402,23 @@ static void test_uuid(void **state)
 				 "GPU-9b8a7c6d-5e4f-3021-1203-f4e5d6c7b8a9)");
 	assert_int_equal(gdr_cuda_find_gpu(cu, "GPU-xyz", &gpu, why, sizeof(why)), -ENODEV);
 	gdr_cuda_unload(cu);
+	/* CUDA_VISIBLE_DEVICES keeps working: ordinals count the visible GPUs, UUIDs still match.
+	 */
+	setenv("CUDA_VISIBLE_DEVICES", "GPU-9b8a7c6d,0", 1);
+	assert_int_equal(gdr_cuda_load(&cu, why, sizeof(why)), 0);
+	assert_int_equal(gdr_cuda_find_gpu(cu, "0", &gpu, why, sizeof(why)), 0);
+	assert_string_equal(gpu.uuid, "GPU-9b8a7c6d-5e4f-3021-1203-f4e5d6c7b8a9");
+	assert_int_equal(gdr_cuda_find_gpu(cu, "GPU-6a1c2f3e-0000-1111-2222-333344445555", &gpu,
+					   why, sizeof(why)),
+			 0);
+	assert_int_equal(gpu.ordinal, 1);
+	gdr_cuda_unload(cu);
+	setenv("CUDA_VISIBLE_DEVICES", "1,7,0", 1);
+	assert_int_equal(gdr_cuda_load(&cu, why, sizeof(why)), 0);
+	assert_int_equal(gdr_cuda_find_gpu(cu, "1", &gpu, why, sizeof(why)), -ENODEV);
+	assert_string_equal(why, "GPU 1 does not exist (1 GPU: 0..0)");
+	gdr_cuda_unload(cu);
+	unsetenv("CUDA_VISIBLE_DEVICES");
 	assert_true(gdr_cuda_uuid_match("GPU-6a1c2f3e00001111-2222-333344445555",
 					"GPU-6a1c2f3e-0000-1111-2222-333344445555"));
 	assert_false(gdr_cuda_uuid_match("0", "GPU-6a1c2f3e-0000-1111-2222-333344445555"));
