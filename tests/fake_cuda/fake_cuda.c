@@ -1289,8 +1289,10 @@ static CUresult fake_MemUnmap(CUdeviceptr ptr, size_t size)
 			break;
 		}
 	if (a) {
-		/* The range stays reserved: back to an inaccessible hole. */
-		mmap((void *)ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		/* The range stays reserved: back to an inaccessible hole (or at least unmapped). */
+		if (mmap((void *)ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			 0) == MAP_FAILED)
+			munmap((void *)ptr, size);
 		a->phys->maps--;
 		phys_put(a->phys);
 	}
