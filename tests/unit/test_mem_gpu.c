@@ -104,6 +104,27 @@ static void test_no_driver(void **state)
 	assert_int_equal(gdr_dmabuf_probe_nic(NULL, why, sizeof(why)), -EINVAL);
 }
 
+/* --use_data_direct looks both mlx5dv calls up at run time and says which is missing. */
+static void test_data_direct_lookup(void **state)
+{
+	char why[256] = "";
+
+	(void)state;
+	setenv("GDRPERF_LIBMLX5", "/nonexistent/libmlx5.so.1", 1);
+	assert_int_equal(gdr_data_direct_check(NULL, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "data direct: /nonexistent/libmlx5.so.1: "));
+	errno = 0;
+	assert_null(gdr_data_direct_reg(NULL, 0, 4096, 0, -1, 0));
+	assert_int_equal(errno, EOPNOTSUPP);
+	/* A library without the calls (libc stands in for rdma-core < 53's libmlx5). */
+	setenv("GDRPERF_LIBMLX5", "libc.so.6", 1);
+	assert_int_equal(gdr_data_direct_check(NULL, why, sizeof(why)), -EOPNOTSUPP);
+	assert_string_equal(why,
+			    "data direct: libc.so.6 has no mlx5dv_reg_dmabuf_mr (rdma-core >= 53 "
+			    "needed)");
+	unsetenv("GDRPERF_LIBMLX5");
+}
+
 #ifdef HAVE_CUDA
 
 static const char *const fake_vars[] = {
@@ -680,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_peermem_detect),
 		cmocka_unit_test(test_peermem_explain),
 		cmocka_unit_test(test_no_driver),
+		cmocka_unit_test(test_data_direct_lookup),
 #ifdef HAVE_CUDA
 		cmocka_unit_test_setup(test_dmabuf_available, reset_env),
 		cmocka_unit_test_setup(test_dmabuf_alloc_reg_without_pd, reset_env),
