@@ -41,6 +41,16 @@
  *   cuPointerSetAttribute            6000    v1        PFN_cuPointerSetAttribute_v6000
  *   cuPointerGetAttribute            4000    v1        PFN_cuPointerGetAttribute_v4000
  *   cuMemGetHandleForAddressRange   11070    v1        PFN_..._v11070 (optional: DMA-BUF)
+ *   cuDeviceGetUuid                 11040    _v2       PFN_cuDeviceGetUuid_v11040 (optional;
+ *                                                      _v2 names MIG instances by their UUID)
+ *   cuFlushGPUDirectRDMAWrites      11030    v1        PFN_..._v11030 (optional)
+ *   cuMemGetAllocationGranularity   10020    v1        PFN_..._v10020 (optional: VMM)
+ *   cuMemCreate, cuMemRelease,      10020    v1        PFN_..._v10020 (optional: VMM)
+ *   cuMemAddressReserve/Free,
+ *   cuMemMap, cuMemUnmap, cuMemSetAccess
+ *
+ * This file is built only with CUDA headers; cuda_none.c is its stand-in
+ * otherwise (mk/cuda.am chooses).
  *
  * All lookups pass CU_GET_PROC_ADDRESS_LEGACY_STREAM: we always name our
  * streams, and the legacy variants behave the same on a named stream.
@@ -56,8 +66,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef HAVE_CUDA
 
 /* Our header is "cuda.h" too: reach the toolkit's through its own include path. */
 #include <cuda.h>
@@ -115,6 +123,16 @@ struct gdr_cuda {
 	PFN_cuPointerSetAttribute_v6000 PointerSetAttribute;
 	PFN_cuPointerGetAttribute_v4000 PointerGetAttribute;
 	PFN_cuMemGetHandleForAddressRange_v11070 MemGetHandleForAddressRange;
+	PFN_cuDeviceGetUuid_v11040 DeviceGetUuid;
+	PFN_cuFlushGPUDirectRDMAWrites_v11030 FlushGPUDirectRDMAWrites;
+	PFN_cuMemGetAllocationGranularity_v10020 MemGetAllocationGranularity;
+	PFN_cuMemCreate_v10020 MemCreate;
+	PFN_cuMemRelease_v10020 MemRelease;
+	PFN_cuMemAddressReserve_v10020 MemAddressReserve;
+	PFN_cuMemAddressFree_v10020 MemAddressFree;
+	PFN_cuMemMap_v10020 MemMap;
+	PFN_cuMemUnmap_v10020 MemUnmap;
+	PFN_cuMemSetAccess_v10020 MemSetAccess;
 	/* Shared by every thread using this handle: the text, not the decision, may race. */
 	char last_error[256];
 };
@@ -164,6 +182,16 @@ static const struct gdr_cuda_sym gdr_cuda_syms[] = {
 	SYM(cuPointerSetAttribute, 6000, PointerSetAttribute),
 	SYM(cuPointerGetAttribute, 4000, PointerGetAttribute),
 	OPT(cuMemGetHandleForAddressRange, 11070, MemGetHandleForAddressRange),
+	OPT(cuDeviceGetUuid, 11040, DeviceGetUuid),
+	OPT(cuFlushGPUDirectRDMAWrites, 11030, FlushGPUDirectRDMAWrites),
+	OPT(cuMemGetAllocationGranularity, 10020, MemGetAllocationGranularity),
+	OPT(cuMemCreate, 10020, MemCreate),
+	OPT(cuMemRelease, 10020, MemRelease),
+	OPT(cuMemAddressReserve, 10020, MemAddressReserve),
+	OPT(cuMemAddressFree, 10020, MemAddressFree),
+	OPT(cuMemMap, 10020, MemMap),
+	OPT(cuMemUnmap, 10020, MemUnmap),
+	OPT(cuMemSetAccess, 10020, MemSetAccess),
 };
 
 static int cu_errno(CUresult rc)
@@ -399,6 +427,17 @@ static int gpu_attr(struct gdr_cuda *cu, CUdevice dev, CUdevice_attribute attr)
 	return v;
 }
 
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi -L writes it; "" when unknown. */
+static void gpu_uuid(struct gdr_cuda *cu, CUdevice dev, char *buf, size_t len)
+{
+	CUuuid u;
+
+	buf[0] = '\0';
+	if (!cu->DeviceGetUuid || cu->DeviceGetUuid(&u, dev) != CUDA_SUCCESS)
+		return;
+	gdr_cuda_format_uuid((const unsigned char *)u.bytes, buf, len);
+}
+
 int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, char *why, size_t wlen)
 {
 	unsigned int dom, bus, dev, fn;
@@ -434,7 +473,46 @@ int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, cha
 	gpu->total_mem = total;
 	gpu->dmabuf_supported = gpu_attr(cu, d, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED);
 	gpu->gdr_supported = gpu_attr(cu, d, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED);
+	gpu->vmm_gdr_supported =
+	    gpu_attr(cu, d, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED);
+	gpu->flush_options =
+	    gpu_attr(cu, d, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS);
+	gpu->writes_ordering = gpu_attr(cu, d, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING);
+	gpu_uuid(cu, d, gpu->uuid, sizeof(gpu->uuid));
 	return 0;
+}
+
+/*
+ * --gpu=GPU-... / MIG-...: compare with what cuDeviceGetUuid_v2 reports (under
+ * MIG, with CUDA_VISIBLE_DEVICES=MIG-..., the instance's own UUID), ignoring
+ * case and the prefix's kind, since the driver reports bare bytes.
+ */
+static int find_by_uuid(struct gdr_cuda *cu, const char *spec, int count, struct gdr_gpu *gpu,
+			char *why, size_t wlen)
+{
+	char seen[512] = "";
+	int ret;
+
+	if (!cu->DeviceGetUuid) {
+		snprintf(why, wlen,
+			 "GPU %s: this CUDA driver has no cuDeviceGetUuid_v2 (select by "
+			 "ordinal or PCI bus id)",
+			 spec);
+		return -EOPNOTSUPP;
+	}
+	for (int i = 0; i < count; i++) {
+		size_t n = strlen(seen);
+
+		ret = gdr_cuda_gpu_info(cu, i, gpu, why, wlen);
+		if (ret)
+			return ret;
+		if (gdr_cuda_uuid_match(spec, gpu->uuid))
+			return 0;
+		snprintf(seen + n, sizeof(seen) - n, "%s%s", n ? ", " : "", gpu->uuid);
+	}
+	memset(gpu, 0, sizeof(*gpu));
+	snprintf(why, wlen, "no GPU with UUID %s (GPUs: %s)", spec, seen);
+	return -ENODEV;
 }
 
 int gdr_cuda_find_gpu(struct gdr_cuda *cu, const char *spec, struct gdr_gpu *gpu, char *why,
@@ -465,10 +543,12 @@ int gdr_cuda_find_gpu(struct gdr_cuda *cu, const char *spec, struct gdr_gpu *gpu
 		}
 		return gdr_cuda_gpu_info(cu, (int)ord, gpu, why, wlen);
 	}
+	if (gdr_cuda_is_uuid_spec(spec))
+		return find_by_uuid(cu, spec, count, gpu, why, wlen);
 	if (parse_bus_id(spec, &dom, &bus, &dev, &fn)) {
 		snprintf(why, wlen,
-			 "bad GPU '%s': expected an ordinal (0..%d) or a PCI bus id "
-			 "(DDDD:BB:DD.F)",
+			 "bad GPU '%s': expected an ordinal (0..%d), a PCI bus id "
+			 "(DDDD:BB:DD.F) or a UUID (GPU-... or MIG-...)",
 			 spec, count - 1);
 		return -EINVAL;
 	}
@@ -573,6 +653,13 @@ int gdr_cuda_get_sync_memops(struct gdr_cuda *cu, uint64_t dptr, int *on, char *
 int gdr_cuda_dmabuf_fd(struct gdr_cuda *cu, uint64_t dptr, size_t len, int *fd, char *why,
 		       size_t wlen)
 {
+	return gdr_cuda_dmabuf_export(cu, dptr, len, 0, fd, why, wlen);
+}
+
+int gdr_cuda_dmabuf_export(struct gdr_cuda *cu, uint64_t dptr, size_t len, int pcie, int *fd,
+			   char *why, size_t wlen)
+{
+	unsigned long long flags = 0;
 	char sz[32], ver[32];
 	int h = -1, ret;
 
@@ -586,11 +673,23 @@ int gdr_cuda_dmabuf_fd(struct gdr_cuda *cu, uint64_t dptr, size_t len, int *fd, 
 		gdr_strlcpy(why, cu->last_error, wlen);
 		return -EOPNOTSUPP;
 	}
+	if (pcie) {
+#if CUDA_VERSION >= 12080
+		flags = CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE;
+#else
+		snprintf(cu->last_error, sizeof(cu->last_error),
+			 "built with CUDA headers older than 12.8 (no "
+			 "CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE)");
+		gdr_strlcpy(why, cu->last_error, wlen);
+		return -EOPNOTSUPP;
+#endif
+	}
 	ret = cu_check(cu, why, wlen,
 		       cu->MemGetHandleForAddressRange(&h, (CUdeviceptr)dptr, len,
-						       CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
-		       "cuMemGetHandleForAddressRange(0x%llx, %s, DMA_BUF_FD)",
-		       (unsigned long long)dptr, gdr_fmt_size(len, sz, sizeof(sz)));
+						       CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, flags),
+		       "cuMemGetHandleForAddressRange(0x%llx, %s, DMA_BUF_FD%s)",
+		       (unsigned long long)dptr, gdr_fmt_size(len, sz, sizeof(sz)),
+		       pcie ? ", MAPPING_TYPE_PCIE" : "");
 	if (ret)
 		return ret;
 	*fd = h;
@@ -602,6 +701,144 @@ size_t gdr_cuda_page_size(struct gdr_cuda *cu)
 	(void)cu;
 	/* GPU pages behind cuMemAlloc are 64 KiB (nvidia-p2p and perftest use the same). */
 	return GDR_GPU_PAGE_SIZE;
+}
+
+static int vmm_check(struct gdr_cuda *cu, char *why, size_t wlen)
+{
+	char ver[32];
+
+	if (cu->MemCreate && cu->MemGetAllocationGranularity && cu->MemAddressReserve &&
+	    cu->MemAddressFree && cu->MemMap && cu->MemUnmap && cu->MemSetAccess && cu->MemRelease)
+		return 0;
+	cu_fmt_version(cu->driver_version, ver, sizeof(ver));
+	snprintf(cu->last_error, sizeof(cu->last_error),
+		 "CUDA driver %s has no virtual memory management calls (cuMemCreate needs a CUDA "
+		 ">= 10.2 driver)",
+		 ver);
+	gdr_strlcpy(why, cu->last_error, wlen);
+	return -EOPNOTSUPP;
+}
+
+static void vmm_prop(const struct gdr_gpu *gpu, CUmemAllocationProp *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	p->location.id = gpu->device;
+	/* What NCCL asks for its buffers, so that the NIC may reach them. */
+	p->allocFlags.gpuDirectRDMACapable = 1;
+}
+
+int gdr_cuda_vmm_granularity(struct gdr_cuda *cu, const struct gdr_gpu *gpu, size_t *gran,
+			     char *why, size_t wlen)
+{
+	CUmemAllocationProp prop;
+	int ret;
+
+	*gran = 0;
+	ret = vmm_check(cu, why, wlen);
+	if (ret)
+		return ret;
+	vmm_prop(gpu, &prop);
+	return cu_check(
+	    cu, why, wlen,
+	    cu->MemGetAllocationGranularity(gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
+	    "GPU %d: cuMemGetAllocationGranularity", gpu->ordinal);
+}
+
+int gdr_cuda_vmm_alloc(struct gdr_cuda *cu, const struct gdr_gpu *gpu, size_t len,
+		       struct gdr_cuda_vmm *v, char *why, size_t wlen)
+{
+	CUmemGenericAllocationHandle h = 0;
+	CUmemAllocationProp prop;
+	CUmemAccessDesc acc;
+	CUdeviceptr va = 0;
+	size_t gran = 0;
+	char sz[32];
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	ret = gdr_cuda_vmm_granularity(cu, gpu, &gran, why, wlen);
+	if (ret)
+		return ret;
+	if (gran == 0 || len > SIZE_MAX - gran) {
+		snprintf(why, wlen, "GPU %d: cuMemGetAllocationGranularity: granularity %zu",
+			 gpu->ordinal, gran);
+		return -EINVAL;
+	}
+	len = (len + gran - 1) / gran * gran;
+	gdr_fmt_size(len, sz, sizeof(sz));
+	vmm_prop(gpu, &prop);
+	ret = cu_check(cu, why, wlen, cu->MemCreate(&h, len, &prop, 0),
+		       "GPU %d: cuMemCreate(%s, gpuDirectRDMACapable)", gpu->ordinal, sz);
+	if (ret)
+		return ret;
+	ret = cu_check(cu, why, wlen, cu->MemAddressReserve(&va, len, gran, 0, 0),
+		       "cuMemAddressReserve(%s)", sz);
+	if (ret)
+		goto out_release;
+	ret = cu_check(cu, why, wlen, cu->MemMap(va, len, 0, h, 0), "cuMemMap(0x%llx, %s)",
+		       (unsigned long long)va, sz);
+	if (ret)
+		goto out_free_va;
+	memset(&acc, 0, sizeof(acc));
+	acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	acc.location.id = gpu->device;
+	acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	ret = cu_check(cu, why, wlen, cu->MemSetAccess(va, len, &acc, 1),
+		       "cuMemSetAccess(0x%llx, %s, READWRITE)", (unsigned long long)va, sz);
+	if (ret)
+		goto out_unmap;
+	v->handle = (uint64_t)h;
+	v->va = (uint64_t)va;
+	v->len = len;
+	v->granularity = gran;
+	return 0;
+
+out_unmap:
+	cu->MemUnmap(va, len);
+out_free_va:
+	cu->MemAddressFree(va, len);
+out_release:
+	cu->MemRelease(h);
+	return ret;
+}
+
+void gdr_cuda_vmm_free(struct gdr_cuda *cu, struct gdr_cuda_vmm *v)
+{
+	if (!v->va)
+		return;
+	cu_check(cu, NULL, 0, cu->MemUnmap((CUdeviceptr)v->va, v->len), "cuMemUnmap(0x%llx)",
+		 (unsigned long long)v->va);
+	cu_check(cu, NULL, 0, cu->MemAddressFree((CUdeviceptr)v->va, v->len),
+		 "cuMemAddressFree(0x%llx)", (unsigned long long)v->va);
+	cu_check(cu, NULL, 0, cu->MemRelease((CUmemGenericAllocationHandle)v->handle),
+		 "cuMemRelease");
+	memset(v, 0, sizeof(*v));
+}
+
+int gdr_cuda_flush_rdma_writes(struct gdr_cuda *cu, const struct gdr_gpu *gpu, const char **how)
+{
+	/* "If the scope equals or lies within ... WRITES_ORDERING, the call will be a no-op." */
+	if (gpu->writes_ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER) {
+		*how = "not needed (GPU_DIRECT_RDMA_WRITES_ORDERING covers the owner)";
+		return 0;
+	}
+	if (gpu->flush_options < 0 ||
+	    !(gpu->flush_options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST) ||
+	    !cu->FlushGPUDirectRDMAWrites) {
+		*how =
+		    gpu->flush_options < 0
+			? "unknown (the driver cannot report GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS)"
+			: "not available on this GPU (no cuFlushGPUDirectRDMAWrites)";
+		return -EOPNOTSUPP;
+	}
+	*how = "cuFlushGPUDirectRDMAWrites(CURRENT_CTX, TO_OWNER)";
+	return cu_check(
+	    cu, NULL, 0,
+	    cu->FlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+					 CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+	    "GPU %d: cuFlushGPUDirectRDMAWrites", gpu->ordinal);
 }
 
 int gdr_cuda_host_alloc(struct gdr_cuda *cu, size_t len, void **ptr, char *why, size_t wlen)
@@ -720,250 +957,3 @@ const char *gdr_cuda_getproc_abi(struct gdr_cuda *cu)
 {
 	return cu->getproc_v1 ? "cuGetProcAddress (v1)" : "cuGetProcAddress_v2";
 }
-
-#else /* !HAVE_CUDA */
-
-#define NO_CUDA "built without CUDA headers (configure --with-cuda=DIR)"
-
-struct gdr_cuda {
-	int unused;
-};
-
-int gdr_cuda_load(struct gdr_cuda **out, char *why, size_t wlen)
-{
-	*out = NULL;
-	gdr_strlcpy(why, NO_CUDA, wlen);
-	return -ENOSYS;
-}
-
-void gdr_cuda_unload(struct gdr_cuda *cu)
-{
-	(void)cu;
-}
-
-int gdr_cuda_driver_version(struct gdr_cuda *cu, int *version)
-{
-	(void)cu;
-	*version = 0;
-	return -ENOSYS;
-}
-
-int gdr_cuda_device_count(struct gdr_cuda *cu, int *count)
-{
-	(void)cu;
-	*count = 0;
-	return -ENOSYS;
-}
-
-int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, char *why, size_t wlen)
-{
-	(void)cu;
-	(void)ordinal;
-	(void)gpu;
-	gdr_strlcpy(why, NO_CUDA, wlen);
-	return -ENOSYS;
-}
-
-int gdr_cuda_find_gpu(struct gdr_cuda *cu, const char *spec, struct gdr_gpu *gpu, char *why,
-		      size_t wlen)
-{
-	(void)cu;
-	(void)spec;
-	(void)gpu;
-	gdr_strlcpy(why, NO_CUDA, wlen);
-	return -ENOSYS;
-}
-
-int gdr_cuda_gpu_open(struct gdr_cuda *cu, struct gdr_gpu *gpu, char *why, size_t wlen)
-{
-	(void)cu;
-	(void)gpu;
-	gdr_strlcpy(why, NO_CUDA, wlen);
-	return -ENOSYS;
-}
-
-void gdr_cuda_gpu_close(struct gdr_cuda *cu, struct gdr_gpu *gpu)
-{
-	(void)cu;
-	(void)gpu;
-}
-
-int gdr_cuda_make_current(struct gdr_cuda *cu, struct gdr_gpu *gpu)
-{
-	(void)cu;
-	(void)gpu;
-	return -ENOSYS;
-}
-
-int gdr_cuda_alloc(struct gdr_cuda *cu, size_t len, uint64_t *dptr, char *why, size_t wlen)
-{
-	(void)cu;
-	(void)len;
-	*dptr = 0;
-	gdr_strlcpy(why, NO_CUDA, wlen);
-	return -ENOSYS;
-}
-
-void gdr_cuda_free(struct gdr_cuda *cu, uint64_t dptr)
-{
-	(void)cu;
-	(void)dptr;
-}
-
-int gdr_cuda_set_sync_memops(struct gdr_cuda *cu, uint64_t dptr, char *why, size_t wlen)
-{
-	(void)cu;
-	(void)dptr;
-	gdr_strlcpy(why, NO_CUDA, wlen);
-	return -ENOSYS;
-}
-
-int gdr_cuda_get_sync_memops(struct gdr_cuda *cu, uint64_t dptr, int *on, char *why, size_t wlen)
-{
-	(void)cu;
-	(void)dptr;
-	*on = 0;
-	gdr_strlcpy(why, NO_CUDA, wlen);
-	return -ENOSYS;
-}
-
-int gdr_cuda_dmabuf_fd(struct gdr_cuda *cu, uint64_t dptr, size_t len, int *fd, char *why,
-		       size_t wlen)
-{
-	(void)cu;
-	(void)dptr;
-	(void)len;
-	*fd = -1;
-	gdr_strlcpy(why, NO_CUDA, wlen);
-	return -ENOSYS;
-}
-
-size_t gdr_cuda_page_size(struct gdr_cuda *cu)
-{
-	(void)cu;
-	return 64u * 1024;
-}
-
-int gdr_cuda_host_alloc(struct gdr_cuda *cu, size_t len, void **ptr, char *why, size_t wlen)
-{
-	(void)cu;
-	(void)len;
-	*ptr = NULL;
-	gdr_strlcpy(why, NO_CUDA, wlen);
-	return -ENOSYS;
-}
-
-void gdr_cuda_host_free(struct gdr_cuda *cu, void *ptr)
-{
-	(void)cu;
-	(void)ptr;
-}
-
-int gdr_cuda_htod(struct gdr_cuda *cu, uint64_t dst, const void *src, size_t len)
-{
-	(void)cu;
-	(void)dst;
-	(void)src;
-	(void)len;
-	return -ENOSYS;
-}
-
-int gdr_cuda_dtoh(struct gdr_cuda *cu, void *dst, uint64_t src, size_t len)
-{
-	(void)cu;
-	(void)dst;
-	(void)src;
-	(void)len;
-	return -ENOSYS;
-}
-
-int gdr_cuda_stream_create(struct gdr_cuda *cu, gdr_cuda_stream_t *s)
-{
-	(void)cu;
-	*s = NULL;
-	return -ENOSYS;
-}
-
-void gdr_cuda_stream_destroy(struct gdr_cuda *cu, gdr_cuda_stream_t s)
-{
-	(void)cu;
-	(void)s;
-}
-
-int gdr_cuda_stream_sync(struct gdr_cuda *cu, gdr_cuda_stream_t s)
-{
-	(void)cu;
-	(void)s;
-	return -ENOSYS;
-}
-
-int gdr_cuda_htod_async(struct gdr_cuda *cu, uint64_t dst, const void *src, size_t len,
-			gdr_cuda_stream_t s)
-{
-	(void)cu;
-	(void)dst;
-	(void)src;
-	(void)len;
-	(void)s;
-	return -ENOSYS;
-}
-
-int gdr_cuda_dtoh_async(struct gdr_cuda *cu, void *dst, uint64_t src, size_t len,
-			gdr_cuda_stream_t s)
-{
-	(void)cu;
-	(void)dst;
-	(void)src;
-	(void)len;
-	(void)s;
-	return -ENOSYS;
-}
-
-int gdr_cuda_event_create(struct gdr_cuda *cu, gdr_cuda_event_t *e)
-{
-	(void)cu;
-	*e = NULL;
-	return -ENOSYS;
-}
-
-void gdr_cuda_event_destroy(struct gdr_cuda *cu, gdr_cuda_event_t e)
-{
-	(void)cu;
-	(void)e;
-}
-
-int gdr_cuda_event_record(struct gdr_cuda *cu, gdr_cuda_event_t e, gdr_cuda_stream_t s)
-{
-	(void)cu;
-	(void)e;
-	(void)s;
-	return -ENOSYS;
-}
-
-int gdr_cuda_event_query(struct gdr_cuda *cu, gdr_cuda_event_t e)
-{
-	(void)cu;
-	(void)e;
-	return -ENOSYS;
-}
-
-int gdr_cuda_event_sync(struct gdr_cuda *cu, gdr_cuda_event_t e)
-{
-	(void)cu;
-	(void)e;
-	return -ENOSYS;
-}
-
-const char *gdr_cuda_last_error(struct gdr_cuda *cu)
-{
-	(void)cu;
-	return NO_CUDA;
-}
-
-const char *gdr_cuda_getproc_abi(struct gdr_cuda *cu)
-{
-	(void)cu;
-	return "none";
-}
-
-#endif /* HAVE_CUDA */

@@ -6,8 +6,8 @@
  * why/wlen, the reason is written there in words, with the CUDA error name and
  * string ("cuMemAlloc(8 MiB): CUDA_ERROR_OUT_OF_MEMORY: out of memory").
  *
- * Built without CUDA headers, gdr_cuda_load() fails with -ENOSYS and
- * "built without CUDA headers (configure --with-cuda=DIR)".
+ * Built without CUDA headers (cuda_none.c instead of cuda.c), gdr_cuda_load()
+ * fails with -ENOSYS and "built without CUDA headers (configure --with-cuda=DIR)".
  */
 #ifndef GDR_CUDA_H
 #define GDR_CUDA_H
@@ -23,9 +23,13 @@ struct gdr_gpu {
 	char bus_id[32]; /* "0000:3b:00.0": lower case, with domain */
 	char name[128];
 	uint64_t total_mem;
-	int dmabuf_supported; /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED; -1 unknown */
-	int gdr_supported;    /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED; -1 unknown */
-	void *ctx;	      /* retained primary context, NULL until opened */
+	int dmabuf_supported;  /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED; -1 unknown */
+	int gdr_supported;     /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED; -1 unknown */
+	int vmm_gdr_supported; /* ..._GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED; -1 unknown */
+	int flush_options;     /* ..._GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS bits; -1 unknown */
+	int writes_ordering;   /* ..._GPU_DIRECT_RDMA_WRITES_ORDERING (0, 100, 200); -1 unknown */
+	char uuid[48];	       /* "GPU-xxxxxxxx-xxxx-..." (cuDeviceGetUuid_v2); "" unknown */
+	void *ctx;	       /* retained primary context, NULL until opened */
 };
 
 /* Load the driver and cuInit(0). why: "no CUDA driver (libcuda.so.1: <dlerror>)". */
@@ -37,7 +41,11 @@ int gdr_cuda_device_count(struct gdr_cuda *cu, int *count);
 /* Fill gpu for ordinal (no context created). */
 int gdr_cuda_gpu_info(struct gdr_cuda *cu, int ordinal, struct gdr_gpu *gpu, char *why,
 		      size_t wlen);
-/* spec: "N" (ordinal) or a PCI bus id "[DDDD:]BB:DD.F" (case-insensitive). */
+/*
+ * spec: "N" (ordinal), a PCI bus id "[DDDD:]BB:DD.F" (case-insensitive) or a
+ * UUID "GPU-..." / "MIG-..." as nvidia-smi -L prints it (ordinals count the
+ * GPUs CUDA_VISIBLE_DEVICES leaves visible, as everywhere in CUDA).
+ */
 int gdr_cuda_find_gpu(struct gdr_cuda *cu, const char *spec, struct gdr_gpu *gpu, char *why,
 		      size_t wlen);
 /* Retain the primary context and make it current on this thread. */
@@ -55,8 +63,46 @@ int gdr_cuda_get_sync_memops(struct gdr_cuda *cu, uint64_t dptr, int *on, char *
 /* cuMemGetHandleForAddressRange(DMA_BUF_FD) on [dptr, dptr+len): both page aligned. */
 int gdr_cuda_dmabuf_fd(struct gdr_cuda *cu, uint64_t dptr, size_t len, int *fd, char *why,
 		       size_t wlen);
-/* Granularity the dmabuf range must be aligned to (GPU page, 64 KiB or 2 MiB). */
+/* The same with pcie = 1: CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE (driver >= 12.8). */
+int gdr_cuda_dmabuf_export(struct gdr_cuda *cu, uint64_t dptr, size_t len, int pcie, int *fd,
+			   char *why, size_t wlen);
+/* GPU page behind cuMemAlloc (64 KiB): what buffers are rounded to. */
 size_t gdr_cuda_page_size(struct gdr_cuda *cu);
+
+/*
+ * VMM memory as NCCL makes it: cuMemCreate(PINNED, on gpu, gpuDirectRDMACapable),
+ * cuMemAddressReserve, cuMemMap, cuMemSetAccess(READWRITE); len rounded up to
+ * the recommended granularity. gdr_cuda_vmm_free undoes all of it; safe on a
+ * zeroed v.
+ */
+struct gdr_cuda_vmm {
+	uint64_t handle; /* CUmemGenericAllocationHandle */
+	uint64_t va;
+	size_t len;
+	size_t granularity;
+};
+int gdr_cuda_vmm_granularity(struct gdr_cuda *cu, const struct gdr_gpu *gpu, size_t *gran,
+			     char *why, size_t wlen);
+int gdr_cuda_vmm_alloc(struct gdr_cuda *cu, const struct gdr_gpu *gpu, size_t len,
+		       struct gdr_cuda_vmm *v, char *why, size_t wlen);
+void gdr_cuda_vmm_free(struct gdr_cuda *cu, struct gdr_cuda_vmm *v);
+
+/*
+ * Make the NIC's writes to gpu's memory visible to the GPU before reading them
+ * back: nothing when GPU_DIRECT_RDMA_WRITES_ORDERING already covers the owner,
+ * else cuFlushGPUDirectRDMAWrites(CURRENT_CTX, TO_OWNER). how says which, in
+ * words. -EOPNOTSUPP when neither is available (how says why). Needs gpu's
+ * context current.
+ */
+int gdr_cuda_flush_rdma_writes(struct gdr_cuda *cu, const struct gdr_gpu *gpu, const char **how);
+
+/* GPU UUID text (cuda_uuid.c, built with or without CUDA headers). */
+void gdr_cuda_format_uuid(const unsigned char bytes[16], char *buf, size_t len);
+/* Does spec start with "GPU-" or "MIG-" (any case)? */
+int gdr_cuda_is_uuid_spec(const char *spec);
+/* spec "GPU-…"/"MIG-…" names the UUID uuid ("GPU-…"): hex digits compared, case and dashes ignored.
+ */
+int gdr_cuda_uuid_match(const char *spec, const char *uuid);
 
 /* Page-locked host memory (cuMemHostAlloc / cuMemFreeHost). */
 int gdr_cuda_host_alloc(struct gdr_cuda *cu, size_t len, void **ptr, char *why, size_t wlen);

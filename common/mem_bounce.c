@@ -42,12 +42,33 @@ static int cuda_why(struct gdr_mem *m, const char *what, int r, char *why, size_
 	return r < 0 ? r : -EIO;
 }
 
+/* The NIC touches only the pinned host ring: that is what gets registered. */
+static int bounce_reg(struct gdr_mem *m, int access, char *why, size_t wlen)
+{
+	const struct gdr_mem_env *env = m->env;
+	struct bounce_priv *bp = m->priv;
+	char sz[32], err[200];
+
+	m->reg_call = "ibv_reg_mr";
+	m->mr = ibv_reg_mr(env->pd, bp->ring, bp->ring_len, access);
+	if (!m->mr) {
+		int e = errno ? errno : EINVAL;
+
+		gdr_explain_reg_errno(e, bp->ring_len, err, sizeof(err));
+		snprintf(why, wlen, "%s: ibv_reg_mr(bounce staging, %s): %s",
+			 env->nic ? env->nic : "?", gdr_fmt_size(bp->ring_len, sz, sizeof(sz)),
+			 err);
+		return -e;
+	}
+	return 0;
+}
+
 static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, size_t wlen)
 {
 	const struct gdr_mem_env *env = m->env;
 	struct gdr_cuda *cu = env->cuda;
 	struct bounce_priv *bp;
-	char sz[32], err[200];
+	uint64_t t0;
 	int r;
 
 	if (env->bounce_chunk == 0 || env->bounce_slots == 0 ||
@@ -93,17 +114,10 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 			 "bounce: no protection domain to register the staging ring with");
 		return -EINVAL;
 	}
-	m->mr = ibv_reg_mr(env->pd, bp->ring, bp->ring_len, access);
-	if (!m->mr) {
-		int e = errno ? errno : EINVAL;
-
-		gdr_explain_reg_errno(e, bp->ring_len, err, sizeof(err));
-		snprintf(why, wlen, "%s: ibv_reg_mr(bounce staging, %s): %s",
-			 env->nic ? env->nic : "?", gdr_fmt_size(bp->ring_len, sz, sizeof(sz)),
-			 err);
-		return -e;
-	}
-	return 0;
+	t0 = gdr_now_ns();
+	r = bounce_reg(m, access, why, wlen);
+	m->reg_us = (double)(gdr_now_ns() - t0) / 1e3;
+	return r;
 }
 
 /*
@@ -193,6 +207,7 @@ const struct gdr_mem_ops gdr_mem_bounce_ops = {
 	.kind = GDR_MEM_BOUNCE,
 	.available = bounce_available,
 	.alloc_reg = bounce_alloc_reg,
+	.reg = bounce_reg,
 	.write = bounce_write,
 	.read = bounce_read,
 	.free = bounce_free,

@@ -19,15 +19,29 @@ int gdr_mem_gpu_check(const struct gdr_mem_env *env, char *why, size_t wlen);
 const char *gdr_mem_gpu_name(const struct gdr_gpu *gpu, char *buf, size_t len);
 
 /*
- * cuMemAlloc len bytes rounded up to gdr_cuda_page_size() in the GPU's
- * context: m->addr = device pointer, m->len = len, m->host = NULL.
+ * A GPU buffer of len bytes in the GPU's context, made as env->gpu_alloc says:
+ * cuMemAlloc of the whole GPU pages needed plus one, with m->addr the pointer
+ * aligned up to a GPU page inside it, or cuMemCreate/cuMemMap rounded to the
+ * granularity. m->gpu_base/gpu_len = the allocation, m->addr = where the
+ * buffer starts, m->len = len, m->host = NULL, m->alloc_us, m->gpu_alloc.
  */
 int gdr_mem_gpu_alloc(struct gdr_mem *m, size_t len, char *why, size_t wlen);
 /* Deregister m->mr if any and free the device memory; safe on a half-built m. */
 void gdr_mem_gpu_free(struct gdr_mem *m);
+/*
+ * CU_POINTER_ATTRIBUTE_SYNC_MEMOPS on the allocation: every buffer a NIC touches,
+ * so that no cuMemcpy is still in flight when the NIC reads. On cuMemCreate
+ * memory a refusal goes to m->note instead of failing.
+ */
+int gdr_mem_gpu_sync_memops(struct gdr_mem *m, char *why, size_t wlen);
 /* Synchronous copies between host memory and [m->addr + off, +len). */
 int gdr_mem_gpu_write(struct gdr_mem *m, size_t off, const void *src, size_t len);
 int gdr_mem_gpu_read(struct gdr_mem *m, size_t off, void *dst, size_t len);
+/*
+ * Read what a NIC wrote: gdr_cuda_flush_rdma_writes first (how says what was
+ * done, or why nothing could be), then the copy.
+ */
+int gdr_mem_gpu_read_remote(struct gdr_mem *m, size_t off, void *dst, size_t len, const char **how);
 
 /*
  * The page-aligned range around [dptr, dptr + len) that gets exported:
@@ -40,9 +54,13 @@ struct gdr_dmabuf_range {
 	size_t span;
 };
 void gdr_dmabuf_range(uint64_t dptr, size_t len, size_t page, struct gdr_dmabuf_range *r);
-/* Export the range around [dptr, dptr + len) as a DMA-BUF fd (caller closes it). */
-int gdr_dmabuf_export(struct gdr_cuda *cu, uint64_t dptr, size_t len, int *fd,
-		      struct gdr_dmabuf_range *r, char *why, size_t wlen);
+/*
+ * Export the host-page range around [m->addr, +m->len) as a DMA-BUF fd (caller
+ * closes it), with the PCIe mapping type if m->env->dmabuf_pcie. -EINVAL if
+ * that range leaves the allocation (it never does for gdr_mem_gpu_alloc's).
+ */
+int gdr_dmabuf_export(struct gdr_mem *m, int *fd, struct gdr_dmabuf_range *r, char *why,
+		      size_t wlen);
 
 /* What errno from ibv_reg_mr on a device pointer means (NULL: nothing to add). */
 const char *gdr_peermem_explain(int err);

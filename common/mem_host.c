@@ -47,12 +47,40 @@ void gdr_explain_reg_errno(int err, size_t len, char *buf, size_t blen)
 		    strerror(err), gdr_fmt_size(rl.rlim_cur, have, sizeof(have)), need);
 }
 
+int gdr_mem_relaxed_flag(void)
+{
+	/* An enum, not a macro: its companion IBV_ACCESS_OPTIONAL_FIRST says it is there. */
+#ifdef IBV_ACCESS_OPTIONAL_FIRST
+	return IBV_ACCESS_RELAXED_ORDERING;
+#else
+	return 0;
+#endif
+}
+
+static int host_reg(struct gdr_mem *m, int access, char *why, size_t wlen)
+{
+	char sz[32], err[256];
+
+	m->reg_call = "ibv_reg_mr";
+	m->mr = ibv_reg_mr(m->env->pd, m->host, m->len, access);
+	if (!m->mr) {
+		int e = errno ? errno : EINVAL;
+		gdr_explain_reg_errno(e, m->len, err, sizeof(err));
+		snprintf(why, wlen, "%s: ibv_reg_mr(host, %s): %s", m->env->nic ? m->env->nic : "?",
+			 gdr_fmt_size(m->len, sz, sizeof(sz)), err);
+		return -e;
+	}
+	return 0;
+}
+
 static int host_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, size_t wlen)
 {
 	struct host_priv *hp = calloc(1, sizeof(*hp));
 	long page = sysconf(_SC_PAGESIZE);
 	void *p = MAP_FAILED;
-	char sz[32], err[256];
+	uint64_t t0;
+	char sz[32];
+	int r;
 
 	if (!hp)
 		return -ENOMEM;
@@ -81,15 +109,10 @@ static int host_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, 
 	m->host = p;
 	m->addr = (uintptr_t)p;
 	m->len = len;
-	m->mr = ibv_reg_mr(m->env->pd, p, len, access);
-	if (!m->mr) {
-		int e = errno ? errno : EINVAL;
-		gdr_explain_reg_errno(e, len, err, sizeof(err));
-		snprintf(why, wlen, "%s: ibv_reg_mr(host, %s): %s", m->env->nic ? m->env->nic : "?",
-			 gdr_fmt_size(len, sz, sizeof(sz)), err);
-		return -e;
-	}
-	return 0;
+	t0 = gdr_now_ns();
+	r = host_reg(m, access, why, wlen);
+	m->reg_us = (double)(gdr_now_ns() - t0) / 1e3;
+	return r;
 }
 
 static int host_write(struct gdr_mem *m, size_t off, const void *src, size_t len)
@@ -126,6 +149,7 @@ const struct gdr_mem_ops gdr_mem_host_ops = {
 	.kind = GDR_MEM_HOST,
 	.available = host_available,
 	.alloc_reg = host_alloc_reg,
+	.reg = host_reg,
 	.write = host_write,
 	.read = host_read,
 	.free = host_free,

@@ -70,40 +70,50 @@ static int peermem_available(const struct gdr_mem_env *env, char *why, size_t wl
 	return 0;
 }
 
-static int peermem_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, size_t wlen)
+static int peermem_reg(struct gdr_mem *m, int access, char *why, size_t wlen)
 {
 	const struct gdr_mem_env *env = m->env;
 	const char *explain;
 	char sz[32];
-	int ret, err;
+	int err;
 
-	ret = gdr_mem_gpu_check(env, why, wlen);
+	if (!env->pd) {
+		gdr_strlcpy(why, "peermem: no protection domain to register with", wlen);
+		return -EINVAL;
+	}
+	m->reg_call = "ibv_reg_mr";
+	m->mr = ibv_reg_mr(env->pd, (void *)(uintptr_t)m->addr, m->len, access);
+	if (m->mr)
+		return 0;
+	err = errno ? errno : EIO;
+	explain = gdr_peermem_explain(err);
+	snprintf(why, wlen, "%s: ibv_reg_mr(GPU memory 0x%llx, %s): %s%s%s%s",
+		 env->nic ? env->nic : ibv_get_device_name(env->pd->context->device),
+		 (unsigned long long)m->addr, gdr_fmt_size(m->len, sz, sizeof(sz)), strerror(err),
+		 explain ? " (" : "", explain ? explain : "", explain ? ")" : "");
+	return -err;
+}
+
+static int peermem_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, size_t wlen)
+{
+	uint64_t t0;
+	int ret;
+
+	ret = gdr_mem_gpu_check(m->env, why, wlen);
 	if (ret)
 		return ret;
 	ret = gdr_mem_gpu_alloc(m, len, why, wlen);
 	if (ret)
 		return ret;
 	/* Without it a later cuMemcpy may still be in flight when the NIC reads the pages. */
-	ret = gdr_cuda_set_sync_memops(env->cuda, m->addr, why, wlen);
+	ret = gdr_mem_gpu_sync_memops(m, why, wlen);
 	if (ret)
 		goto out_free;
-	if (!env->pd) {
-		gdr_strlcpy(why, "peermem: no protection domain to register with", wlen);
-		ret = -EINVAL;
+	t0 = gdr_now_ns();
+	ret = peermem_reg(m, access, why, wlen);
+	m->reg_us = (double)(gdr_now_ns() - t0) / 1e3;
+	if (ret)
 		goto out_free;
-	}
-	m->mr = ibv_reg_mr(env->pd, (void *)(uintptr_t)m->addr, m->len, access);
-	if (!m->mr) {
-		err = errno ? errno : EIO;
-		explain = gdr_peermem_explain(err);
-		snprintf(why, wlen, "%s: ibv_reg_mr(GPU memory 0x%llx, %s): %s%s%s%s",
-			 env->nic ? env->nic : ibv_get_device_name(env->pd->context->device),
-			 (unsigned long long)m->addr, gdr_fmt_size(m->len, sz, sizeof(sz)),
-			 strerror(err), explain ? " (" : "", explain ? explain : "",
-			 explain ? ")" : "");
-		ret = -err;
-		goto out_free;
-	}
 	return 0;
 
 out_free:
@@ -111,11 +121,20 @@ out_free:
 	return ret;
 }
 
+/* --validate reads what the NIC wrote: flushed first (cuFlushGPUDirectRDMAWrites). */
+static int peermem_read(struct gdr_mem *m, size_t off, void *dst, size_t len)
+{
+	const char *how;
+
+	return gdr_mem_gpu_read_remote(m, off, dst, len, &how);
+}
+
 const struct gdr_mem_ops gdr_mem_peermem_ops = {
 	.kind = GDR_MEM_PEERMEM,
 	.available = peermem_available,
 	.alloc_reg = peermem_alloc_reg,
+	.reg = peermem_reg,
 	.write = gdr_mem_gpu_write,
-	.read = gdr_mem_gpu_read,
+	.read = peermem_read,
 	.free = gdr_mem_gpu_free,
 };

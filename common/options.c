@@ -40,6 +40,10 @@ enum {
 	OPT_SWEEP,
 	OPT_SWEEP_BOTH,
 	OPT_OUTLIER,
+	OPT_GPU_ALLOC,
+	OPT_DMABUF_MAPPING,
+	OPT_DISABLE_PCIE_RELAXED,
+	OPT_USE_DATA_DIRECT,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +87,10 @@ static const struct option long_opts[] = {
 	{ .name = "sweep", .has_arg = 1, .val = OPT_SWEEP },
 	{ .name = "sweep-both", .has_arg = 0, .val = OPT_SWEEP_BOTH },
 	{ .name = "outlier", .has_arg = 1, .val = OPT_OUTLIER },
+	{ .name = "gpu-alloc", .has_arg = 1, .val = OPT_GPU_ALLOC },
+	{ .name = "dmabuf-mapping", .has_arg = 1, .val = OPT_DMABUF_MAPPING },
+	{ .name = "disable_pcie_relaxed", .has_arg = 0, .val = OPT_DISABLE_PCIE_RELAXED },
+	{ .name = "use_data_direct", .has_arg = 0, .val = OPT_USE_DATA_DIRECT },
 	{ .name = "verbose", .has_arg = 0, .val = 'v' },
 	{ .name = "help", .has_arg = 0, .val = 'h' },
 	{ .name = "version", .has_arg = 0, .val = 'V' },
@@ -173,9 +181,20 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "      --mem=LIST|all       comma-separated list of host, dmabuf, peermem, bounce\n"
 	    "                           (default host; all with --gpu). A path that cannot run\n"
 	    "                           here is reported as skipped with its reason\n"
-	    "      --gpu=N|BDF|auto     GPU by CUDA ordinal or PCI bus id (DDDD:BB:DD.F); auto =\n"
+	    "      --gpu=N|BDF|UUID|auto  GPU by CUDA ordinal, PCI bus id (DDDD:BB:DD.F) or UUID\n"
+	    "                           (GPU-... or MIG-..., as nvidia-smi -L prints it); auto =\n"
 	    "                           the GPU nearest the NIC; under a launcher a\n"
 	    "                           comma-separated list is indexed by local rank\n"
+	    "      --gpu-alloc=memalloc|vmm|all  GPU buffers from cuMemAlloc (default), from\n"
+	    "                           cuMemCreate with gpuDirectRDMACapable as NCCL >= 2.19\n"
+	    "                           makes them, or both in turn (give the server the same)\n"
+	    "      --dmabuf-mapping=default|pcie  dmabuf: export with\n"
+	    "                           CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE (driver >= "
+	    "12.8)\n"
+	    "      --use_data_direct    dmabuf: register with mlx5dv_reg_dmabuf_mr(DATA_DIRECT)\n"
+	    "                           (libmlx5 with data direct, looked up at run time)\n"
+	    "      --disable_pcie_relaxed  register without IBV_ACCESS_RELAXED_ORDERING (on by\n"
+	    "                           default, as perftest and NCCL do)\n"
 	    "      --use_cuda=N         perftest alias: --gpu=N --mem=peermem\n"
 	    "      --use_cuda_bus_id=BDF  perftest alias: --gpu=BDF --mem=peermem\n"
 	    "      --use_cuda_dmabuf    perftest alias: --mem=dmabuf\n"
@@ -345,6 +364,7 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 {
 	memset(o, 0, sizeof(*o));
 	o->verb = verb;
+	o->gpu_allocs = 1u << GDR_GPU_ALLOC_MEMALLOC;
 	o->ib_port = 1;
 	o->port = GDR_DEFAULT_PORT;
 	o->sizes[0] = 65536;
@@ -519,6 +539,28 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		case OPT_HUGEPAGES:
 			o->hugepages = 1;
 			break;
+		case OPT_GPU_ALLOC:
+			if (!strcmp(optarg, "memalloc"))
+				o->gpu_allocs = 1u << GDR_GPU_ALLOC_MEMALLOC;
+			else if (!strcmp(optarg, "vmm"))
+				o->gpu_allocs = 1u << GDR_GPU_ALLOC_VMM;
+			else if (!strcmp(optarg, "all"))
+				o->gpu_allocs = (1u << GDR_GPU_ALLOC__COUNT) - 1;
+			else
+				return bad("--gpu-alloc", optarg, "expected memalloc, vmm or all");
+			break;
+		case OPT_DMABUF_MAPPING:
+			if (!strcmp(optarg, "default") || !strcmp(optarg, "pcie"))
+				o->dmabuf_pcie = !strcmp(optarg, "pcie");
+			else
+				return bad("--dmabuf-mapping", optarg, "expected default or pcie");
+			break;
+		case OPT_DISABLE_PCIE_RELAXED:
+			o->no_relaxed = 1;
+			break;
+		case OPT_USE_DATA_DIRECT:
+			o->data_direct = 1;
+			break;
 		case OPT_NO_BIND:
 			o->no_bind = 1;
 			break;
@@ -555,7 +597,8 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			errno = 0;
 			o->outlier = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->outlier > 0 && o->outlier <= 1))
-				return bad("--outlier", optarg, "expected a ratio in (0, 1], e.g. 0.9");
+				return bad("--outlier", optarg,
+					   "expected a ratio in (0, 1], e.g. 0.9");
 			break;
 		}
 		case 'v':

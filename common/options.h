@@ -79,12 +79,17 @@ struct gdr_opts {
 	int no_bind;
 	int persistent; /* server: serve one client after another until a signal */
 	int verbose;
-	const char *peer;	     /* --peer HOST[,HOST...]: server of each launched pair */
-	int no_launch;		     /* --launch=none: ignore mpirun/srun variables */
-	int no_mpi;		     /* --launch=no-mpi: launched pairs without MPI calls */
-	int sweep;		     /* enum gdr_sweep_mode: --sweep, 0 = fixed pairs */
-	int sweep_both;		     /* --sweep-both: every pair in both directions */
-	double outlier;		     /* --outlier: slow-node threshold (default 0.9) */
+	const char *peer; /* --peer HOST[,HOST...]: server of each launched pair */
+	int no_launch;	  /* --launch=none: ignore mpirun/srun variables */
+	int no_mpi;	  /* --launch=no-mpi: launched pairs without MPI calls */
+	int sweep;	  /* enum gdr_sweep_mode: --sweep, 0 = fixed pairs */
+	int sweep_both;	  /* --sweep-both: every pair in both directions */
+	double outlier;	  /* --outlier: slow-node threshold (default 0.9) */
+	/* GPU paths (docs/gpu-paths.md); each side's own choice, like --gpu. */
+	unsigned int gpu_allocs; /* --gpu-alloc: bit per enum gdr_gpu_alloc (default memalloc) */
+	int dmabuf_pcie;	 /* --dmabuf-mapping=pcie */
+	int no_relaxed;		 /* --disable_pcie_relaxed */
+	int data_direct;	 /* --use_data_direct */
 	const struct gdr_sync *sync; /* set by the launcher, NULL when run by hand */
 	unsigned int set;	     /* GDR_SET_* bits given on the command line */
 };

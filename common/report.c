@@ -29,6 +29,7 @@ enum col_kind {
 	COL_BW,	  /* Gb/s, 3 decimals; empty unless the row is a measurement */
 	COL_RATE, /* Mpps, 6 decimals as perftest prints it (8 MiB messages run at ~0.001 Mpps) */
 	COL_PCT,  /* %, 1 decimal; empty when < 0 */
+	COL_US,	  /* microseconds, 1 decimal; empty when < 0 (not measured) */
 };
 
 struct col {
@@ -39,7 +40,6 @@ struct col {
 
 /* clang-format off */
 #define C(field, kind) { #field, kind, offsetof(struct gdr_result, field) }
-/* clang-format on */
 static const struct col cols[] = {
 	C(timestamp, COL_STR),	   C(host, COL_STR),
 	C(peer, COL_STR),	   C(role, COL_STR),
@@ -58,8 +58,15 @@ static const struct col cols[] = {
 	C(gpu_numa, COL_NUMSTR),   C(nic_numa, COL_NUMSTR),
 	C(status, COL_STR),	   C(note, COL_STR),
 	C(label, COL_STR),	   C(version, COL_STR),
+	C(reg_us, COL_US),	   C(dereg_us, COL_US),
+	C(reg_call, COL_STR),	   C(gpu_alloc, COL_STR),
+	C(dmabuf_mapping, COL_STR), C(relaxed_ordering, COL_NUMSTR),
+	C(gpu_uuid, COL_STR),	   C(cuda_driver, COL_STR),
+	C(kernel, COL_STR),	   C(libibverbs, COL_STR),
+	C(nic_fw, COL_STR),
 };
 #undef C
+/* clang-format on */
 
 _Static_assert(sizeof(cols) / sizeof(cols[0]) == GDR_CSV_COLUMNS, "CSV column count");
 
@@ -67,7 +74,9 @@ static const char csv_header[] =
     "timestamp,host,peer,role,verb,path,path_remote,size_bytes,iters,qps,tx_depth,post_list,"
     "bidir,repeats,bw_peak_gbps,bw_avg_gbps,bw_median_gbps,bw_min_gbps,bw_max_gbps,"
     "msg_rate_mpps,cpu_util_pct,gpu,gpu_bus_id,gpu_name,nic,nic_bus_id,distance,pcie_bridges,"
-    "gpu_numa,nic_numa,status,note,label,version";
+    "gpu_numa,nic_numa,status,note,label,version,"
+    "reg_us,dereg_us,reg_call,gpu_alloc,dmabuf_mapping,relaxed_ordering,gpu_uuid,cuda_driver,"
+    "kernel,libibverbs,nic_fw";
 
 const char *gdr_csv_header(void)
 {
@@ -199,6 +208,7 @@ static enum val_type col_value(const struct gdr_result *r, const struct col *c, 
 		fmt_fixed(d, c->kind == COL_BW ? 3 : 6, buf, len);
 		return VAL_NUM;
 	case COL_PCT:
+	case COL_US:
 		d = *(const double *)(const void *)base;
 		if (!(d >= 0) || !is_finite(d)) {
 			gdr_strlcpy(buf, "", len);
@@ -786,6 +796,7 @@ void gdr_result_init(struct gdr_result *r)
 	/* Callers fill a stack struct field by field: whatever they skip must read as unknown. */
 	memset(r, 0, sizeof(*r));
 	r->cpu_util_pct = -1;
+	r->reg_us = r->dereg_us = -1;
 	gdr_strlcpy(r->status, "ok", sizeof(r->status));
 	if (gmtime_r(&now, &tm))
 		strftime(r->timestamp, sizeof(r->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);

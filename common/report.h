@@ -40,10 +40,22 @@ struct gdr_result {
 	char note[256];	 /* reason for skipped/failed, warnings */
 	char label[128];
 	char version[16];
+	/* GPU provenance and cost (docs/gpu-paths.md): empty / < 0 where not applicable. */
+	double reg_us;	    /* first registration of the buffer (export excluded) */
+	double dereg_us;    /* a deregistration of it, timed before the run */
+	char reg_call[32];  /* ibv_reg_mr | ibv_reg_dmabuf_mr | mlx5dv_reg_dmabuf_mr, (emulated) */
+	char gpu_alloc[16]; /* cuMemAlloc | cuMemCreate */
+	char dmabuf_mapping[8];	  /* default | pcie */
+	char relaxed_ordering[4]; /* 1 | 0: IBV_ACCESS_RELAXED_ORDERING asked for */
+	char gpu_uuid[48];	  /* GPU-... (cuDeviceGetUuid_v2; MIG-... under MIG) */
+	char cuda_driver[16];	  /* cuDriverGetVersion as 12.4 */
+	char kernel[64];	  /* uname -r */
+	char libibverbs[32]; /* the loaded libibverbs' file version (1.14.44.0 = rdma-core 44) */
+	char nic_fw[64];     /* ibv_query_device fw_ver */
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 34
+#define GDR_CSV_COLUMNS 45
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */

@@ -18,6 +18,7 @@
 #include "pattern.h"
 #include "placement.h"
 #include "proto.h"
+#include "provenance.h"
 #include "report.h"
 #include "stats.h"
 #include "topo.h"
@@ -50,10 +51,12 @@ struct sess {
 	int have_topo;
 	struct gdr_topo *topo_t; /* loaded on first use */
 	int topo_tried;
-	char gpu_spec[64]; /* --gpu auto resolved to a bus id */
-	char devname[64];  /* -d auto resolved */
-	char bind[64];	   /* the NIC's address, when -d steers rdma_cm */
-	struct acc acc;	   /* the size being measured */
+	char gpu_spec[64];	       /* --gpu auto resolved to a bus id */
+	char devname[64];	       /* -d auto resolved */
+	char bind[64];		       /* the NIC's address, when -d steers rdma_cm */
+	struct acc acc;		       /* the size being measured */
+	struct gdr_provenance prov;    /* kernel, libibverbs, NIC firmware for the rows */
+	const struct gdr_mem *cur_mem; /* the open path's buffer, for its rows; NULL if skipped */
 	volatile sig_atomic_t *stop;
 	char why[WHY];
 };
@@ -205,12 +208,34 @@ static void ensure_cuda(struct sess *s)
 	printf("GPU %d: %s (%s)\n", s->gpu.ordinal, s->gpu.name, s->gpu.bus_id);
 }
 
-static void pbuf_free(struct pbuf *b)
+static void pbuf_free(struct sess *s, struct pbuf *b)
 {
+	s->cur_mem = NULL;
 	if (b->mem.ops)
 		gdr_mem_close(&b->mem);
 	free(b->tmp);
 	b->tmp = NULL;
+}
+
+/* What this path's registration cost, in one line before its rows. */
+static void describe_reg(const struct gdr_mem *m, enum gdr_mem_kind kind)
+{
+	char line[256];
+	size_t n;
+
+	n = (size_t)snprintf(line, sizeof(line), "%s: %s", gdr_mem_kind_name(kind),
+			     m->reg_call ? m->reg_call : "registered");
+	if (m->gpu_alloc && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " on %s memory", m->gpu_alloc);
+	if (m->alloc_us >= 0 && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, ", alloc %.1f us", m->alloc_us);
+	if (m->export_us >= 0 && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, ", export %.1f us", m->export_us);
+	if (m->reg_us >= 0 && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, ", reg %.1f us", m->reg_us);
+	if (m->dereg_us >= 0 && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, ", dereg %.1f us", m->dereg_us);
+	printf("%s%s\n", line, m->emulated ? " (emulated)" : "");
 }
 
 /* Allocate and register this side's buffers for kind; on failure b->ok = 0 and b->skip says why. */
@@ -229,8 +254,8 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
 	if (kind == GDR_MEM_BOUNCE &&
-	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk,
-				  s->conn.max_msg_sz, b->skip, sizeof(b->skip)))
+	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk, s->conn.max_msg_sz, b->skip,
+				  sizeof(b->skip)))
 		return;
 	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
 			 sizeof(why));
@@ -247,6 +272,8 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 		}
 	}
 	b->ok = 1;
+	s->cur_mem = &b->mem;
+	describe_reg(&b->mem, kind);
 }
 
 static int fill_sources(struct sess *s, struct pbuf *b)
@@ -542,6 +569,14 @@ static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind k
 		gdr_strlcpy(r->gpu_bus_id, s->gpu.bus_id, sizeof(r->gpu_bus_id));
 		gdr_strlcpy(r->gpu_name, s->gpu.name, sizeof(r->gpu_name));
 	}
+	{
+		int drv = 0;
+
+		if (s->cuda)
+			gdr_cuda_driver_version(s->cuda, &drv);
+		gdr_provenance_fill(r, &s->prov, kind, s->cur_mem, &s->env, drv,
+				    s->cuda ? s->gpu.uuid : NULL);
+	}
 }
 
 /* A row to the CSV, the JSON and, launched with MPI, to what rank 0 gathers. */
@@ -581,6 +616,11 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 	gdr_strlcpy(r.status, status, sizeof(r.status));
 	if (note)
 		gdr_strlcpy(r.note, note, sizeof(r.note));
+	if (s->cur_mem && s->cur_mem->note[0]) {
+		size_t n = strlen(r.note);
+
+		snprintf(r.note + n, sizeof(r.note) - n, "%s%s", n ? "; " : "", s->cur_mem->note);
+	}
 	emit(s, &r);
 }
 
@@ -719,6 +759,12 @@ static void prepare(struct sess *s)
 	fflush(stdout);
 }
 
+/* Is a the first allocator --gpu-alloc asks for (the host path runs with that one only)? */
+static int first_alloc(const struct sess *s, int a)
+{
+	return (s->o->gpu_allocs & ((1u << a) - 1)) == 0;
+}
+
 static int client_path(struct sess *s, unsigned int pi)
 {
 	struct pbuf b;
@@ -747,7 +793,7 @@ static int client_path(struct sess *s, unsigned int pi)
 	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++)
 		r = client_size(s, &b, pi, s->plan.sizes[i]);
 out:
-	pbuf_free(&b);
+	pbuf_free(s, &b);
 	return r;
 }
 
@@ -777,8 +823,16 @@ static int client_run(struct sess *s)
 	if (r)
 		return r;
 	prepare(s);
-	for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++)
-		r = client_path(s, pi);
+	/* --gpu-alloc all: every GPU path once per allocator, host once (the server does the same).
+	 */
+	for (int a = 0; a < GDR_GPU_ALLOC__COUNT && !r; a++) {
+		if (!(s->o->gpu_allocs & (1u << a)))
+			continue;
+		s->env.gpu_alloc = (enum gdr_gpu_alloc)a;
+		for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++)
+			if (first_alloc(s, a) || s->plan.mem[pi] != GDR_MEM_HOST)
+				r = client_path(s, pi);
+	}
 	if (r) {
 		gdr_ctrl_send_error(&s->conn, r, s->why);
 		return r;
@@ -922,7 +976,7 @@ static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bu
 			r = server_size(s, &b, s->plan.sizes[i], &m);
 	}
 out:
-	pbuf_free(&b);
+	pbuf_free(s, &b);
 	return r;
 }
 
@@ -953,10 +1007,17 @@ static int server_run(struct sess *s)
 	r = send_msg(s, &m);
 	if (!r)
 		prepare(s);
-	for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++) {
-		r = recv_msg(s, &m, GDR_MSG_BUF);
-		if (!r)
-			r = server_path(s, pi, &m);
+	for (int a = 0; a < GDR_GPU_ALLOC__COUNT && !r; a++) {
+		if (!(s->o->gpu_allocs & (1u << a)))
+			continue;
+		s->env.gpu_alloc = (enum gdr_gpu_alloc)a;
+		for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++) {
+			if (!first_alloc(s, a) && s->plan.mem[pi] == GDR_MEM_HOST)
+				continue;
+			r = recv_msg(s, &m, GDR_MSG_BUF);
+			if (!r)
+				r = server_path(s, pi, &m);
+		}
 	}
 	if (!r)
 		r = recv_msg(s, &m, GDR_MSG_BYE);
@@ -1066,6 +1127,9 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	const char *root = getenv("GDRPERF_ROOT");
 	s->env.sysfs_root = root && *root ? root : "/";
 	s->env.hugepages = o->hugepages;
+	s->env.dmabuf_pcie = o->dmabuf_pcie;
+	s->env.no_relaxed = o->no_relaxed;
+	s->env.data_direct = o->data_direct;
 
 	/* Outputs are checked before anything runs: a bad path fails now, not after the run. */
 	if (o->csv && gdr_csv_open(&s->csv, o->csv, why, sizeof(why))) {
@@ -1118,6 +1182,7 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 		}
 		s->env.pd = s->conn.pd;
 		s->env.nic = s->conn.nic;
+		gdr_provenance_load(&s->prov, s->conn.verbs);
 		bind_near_nic(s);
 		printf("%s %s: %s %s over %s, %u QP(s)\n", s->client ? "client" : "server",
 		       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted",

@@ -14,7 +14,31 @@
  * "Device memory" is host memory: a device pointer is the host address of
  * its backing, so the NIC can register it with plain ibv_reg_mr (what
  * nvidia_peermem makes possible on real hardware) and tests can compare bytes.
- * Backing is 64 KiB aligned and rounded up to 64 KiB, like GPU pages.
+ * Every allocation is backed by its own memfd mapped MAP_SHARED, so that a
+ * DMA-BUF export hands out the very pages of the range (see below).
+ *
+ * The rules of NVIDIA's driver API reference that gdrperf depends on, enforced:
+ *  - cuMemAlloc: pointers are only 256-byte aligned for small requests, as the
+ *    real driver sub-allocates them from larger pages: requests under 2 MiB
+ *    get a pointer an odd multiple of 512 bytes into a 2 MiB-aligned backing
+ *    (never host-page aligned, never 64 KiB aligned); from 2 MiB up the
+ *    pointer is 2 MiB aligned. GDRPERF_FAKE_CUDA_ALLOC_OFFSET overrides.
+ *  - cuMemGetHandleForAddressRange: "dptr and size aligned to the host page
+ *    size", the range inside one allocation made by cuMemAlloc, or reserved by
+ *    cuMemAddressReserve and fully mapped by cuMemMap; flags 0 or
+ *    CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE (a driver >= 12.8 only; on a
+ *    platform without it NOT_SUPPORTED). The fd is a new open file description
+ *    of the allocation's memfd whose file position (lseek SEEK_CUR) is where
+ *    the exported range starts: tests/fake_verbs maps it from there.
+ *    Limitation of the fake: a range over two cuMemMap mappings is refused.
+ *  - VMM: cuMemGetAllocationGranularity answers 2 MiB (minimum and
+ *    recommended); cuMemCreate, cuMemAddressReserve, cuMemMap, cuMemSetAccess
+ *    refuse sizes, addresses and offsets off that granularity, non-zero flags,
+ *    mapping a mapped range; memory is accessible only after cuMemSetAccess;
+ *    allocFlags.gpuDirectRDMACapable = 1 needs
+ *    CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED.
+ *  - cuFlushGPUDirectRDMAWrites needs a current context, target CURRENT_CTX,
+ *    scope TO_OWNER or TO_ALL_DEVICES; the calls are counted (see below).
  * Async copies really run, in order, on one worker thread per stream, and
  * events complete only when the worker reaches them, so a pipeline that reads
  * a buffer before its copy finished sees stale bytes here too. Copies to or
@@ -50,6 +74,24 @@
  *                                      cuMemAlloc sub-allocations do
  *   GDRPERF_FAKE_CUDA_FAIL=fn=ERR,...  make entry point fn (e.g. cuMemHostAlloc,
  *                                      cuPointerSetAttribute, cuInit) return ERR
+ *   GDRPERF_FAKE_CUDA_VMM_GDR=1[,0..]  GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED
+ *                                      per device (default 1)
+ *   GDRPERF_FAKE_CUDA_DMABUF_PCIE=0|1  the platform can map a DMA-BUF through
+ *                                      PCIe BAR1 (default 0)
+ *   GDRPERF_FAKE_CUDA_WRITES_ORDERING=N GPU_DIRECT_RDMA_WRITES_ORDERING (default
+ *                                      0: NONE, so a flush is needed)
+ *   GDRPERF_FAKE_CUDA_FLUSH_OPTIONS=N  GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS
+ *                                      (default 1: cuFlushGPUDirectRDMAWrites)
+ *   GDRPERF_FAKE_CUDA_NO_ATTR=a,b      cuDeviceGetAttribute refuses these
+ *                                      attribute numbers (an older driver)
+ *   GDRPERF_FAKE_CUDA_UUIDS=u,v        device UUIDs (32 hex digits, dashes
+ *                                      allowed; default derived from the
+ *                                      ordinal)
+ *   CUDA_VISIBLE_DEVICES               honoured as the driver does (indices or
+ *                                      UUIDs, in order, up to the first bad one)
+ *
+ * For tests, the library also exports gdrperf_fake_cuda_flushes() (number of
+ * cuFlushGPUDirectRDMAWrites calls so far).
  *
  * Process-wide state is what a driver is; it lives in one struct below.
  */
@@ -64,12 +106,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
 #define FAKE_MAX_DEV	  16
 #define FAKE_GPU_PAGE	  (64u * 1024)
+#define FAKE_BIG_PAGE	  (2u * 1024 * 1024) /* large-page placement and VMM granularity */
+#define FAKE_SUB_ALIGN	  512u
+#define FAKE_MAGIC_PHYS	  0x70687321u
 #define FAKE_MAX_FAIL	  16
 #define FAKE_MAGIC_CTX	  0x63747821u
 #define FAKE_MAGIC_STREAM 0x73747221u
@@ -83,11 +131,34 @@ struct fake_ctx {
 	int refs;
 };
 
+/* A cuMemCreate handle: physical memory, not yet addressable. */
+struct fake_phys {
+	unsigned int magic;
+	int memfd;
+	size_t size;
+	int dev;
+	int maps; /* cuMemMap mappings alive */
+	bool released;
+	struct fake_phys *next;
+};
+
+/* A cuMemAddressReserve range. */
+struct fake_reserve {
+	uintptr_t base;
+	size_t size;
+	struct fake_reserve *next;
+};
+
+/* An address range the program may touch: a cuMemAlloc or one cuMemMap. */
 struct fake_alloc {
-	void *mem;     /* backing start, FAKE_GPU_PAGE aligned */
-	size_t span;   /* backing length, multiple of FAKE_GPU_PAGE */
-	uintptr_t ptr; /* what cuMemAlloc returned */
-	size_t size;   /* what was asked */
+	int memfd;		/* backing; owned unless phys */
+	void *map;		/* cuMemAlloc: what to munmap */
+	size_t map_len;		/* cuMemAlloc: mapping length */
+	uintptr_t ptr;		/* what cuMemAlloc returned / where cuMemMap mapped */
+	size_t size;		/* what was asked */
+	off_t file_off;		/* memfd offset of ptr */
+	struct fake_phys *phys; /* VMM mapping: its handle */
+	bool accessible;	/* cuMemAlloc: always; VMM: after cuMemSetAccess */
 	int dev;
 	bool sync_memops;
 	unsigned long long id;
@@ -142,6 +213,14 @@ struct fake_cfg {
 	unsigned long long delay_ns;
 	double gbps;
 	size_t alloc_offset;
+	bool alloc_offset_set;
+	int vmm_gdr[FAKE_MAX_DEV];
+	unsigned char uuid[FAKE_MAX_DEV][16];
+	bool dmabuf_pcie;
+	int writes_ordering, flush_options;
+	int no_attr[16];
+	int nno_attr;
+	int driver_version;
 	struct fake_fail fail[FAKE_MAX_FAIL];
 	int nfail;
 };
@@ -153,6 +232,9 @@ static struct {
 	struct fake_cfg cfg;
 	struct fake_ctx ctx[FAKE_MAX_DEV];
 	struct fake_alloc *allocs;
+	struct fake_phys *phys;
+	struct fake_reserve *reserves;
+	unsigned long long flushes;
 	unsigned long long allocated;
 	unsigned long long next_id;
 	struct fake_pinned *pinned;
@@ -263,6 +345,64 @@ static bool field_exact(const char *s, int i, char *out, size_t len)
 	return i <= commas && field(s, i, out, len);
 }
 
+/* Does the CUDA_VISIBLE_DEVICES entry tok (GPU-... or MIG-..., a prefix allowed) name uuid? */
+static bool uuid_entry_matches(const char *tok, const unsigned char uuid[16])
+{
+	char hex[33];
+	size_t n = 0;
+
+	for (int b = 0; b < 16; b++)
+		snprintf(hex + 2 * b, 3, "%02x", uuid[b]);
+	for (tok += 4; *tok; tok++) {
+		if (*tok == '-')
+			continue;
+		if (n >= 32 || tolower((unsigned char)*tok) != hex[n])
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+/*
+ * CUDA_VISIBLE_DEVICES as the CUDA Programming Guide describes it: indices
+ * or UUIDs (GPU-..., MIG-..., prefixes allowed), in that order; devices after
+ * the first entry that names none are not visible.
+ */
+static void visible_devices(struct fake_cfg *c)
+{
+	const char *e = getenv("CUDA_VISIBLE_DEVICES");
+	struct fake_cfg all;
+	char tok[64];
+	int n = 0;
+
+	if (!e)
+		return;
+	all = *c;
+	for (int i = 0; n < FAKE_MAX_DEV && field_exact(e, i, tok, sizeof(tok)); i++) {
+		int d = -1;
+
+		if (!strncasecmp(tok, "GPU-", 4) || !strncasecmp(tok, "MIG-", 4)) {
+			for (int k = 0; k < all.ndev && d < 0; k++)
+				if (uuid_entry_matches(tok, all.uuid[k]))
+					d = k;
+		} else if (isdigit((unsigned char)tok[0])) {
+			d = atoi(tok);
+		}
+		if (d < 0 || d >= all.ndev)
+			break;
+		memcpy(c->name[n], all.name[d], sizeof(c->name[n]));
+		c->dom[n] = all.dom[d];
+		c->bus[n] = all.bus[d];
+		c->devfn[n] = all.devfn[d];
+		c->dmabuf[n] = all.dmabuf[d];
+		c->gdr[n] = all.gdr[d];
+		c->vmm_gdr[n] = all.vmm_gdr[d];
+		memcpy(c->uuid[n], all.uuid[d], sizeof(c->uuid[n]));
+		n++;
+	}
+	c->ndev = n;
+}
+
 static void load_cfg(struct fake_cfg *c)
 {
 	const char *e;
@@ -315,7 +455,46 @@ static void load_cfg(struct fake_cfg *c)
 	e = getenv("GDRPERF_FAKE_CUDA_COPY_GBPS");
 	c->gbps = e ? strtod(e, NULL) : 0;
 	e = getenv("GDRPERF_FAKE_CUDA_ALLOC_OFFSET");
-	c->alloc_offset = e ? (size_t)parse_size(e) % FAKE_GPU_PAGE : 0;
+	c->alloc_offset_set = e && *e;
+	c->alloc_offset = c->alloc_offset_set ? (size_t)parse_size(e) % FAKE_BIG_PAGE : 0;
+	for (int i = 0; i < c->ndev; i++) {
+		c->vmm_gdr[i] =
+		    field(getenv("GDRPERF_FAKE_CUDA_VMM_GDR"), i, f, sizeof(f)) ? atoi(f) : 1;
+		/* A fixed, recognisable UUID per ordinal unless told. */
+		for (int b = 0; b < 16; b++)
+			c->uuid[i][b] = (unsigned char)(b == 15 ? i : 0x10 * (b % 16) + b);
+		if (field_exact(getenv("GDRPERF_FAKE_CUDA_UUIDS"), i, f, sizeof(f))) {
+			int nb = 0;
+
+			for (const char *q = f; *q && nb < 32; q++) {
+				if (*q == '-')
+					continue;
+				if (!isxdigit((unsigned char)*q))
+					break;
+				int v = isdigit((unsigned char)*q)
+					    ? *q - '0'
+					    : tolower((unsigned char)*q) - 'a' + 10;
+				c->uuid[i][nb / 2] =
+				    (unsigned char)(nb % 2 ? (c->uuid[i][nb / 2] & 0xf0) | v
+							   : v << 4);
+				nb++;
+			}
+			if (nb != 32)
+				fprintf(stderr, "fake libcuda: bad UUID '%s'\n", f);
+		}
+	}
+	visible_devices(c);
+	e = getenv("GDRPERF_FAKE_CUDA_DMABUF_PCIE");
+	c->dmabuf_pcie = e && atoi(e) != 0;
+	e = getenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING");
+	c->writes_ordering = e && *e ? atoi(e) : CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE;
+	e = getenv("GDRPERF_FAKE_CUDA_FLUSH_OPTIONS");
+	c->flush_options = e && *e ? atoi(e) : CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST;
+	e = getenv("GDRPERF_FAKE_CUDA_NO_ATTR");
+	for (int i = 0; e && c->nno_attr < 16 && field_exact(e, i, f, sizeof(f)); i++)
+		c->no_attr[c->nno_attr++] = atoi(f);
+	e = getenv("GDRPERF_FAKE_CUDA_DRIVER_VERSION");
+	c->driver_version = e && *e ? atoi(e) : 12040;
 	e = getenv("GDRPERF_FAKE_CUDA_FAIL");
 	for (int i = 0; e && c->nfail < FAKE_MAX_FAIL && field_exact(e, i, f, sizeof(f)); i++) {
 		char *eq = strchr(f, '=');
@@ -387,13 +566,26 @@ static void do_copy(void *dst, const void *src, size_t len)
 	}
 }
 
-/* The allocation holding [p, p+len) of usable (asked-for) bytes. Caller holds g.lock. */
-static struct fake_alloc *find_alloc(uintptr_t p, size_t len)
+/* The range holding [p, p+len) of usable (asked-for) bytes, mapped or not. Caller holds g.lock. */
+static struct fake_alloc *find_range(uintptr_t p, size_t len)
 {
 	for (struct fake_alloc *a = g.allocs; a; a = a->next)
 		if (p >= a->ptr && len <= a->size && p - a->ptr <= a->size - len)
 			return a;
 	return NULL;
+}
+
+/* Like find_range, but only memory the device may access now. Caller holds g.lock. */
+static struct fake_alloc *find_alloc(uintptr_t p, size_t len)
+{
+	struct fake_alloc *a = find_range(p, len);
+
+	return a && a->accessible ? a : NULL;
+}
+
+static size_t host_page(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
 static bool is_pinned(const void *p, size_t len)
@@ -648,6 +840,9 @@ static CUresult fake_DeviceGetAttribute(int *v, CUdevice_attribute attr, CUdevic
 		return CUDA_ERROR_INVALID_DEVICE;
 	if (!v || attr <= 0 || attr >= CU_DEVICE_ATTRIBUTE_MAX)
 		return CUDA_ERROR_INVALID_VALUE;
+	for (int i = 0; i < g.cfg.nno_attr; i++)
+		if (g.cfg.no_attr[i] == (int)attr)
+			return CUDA_ERROR_INVALID_VALUE;
 	switch (attr) {
 	case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
 		*v = (int)g.cfg.dom[d];
@@ -663,6 +858,18 @@ static CUresult fake_DeviceGetAttribute(int *v, CUdevice_attribute attr, CUdevic
 		break;
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED:
 		*v = g.cfg.gdr[d];
+		break;
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED:
+		*v = g.cfg.vmm_gdr[d];
+		break;
+	case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+		*v = 1;
+		break;
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS:
+		*v = g.cfg.flush_options;
+		break;
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING:
+		*v = g.cfg.writes_ordering;
 		break;
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
 		*v = 9;
@@ -725,11 +932,50 @@ static CUresult fake_CtxSetCurrent(CUcontext h)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * A memfd of len bytes mapped MAP_SHARED at an address aligned to align:
+ * 0 or -1. Reserve more, then map the file over the aligned part.
+ */
+static int map_memfd(size_t len, size_t align, int *fd_out, void **map_out)
+{
+	size_t resv = len + align;
+	uint8_t *r, *aligned;
+	int fd;
+
+	fd = memfd_create("fake-cuda-device-memory", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)len))
+		goto out_close;
+	r = mmap(NULL, resv, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		goto out_close;
+	aligned = (uint8_t *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
+	if (mmap(aligned, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+	    MAP_FAILED) {
+		munmap(r, resv);
+		goto out_close;
+	}
+	if (aligned > r)
+		munmap(r, (size_t)(aligned - r));
+	if (r + resv > aligned + len)
+		munmap(aligned + len, (size_t)(r + resv - (aligned + len)));
+	*fd_out = fd;
+	*map_out = aligned;
+	return 0;
+
+out_close:
+	close(fd);
+	return -1;
+}
+
 static CUresult fake_MemAlloc(CUdeviceptr *dptr, size_t size)
 {
 	CUresult rc = enter("cuMemAlloc", true);
+	size_t page = host_page(), sub, map_len;
 	struct fake_alloc *a;
-	size_t off;
+	void *map;
+	int fd;
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
@@ -739,30 +985,42 @@ static CUresult fake_MemAlloc(CUdeviceptr *dptr, size_t size)
 	if (!a)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&g.lock);
-	off = g.cfg.alloc_offset;
-	if (size > SIZE_MAX - off - FAKE_GPU_PAGE ||
+	a->id = ++g.next_id;
+	/* Small requests share pages with their neighbours on a GPU: never page aligned here. */
+	if (g.cfg.alloc_offset_set)
+		sub = g.cfg.alloc_offset;
+	else
+		sub = size < FAKE_BIG_PAGE ? FAKE_SUB_ALIGN * (2 * (a->id % 8) + 1) : 0;
+	if (size > SIZE_MAX - sub - FAKE_BIG_PAGE - page ||
 	    (g.cfg.mem_enforced && g.allocated + size > g.cfg.mem_limit)) {
 		pthread_mutex_unlock(&g.lock);
 		free(a);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	a->span = (off + size + FAKE_GPU_PAGE - 1) / FAKE_GPU_PAGE * FAKE_GPU_PAGE;
-	a->mem = aligned_alloc(FAKE_GPU_PAGE, a->span);
-	if (!a->mem) {
+	g.allocated += size;
+	pthread_mutex_unlock(&g.lock);
+	map_len = (sub + size + page - 1) / page * page;
+	if (map_memfd(map_len, FAKE_BIG_PAGE, &fd, &map)) {
+		pthread_mutex_lock(&g.lock);
+		g.allocated -= size;
 		pthread_mutex_unlock(&g.lock);
 		free(a);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	a->ptr = (uintptr_t)a->mem + off;
+	/* Uninitialised device memory is not zero: make a missing copy visible. */
+	memset(map, 0xa5, map_len);
+	a->memfd = fd;
+	a->map = map;
+	a->map_len = map_len;
+	a->ptr = (uintptr_t)map + sub;
+	a->file_off = (off_t)sub;
 	a->size = size;
+	a->accessible = true;
+	pthread_mutex_lock(&g.lock);
 	a->dev = tls_ctx->dev;
-	a->id = ++g.next_id;
 	a->next = g.allocs;
 	g.allocs = a;
-	g.allocated += size;
 	pthread_mutex_unlock(&g.lock);
-	/* Uninitialised device memory is not zero: make a missing copy visible. */
-	memset(a->mem, 0xa5, a->span);
 	*dptr = (CUdeviceptr)a->ptr;
 	return CUDA_SUCCESS;
 }
@@ -775,8 +1033,9 @@ static CUresult fake_MemFree(CUdeviceptr d)
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	pthread_mutex_lock(&g.lock);
+	/* Only what cuMemAlloc returned: a VMM range is cuMemUnmap'ed instead. */
 	for (pp = &g.allocs; *pp; pp = &(*pp)->next)
-		if ((*pp)->ptr == (uintptr_t)d) {
+		if ((*pp)->ptr == (uintptr_t)d && !(*pp)->phys) {
 			a = *pp;
 			*pp = a->next;
 			g.allocated -= a->size;
@@ -785,8 +1044,299 @@ static CUresult fake_MemFree(CUdeviceptr d)
 	pthread_mutex_unlock(&g.lock);
 	if (!a)
 		return CUDA_ERROR_INVALID_VALUE;
-	free(a->mem);
+	munmap(a->map, a->map_len);
+	close(a->memfd);
 	free(a);
+	return CUDA_SUCCESS;
+}
+
+/* ---- virtual memory management ---- */
+
+static bool prop_ok(const CUmemAllocationProp *prop)
+{
+	return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED &&
+	       prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE && dev_ok(prop->location.id);
+}
+
+static CUresult fake_MemGetAllocationGranularity(size_t *gran, const CUmemAllocationProp *prop,
+						 CUmemAllocationGranularity_flags option)
+{
+	CUresult rc = enter("cuMemGetAllocationGranularity", false);
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!gran || !prop_ok(prop) ||
+	    (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
+	     option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
+		return CUDA_ERROR_INVALID_VALUE;
+	*gran = FAKE_BIG_PAGE;
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_MemCreate(CUmemGenericAllocationHandle *h, size_t size,
+			       const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	CUresult rc = enter("cuMemCreate", false);
+	struct fake_phys *ph;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!h || !prop_ok(prop) || flags || size == 0 || size % FAKE_BIG_PAGE)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (prop->allocFlags.gpuDirectRDMACapable && !g.cfg.vmm_gdr[prop->location.id])
+		return CUDA_ERROR_NOT_SUPPORTED;
+	ph = calloc(1, sizeof(*ph));
+	if (!ph)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	ph->memfd = memfd_create("fake-cuda-vmm", MFD_CLOEXEC);
+	if (ph->memfd < 0 || ftruncate(ph->memfd, (off_t)size)) {
+		if (ph->memfd >= 0)
+			close(ph->memfd);
+		free(ph);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	ph->magic = FAKE_MAGIC_PHYS;
+	ph->size = size;
+	ph->dev = prop->location.id;
+	pthread_mutex_lock(&g.lock);
+	ph->next = g.phys;
+	g.phys = ph;
+	pthread_mutex_unlock(&g.lock);
+	*h = (CUmemGenericAllocationHandle)(uintptr_t)ph;
+	return CUDA_SUCCESS;
+}
+
+/* Caller holds g.lock. */
+static struct fake_phys *phys_find(CUmemGenericAllocationHandle h)
+{
+	for (struct fake_phys *ph = g.phys; ph; ph = ph->next)
+		if ((CUmemGenericAllocationHandle)(uintptr_t)ph == h && !ph->released)
+			return ph;
+	return NULL;
+}
+
+/* Caller holds g.lock: free ph once released and unmapped, as the driver does. */
+static void phys_put(struct fake_phys *ph)
+{
+	if (!ph->released || ph->maps)
+		return;
+	for (struct fake_phys **pp = &g.phys; *pp; pp = &(*pp)->next)
+		if (*pp == ph) {
+			*pp = ph->next;
+			break;
+		}
+	close(ph->memfd);
+	ph->magic = 0;
+	free(ph);
+}
+
+static CUresult fake_MemRelease(CUmemGenericAllocationHandle h)
+{
+	CUresult rc = enter("cuMemRelease", false);
+	struct fake_phys *ph;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&g.lock);
+	ph = phys_find(h);
+	if (ph) {
+		ph->released = true;
+		phys_put(ph);
+	}
+	pthread_mutex_unlock(&g.lock);
+	return ph ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult fake_MemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align,
+				       CUdeviceptr addr, unsigned long long flags)
+{
+	CUresult rc = enter("cuMemAddressReserve", false);
+	size_t page = host_page();
+	struct fake_reserve *r;
+	uint8_t *m, *base;
+
+	(void)addr; /* a hint only */
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!ptr || flags || size == 0 || size % page || addr % page || (align & (align - 1)))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (align < FAKE_BIG_PAGE)
+		align = FAKE_BIG_PAGE;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	m = mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
+		free(r);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	base = (uint8_t *)(((uintptr_t)m + align - 1) & ~(uintptr_t)(align - 1));
+	if (base > m)
+		munmap(m, (size_t)(base - m));
+	if (m + size + align > base + size)
+		munmap(base + size, (size_t)(m + size + align - (base + size)));
+	r->base = (uintptr_t)base;
+	r->size = size;
+	pthread_mutex_lock(&g.lock);
+	r->next = g.reserves;
+	g.reserves = r;
+	pthread_mutex_unlock(&g.lock);
+	*ptr = (CUdeviceptr)r->base;
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_MemAddressFree(CUdeviceptr ptr, size_t size)
+{
+	CUresult rc = enter("cuMemAddressFree", false);
+	struct fake_reserve **pp, *r = NULL;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&g.lock);
+	for (pp = &g.reserves; *pp; pp = &(*pp)->next)
+		if ((*pp)->base == ptr && (*pp)->size == size) {
+			r = *pp;
+			break;
+		}
+	/* Every mapping inside must be unmapped first. */
+	for (struct fake_alloc *a = g.allocs; r && a; a = a->next)
+		if (a->phys && a->ptr >= r->base && a->ptr - r->base < r->size)
+			r = NULL;
+	if (r)
+		*pp = r->next;
+	pthread_mutex_unlock(&g.lock);
+	if (!r)
+		return CUDA_ERROR_INVALID_VALUE;
+	munmap((void *)r->base, r->size);
+	free(r);
+	return CUDA_SUCCESS;
+}
+
+/* Caller holds g.lock: is [p, p+len) inside one reservation? */
+static bool reserved(uintptr_t p, size_t len)
+{
+	for (struct fake_reserve *r = g.reserves; r; r = r->next)
+		if (p >= r->base && len <= r->size && p - r->base <= r->size - len)
+			return true;
+	return false;
+}
+
+/* Caller holds g.lock: does any mapping overlap [p, p+len)? */
+static bool mapped_any(uintptr_t p, size_t len)
+{
+	for (struct fake_alloc *a = g.allocs; a; a = a->next)
+		if (a->phys && p < a->ptr + a->size && a->ptr < p + len)
+			return true;
+	return false;
+}
+
+static CUresult fake_MemMap(CUdeviceptr ptr, size_t size, size_t offset,
+			    CUmemGenericAllocationHandle h, unsigned long long flags)
+{
+	CUresult rc = enter("cuMemMap", false);
+	struct fake_phys *ph;
+	struct fake_alloc *a;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	/* "offset: currently must be zero"; all three multiples of the granularity. */
+	if (flags || offset || size == 0 || ptr % FAKE_BIG_PAGE || size % FAKE_BIG_PAGE)
+		return CUDA_ERROR_INVALID_VALUE;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&g.lock);
+	ph = phys_find(h);
+	if (!ph || size > ph->size || !reserved(ptr, size) || mapped_any(ptr, size)) {
+		pthread_mutex_unlock(&g.lock);
+		free(a);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	/* Not accessible until cuMemSetAccess: PROT_NONE so a stray access faults. */
+	if (mmap((void *)ptr, size, PROT_NONE, MAP_SHARED | MAP_FIXED, ph->memfd, 0) ==
+	    MAP_FAILED) {
+		pthread_mutex_unlock(&g.lock);
+		free(a);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	ph->maps++;
+	a->memfd = ph->memfd;
+	a->phys = ph;
+	a->ptr = ptr;
+	a->size = size;
+	a->dev = ph->dev;
+	a->id = ++g.next_id;
+	a->next = g.allocs;
+	g.allocs = a;
+	pthread_mutex_unlock(&g.lock);
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_MemUnmap(CUdeviceptr ptr, size_t size)
+{
+	CUresult rc = enter("cuMemUnmap", false);
+	struct fake_alloc **pp, *a = NULL;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (ptr % FAKE_BIG_PAGE || size % FAKE_BIG_PAGE)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.lock);
+	for (pp = &g.allocs; *pp; pp = &(*pp)->next)
+		if ((*pp)->phys && (*pp)->ptr == ptr && (*pp)->size == size) {
+			a = *pp;
+			*pp = a->next;
+			break;
+		}
+	if (a) {
+		/* The range stays reserved: back to an inaccessible hole (or at least unmapped). */
+		if (mmap((void *)ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			 0) == MAP_FAILED)
+			munmap((void *)ptr, size);
+		a->phys->maps--;
+		phys_put(a->phys);
+	}
+	pthread_mutex_unlock(&g.lock);
+	free(a);
+	return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult fake_MemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+				  size_t count)
+{
+	CUresult rc = enter("cuMemSetAccess", false);
+	struct fake_alloc *a;
+	int prot;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!desc || count != 1 || desc->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!dev_ok(desc->location.id))
+		return CUDA_ERROR_INVALID_DEVICE;
+	switch (desc->flags) {
+	case CU_MEM_ACCESS_FLAGS_PROT_NONE:
+		prot = PROT_NONE;
+		break;
+	case CU_MEM_ACCESS_FLAGS_PROT_READ:
+		prot = PROT_READ;
+		break;
+	case CU_MEM_ACCESS_FLAGS_PROT_READWRITE:
+		prot = PROT_READ | PROT_WRITE;
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&g.lock);
+	/* A mapped range: the fake knows one mapping per call (what gdrperf makes). */
+	a = find_range(ptr, size);
+	if (!a || !a->phys || a->ptr != ptr || ptr % FAKE_BIG_PAGE || size % FAKE_BIG_PAGE) {
+		pthread_mutex_unlock(&g.lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	mprotect((void *)ptr, size, prot);
+	a->accessible = prot != PROT_NONE;
+	pthread_mutex_unlock(&g.lock);
 	return CUDA_SUCCESS;
 }
 
@@ -1123,39 +1673,99 @@ static CUresult fake_MemGetHandleForAddressRange(void *handle, CUdeviceptr d, si
 						 unsigned long long flags)
 {
 	CUresult rc = enter("cuMemGetHandleForAddressRange", true);
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	bool inside = false, supported;
+	unsigned long long known = 0;
+	size_t page = host_page();
+	struct fake_alloc *a;
+	bool supported, pcie;
+	char path[64];
+	off_t pos = 0;
 	CUresult mode;
-	int fd;
+	int fd, src = -1;
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	pthread_mutex_lock(&g.lock);
 	supported = g.cfg.dmabuf[tls_ctx->dev] != 0;
+	pcie = g.cfg.dmabuf_pcie;
 	mode = g.cfg.dmabuf_rc;
-	for (struct fake_alloc *a = g.allocs; a && !inside; a = a->next) {
-		uintptr_t b = (uintptr_t)a->mem;
-		inside = d >= b && size <= a->span && d - b <= a->span - size;
+	/* The mapping-type flag exists from CUDA 12.8 on; before, every flag is unknown. */
+	if (g.cfg.driver_version >= 12080)
+		known = CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE;
+	/* One allocation (or one whole cuMemMap mapping) holds the whole range. */
+	a = find_range((uintptr_t)d, size);
+	if (a) {
+		src = a->memfd;
+		pos = a->file_off + (off_t)(d - a->ptr);
 	}
 	pthread_mutex_unlock(&g.lock);
 	if (!supported)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	if (!handle || type != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD || flags > 1)
+	if (!handle || type != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD || (flags & ~known))
 		return CUDA_ERROR_INVALID_VALUE;
-	/* The driver wants host-page aligned ranges inside device allocations. */
-	if (size == 0 || d % page || size % page || !inside)
+	/* "Users must ensure the dptr and size are aligned to the host page size." */
+	if (size == 0 || d % page || size % page || !a)
 		return CUDA_ERROR_INVALID_VALUE;
+	if ((flags & CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE) && !pcie)
+		return CUDA_ERROR_NOT_SUPPORTED;
 	if (mode != CUDA_SUCCESS)
 		return mode;
-	fd = memfd_create("fake-cuda-dmabuf", MFD_CLOEXEC);
+	/*
+	 * The very pages of the range: a new open file description of the
+	 * allocation's memfd (its own file position), positioned where the range
+	 * starts. tests/fake_verbs maps from there.
+	 */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", src);
+	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	if (ftruncate(fd, (off_t)size)) {
+	if (lseek(fd, pos, SEEK_SET) != pos) {
 		close(fd);
-		return CUDA_ERROR_OUT_OF_MEMORY;
+		return CUDA_ERROR_UNKNOWN;
 	}
 	*(int *)handle = fd;
 	return CUDA_SUCCESS;
+}
+
+static CUresult fake_DeviceGetUuid(CUuuid *uuid, CUdevice d)
+{
+	CUresult rc = enter("cuDeviceGetUuid", false);
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!dev_ok(d))
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (!uuid)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(uuid->bytes, g.cfg.uuid[d], 16);
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_FlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target,
+					      CUflushGPUDirectRDMAWritesScope scope)
+{
+	CUresult rc = enter("cuFlushGPUDirectRDMAWrites", true);
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (target != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX ||
+	    (scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER &&
+	     scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.lock);
+	g.flushes++;
+	pthread_mutex_unlock(&g.lock);
+	return CUDA_SUCCESS;
+}
+
+EXPORT unsigned long long gdrperf_fake_cuda_flushes(void);
+EXPORT unsigned long long gdrperf_fake_cuda_flushes(void)
+{
+	unsigned long long n;
+
+	pthread_mutex_lock(&g.lock);
+	n = g.flushes;
+	pthread_mutex_unlock(&g.lock);
+	return n;
 }
 
 /* ---- lookup ---- */
@@ -1197,6 +1807,16 @@ static const struct {
 	{ "cuPointerSetAttribute", 6000, (void *)fake_PointerSetAttribute },
 	{ "cuPointerGetAttribute", 4000, (void *)fake_PointerGetAttribute },
 	{ "cuMemGetHandleForAddressRange", 11070, (void *)fake_MemGetHandleForAddressRange },
+	{ "cuDeviceGetUuid", 11040, (void *)fake_DeviceGetUuid },
+	{ "cuFlushGPUDirectRDMAWrites", 11030, (void *)fake_FlushGPUDirectRDMAWrites },
+	{ "cuMemGetAllocationGranularity", 10020, (void *)fake_MemGetAllocationGranularity },
+	{ "cuMemCreate", 10020, (void *)fake_MemCreate },
+	{ "cuMemRelease", 10020, (void *)fake_MemRelease },
+	{ "cuMemAddressReserve", 10020, (void *)fake_MemAddressReserve },
+	{ "cuMemAddressFree", 10020, (void *)fake_MemAddressFree },
+	{ "cuMemMap", 10020, (void *)fake_MemMap },
+	{ "cuMemUnmap", 10020, (void *)fake_MemUnmap },
+	{ "cuMemSetAccess", 10020, (void *)fake_MemSetAccess },
 };
 
 static CUresult fake_getproc(const char *symbol, void **pfn, int version, cuuint64_t flags)

@@ -12,9 +12,13 @@
  *      link's figure from sysfs
  *   4. in-order copies on one stream, event pending/complete, SYNC_MEMOPS
  *   5. each GPU path's skip reason on this machine
+ *   also: the VMM/flush/ordering attributes and the UUID (selection by
+ *   GPU-... and MIG-... finds the same GPU), the flush gdrperf does before
+ *   --validate reads, and the backend's export in both allocators (cuMemAlloc,
+ *   cuMemCreate) and both mapping types (default, PCIe), timed
  *
  * Lines start with "ok", "FAIL" or "info"; exit status 1 if any FAIL.
- * Usage: gpu_probe [--gpu N|BDF] [--quick] [--root DIR]
+ * Usage: gpu_probe [--gpu N|BDF|UUID] [--quick] [--root DIR]
  */
 #include "config.h"
 
@@ -104,6 +108,13 @@ static int probe_driver(struct probe *p, const char *spec)
 		      "GPU_DIRECT_RDMA_SUPPORTED=%d",
 		      i, ret ? why : g.bus_id, g.name, (double)g.total_mem / (1 << 30),
 		      g.dmabuf_supported, g.gdr_supported);
+		/* -1 = the driver cannot report it: what gdrperf then says in its rows. */
+		info("GPU %d: %s, GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED=%d, "
+		     "GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS=%d, GPU_DIRECT_RDMA_WRITES_ORDERING=%d",
+		     i, g.uuid[0] ? g.uuid : "(no UUID)", g.vmm_gdr_supported, g.flush_options,
+		     g.writes_ordering);
+		check(p, ret != 0 || !strncmp(g.uuid, "GPU-", 4), "GPU %d: cuDeviceGetUuid_v2: %s",
+		      i, g.uuid[0] ? g.uuid : "no UUID");
 	}
 	/* Selecting by bus id must find the same GPU as by ordinal. */
 	ret = gdr_cuda_find_gpu(p->cu, spec, &p->gpu, why, sizeof(why));
@@ -122,15 +133,60 @@ static int probe_driver(struct probe *p, const char *spec)
 		check(p, ret == 0 && again.ordinal == p->gpu.ordinal, "find GPU by bus id '%s': %s",
 		      upper, ret ? why : "same GPU");
 	}
+	/* --gpu=GPU-... and MIG-... (the same bytes) select the same GPU as its ordinal. */
+	if (p->gpu.uuid[0]) {
+		const char *prefix[] = { "", "MIG-" };
+
+		for (size_t k = 0; k < GDR_ARRAY_SIZE(prefix); k++) {
+			struct gdr_gpu again;
+			char spec2[64];
+
+			snprintf(spec2, sizeof(spec2), "%s%s", prefix[k],
+				 k ? p->gpu.uuid + 4 : p->gpu.uuid);
+			ret = gdr_cuda_find_gpu(p->cu, spec2, &again, why, sizeof(why));
+			check(p, ret == 0 && again.ordinal == p->gpu.ordinal,
+			      "find GPU by UUID '%s': %s", spec2, ret ? why : "same GPU");
+		}
+	}
+	if (getenv("CUDA_VISIBLE_DEVICES"))
+		info("CUDA_VISIBLE_DEVICES=%s: ordinals count the visible GPUs",
+		     getenv("CUDA_VISIBLE_DEVICES"));
 	ret = gdr_cuda_gpu_open(p->cu, &p->gpu, why, sizeof(why));
 	check(p, ret == 0, "retain primary context of GPU %d: %s", p->gpu.ordinal,
 	      ret ? why : "current");
-	return ret;
+	if (ret)
+		return ret;
+	{
+		const char *how = "";
+		int fr = gdr_cuda_flush_rdma_writes(p->cu, &p->gpu, &how);
+
+		check(p, fr == 0 || fr == -EOPNOTSUPP, "flush of GPUDirect RDMA writes: %s%s%s",
+		      how, fr && fr != -EOPNOTSUPP ? ": " : "",
+		      fr && fr != -EOPNOTSUPP ? gdr_cuda_last_error(p->cu) : "");
+	}
+	return 0;
 }
 
 /* ---- 2. DMA-BUF export ---- */
 
 enum expect { MUST_WORK, MUST_FAIL, EITHER };
+
+/*
+ * The size behind a DMA-BUF fd. A real one answers SEEK_END with its size and
+ * refuses SEEK_CUR; the fake's is a window of a memfd starting at the file
+ * position (tests/fake_cuda), so there what is left from it must hold len.
+ * 1 when fd holds len bytes; *size = what SEEK_END said.
+ */
+static int dmabuf_holds(int fd, size_t len, off_t *size)
+{
+	off_t pos = lseek(fd, 0, SEEK_CUR);
+
+	*size = lseek(fd, 0, SEEK_END);
+	if (pos < 0)
+		return *size == (off_t)len;
+	lseek(fd, pos, SEEK_SET);
+	return *size >= pos && (size_t)(*size - pos) >= len;
+}
 
 static void export_case(struct probe *p, const char *what, uint64_t base, size_t len,
 			enum expect expect)
@@ -153,7 +209,8 @@ static void export_case(struct probe *p, const char *what, uint64_t base, size_t
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = readlink(path, link, sizeof(link) - 1);
 	link[n > 0 ? n : 0] = '\0';
-	end = lseek(fd, 0, SEEK_END);
+	int holds = dmabuf_holds(fd, len, &end);
+
 	if (expect == EITHER) {
 		info("export %s (%s at +0x%llx of a 64 KiB page): accepted, fd %d (%s), size %lld",
 		     what, sz, (unsigned long long)(base % 65536), fd, link, (long long)end);
@@ -165,8 +222,8 @@ static void export_case(struct probe *p, const char *what, uint64_t base, size_t
 	} else {
 		check(p, fcntl(fd, F_GETFD) != -1, "export %s (%s): fd %d valid (%s)", what, sz, fd,
 		      link);
-		check(p, end == (off_t)len, "export %s: lseek(fd, 0, SEEK_END) = %lld, want %zu",
-		      what, (long long)end, len);
+		check(p, holds, "export %s: lseek(fd, 0, SEEK_END) = %lld, want %zu", what,
+		      (long long)end, len);
 	}
 	close(fd);
 }
@@ -217,31 +274,77 @@ static void probe_dmabuf(struct probe *p)
 		gdr_cuda_free(p->cu, d);
 	}
 
-	/* Exactly what the dmabuf backend does: round up, export the aligned range. */
-	{
-		struct gdr_mem_env env = { .cuda = p->cu, .gpu = &p->gpu, .sysfs_root = p->root };
-		struct gdr_mem m = { .env = &env };
-		struct gdr_dmabuf_range r;
-		const size_t odd[] = { 100, 4096, 3 * MiB + 123 };
+	/*
+	 * Exactly what the dmabuf backend does, in both allocators and both
+	 * mapping types: allocate, export the host-page range inside, time it.
+	 * The PCIe mapping type may be refused (driver < 12.8, or a platform
+	 * without it): said, not failed.
+	 */
+	for (int a = 0; a < GDR_GPU_ALLOC__COUNT; a++) {
+		for (int pcie = 0; pcie < 2; pcie++) {
+			struct gdr_mem_env env = { .cuda = p->cu,
+						   .gpu = &p->gpu,
+						   .sysfs_root = p->root,
+						   .gpu_alloc = (enum gdr_gpu_alloc)a,
+						   .dmabuf_pcie = pcie };
+			const size_t odd[] = { 100, 4096, 3 * MiB + 123 };
+			const char *an = gdr_gpu_alloc_name((enum gdr_gpu_alloc)a);
+			const char *mn = pcie ? "pcie" : "default";
 
-		for (size_t i = 0; i < GDR_ARRAY_SIZE(odd); i++) {
-			int fd = -1;
+			if (a == GDR_GPU_ALLOC_VMM && p->gpu.vmm_gdr_supported != 1) {
+				info(
+				    "backend %s: GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED = %d: not "
+				    "exported",
+				    an, p->gpu.vmm_gdr_supported);
+				break;
+			}
+			for (size_t i = 0; i < GDR_ARRAY_SIZE(odd); i++) {
+				struct gdr_mem m = { .env = &env };
+				struct gdr_dmabuf_range r;
+				uint64_t t0;
+				off_t end = 0;
+				int fd = -1;
 
-			ret = gdr_mem_gpu_alloc(&m, odd[i], why, sizeof(why));
-			check(p, ret == 0, "backend alloc %zu B: %s", odd[i], ret ? why : "ok");
-			if (ret)
-				continue;
-			ret = gdr_dmabuf_export(p->cu, m.addr, m.len, &fd, &r, why, sizeof(why));
-			if (p->gpu.dmabuf_supported == 1)
-				check(p, ret == 0 && lseek(fd, 0, SEEK_END) == (off_t)r.span,
-				      "backend export of %zu B at 0x%llx: base 0x%llx offset %llu "
-				      "span %zu: %s",
-				      odd[i], (unsigned long long)m.addr,
-				      (unsigned long long)r.base, (unsigned long long)r.offset,
-				      r.span, ret ? why : "fd ok, size ok");
-			if (fd >= 0)
-				close(fd);
-			gdr_mem_gpu_free(&m);
+				ret = gdr_mem_gpu_alloc(&m, odd[i], why, sizeof(why));
+				check(p, ret == 0, "backend %s alloc %zu B: %s", an, odd[i],
+				      ret ? why : "ok");
+				if (ret)
+					continue;
+				check(p,
+				      m.addr >= m.gpu_base &&
+					  m.addr + odd[i] <= m.gpu_base + m.gpu_len,
+				      "backend %s alloc %zu B: buffer 0x%llx inside [0x%llx, +%zu)",
+				      an, odd[i], (unsigned long long)m.addr,
+				      (unsigned long long)m.gpu_base, m.gpu_len);
+				t0 = gdr_now_ns();
+				ret = gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why));
+				double us = (double)(gdr_now_ns() - t0) / 1e3;
+				if (p->gpu.dmabuf_supported == 1 && !pcie)
+					check(p, ret == 0 && dmabuf_holds(fd, r.span, &end),
+					      "backend %s export of %zu B at 0x%llx (%s mapping): "
+					      "base 0x%llx offset %llu span %zu in %.1f us: %s",
+					      an, odd[i], (unsigned long long)m.addr, mn,
+					      (unsigned long long)r.base,
+					      (unsigned long long)r.offset, r.span, us,
+					      ret ? why : "fd ok, size ok");
+				else
+					info(
+					    "backend %s export of %zu B (%s mapping): %s (%.1f us)",
+					    an, odd[i], mn, ret ? why : "accepted", us);
+				if (fd >= 0)
+					close(fd);
+				/* SYNC_MEMOPS on this memory, as every NIC path sets it. */
+				ret = gdr_mem_gpu_sync_memops(&m, why, sizeof(why));
+				if (a == GDR_GPU_ALLOC_MEMALLOC)
+					check(p, ret == 0, "backend %s SYNC_MEMOPS: %s", an,
+					      ret ? why : "ok");
+				else
+					info("backend %s SYNC_MEMOPS: %s", an,
+					     ret	 ? why
+					     : m.note[0] ? m.note
+							 : "accepted");
+				gdr_mem_gpu_free(&m);
+			}
 		}
 	}
 }

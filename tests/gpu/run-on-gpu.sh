@@ -7,8 +7,13 @@
 #      fake driver), or, when autotools or libibverbs are missing, compile just
 #      the probe with cc;
 #   3. run tests/gpu/gpu_probe against the real libcuda.so.1: DMA-BUF export of
-#      several sizes and offsets, pinned copy bandwidth, SYNC_MEMOPS, events,
-#      and each GPU path's skip reason.
+#      several sizes and offsets, the backend's export in both allocators
+#      (cuMemAlloc, cuMemCreate) and both mapping types (default, PCIe), timed;
+#      the VMM/flush/ordering attributes, UUID selection (GPU-, MIG-), the
+#      flush before --validate; pinned copy bandwidth, SYNC_MEMOPS, events,
+#      and each GPU path's skip reason;
+#   4. when run as root where rdma_rxe loads: one --mem host,bounce
+#      --gpu-alloc all --validate run over Soft-RoCE on the real GPU.
 # Logs go to $OUT (the device tool's output folder) or ./gpu-run.
 #
 # usage: tests/gpu/run-on-gpu.sh [--quick] [--no-check] [--probe-only] [--gpu N|BDF] [--fake]
@@ -174,8 +179,9 @@ if [ -z "$built" ]; then
 	} >"$cfg/config.h"
 	cd "$top" || exit 1
 	run $cc -std=c11 -O2 -Wall -Wextra -I"$cfg" -iquote common -I"$cuda_dir/include" \
-		-o "$probe" tests/gpu/gpu_probe.c common/util.c common/cuda.c common/mem_gpu.c \
-		common/mem_dmabuf.c common/mem_peermem.c -libverbs -ldl -lpthread || {
+		-o "$probe" tests/gpu/gpu_probe.c common/util.c common/cuda.c common/cuda_uuid.c \
+		common/mem_gpu.c common/mem_dmabuf.c common/mem_peermem.c common/mem_data_direct.c \
+		common/mem_host.c -libverbs -ldl -lpthread || {
 		say "RESULT: probe build failed (see $log)"
 		rm -rf "$cfg"
 		exit 1
@@ -204,5 +210,41 @@ else
 fi
 fails=$(grep -c '^FAIL' "$out/gpu_probe.log")
 summary=$(grep '^summary:' "$out/gpu_probe.log")
+
+# 4. If this machine lets rdma_rxe load (root, a kernel with it), one
+#    end-to-end run on the real GPU over Soft-RoCE: host and bounce (rxe has no
+#    DMA-BUF and no peer memory), both allocators, with the new columns.
+e2e=skipped
+if [ "$built" = tree ] && [ -z "$fake" ] && have rdma && have ip && [ "$(id -u)" = 0 ] &&
+	modprobe rdma_rxe 2>>"$log"; then
+	say "== end to end over rdma_rxe (--mem host,bounce, --gpu-alloc all)"
+	ip link add gdrgpu0 type dummy 2>>"$log" && ip addr add 169.254.88.1/32 dev gdrgpu0 &&
+		ip link set gdrgpu0 up && rdma link add gdrrxe0 type rxe netdev gdrgpu0 2>>"$log"
+	if [ -d /sys/class/infiniband/gdrrxe0 ]; then
+		csv=$out/e2e.csv
+		rm -f "$csv"
+		timeout 60 "$top/bench/gdr_write_bw" -p 19777 --timeout 30 --gpu-alloc all \
+			>"$out/e2e-server.log" 2>&1 &
+		spid=$!
+		for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+			rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ':19777\b' && break
+			sleep 0.5
+		done
+		if timeout 60 "$top/bench/gdr_write_bw" -p 19777 --timeout 30 -d gdrrxe0 --gpu "$gpu" \
+			--mem host,bounce --gpu-alloc all -n 200 --sizes 64K:1M --validate --csv "$csv" \
+			169.254.88.1 >"$out/e2e-client.log" 2>&1 && wait "$spid"; then
+			e2e=passed
+		else
+			e2e=FAILED
+		fi
+		wait "$spid" 2>/dev/null
+		cat "$out/e2e-client.log" >>"$log"
+	else
+		say "rdma link add gdrrxe0 failed: no end-to-end run"
+	fi
+	rdma link delete gdrrxe0 2>/dev/null
+	ip link delete gdrgpu0 2>/dev/null
+fi
+say "end to end over rxe: $e2e"
 say "== done in $(($(date +%s) - start)) s: ${summary:-probe did not finish (crash or timeout)}"
-[ -n "$summary" ] && [ "$fails" -eq 0 ]
+[ -n "$summary" ] && [ "$fails" -eq 0 ] && [ "$e2e" != FAILED ]

@@ -133,7 +133,7 @@ static void test_without_pd(void **state)
 	struct fixture f;
 
 	(void)state;
-	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1M", 1);
+	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
 	up(&f);
 	for (int i = 0; i < 3; i++)
 		alloc_expect(&f, 1u << 20, -EINVAL,
@@ -146,10 +146,10 @@ static void test_gpu_oom(void **state)
 	struct fixture f;
 
 	(void)state;
-	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1M", 1);
+	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
 	up(&f);
 	alloc_expect(&f, 2u << 20, -ENOMEM,
-		     "GPU 0 (0000:3b:00.0, NVIDIA H200): cuMemAlloc(2 MiB): "
+		     "GPU 0 (0000:3b:00.0, NVIDIA H200): cuMemAlloc(2112 KiB): "
 		     "CUDA_ERROR_OUT_OF_MEMORY: out of memory");
 	down(&f);
 }
@@ -159,7 +159,7 @@ static void test_staging_ring_fails(void **state)
 	struct fixture f;
 
 	(void)state;
-	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1M", 1);
+	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
 	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuMemHostAlloc=CUDA_ERROR_OUT_OF_MEMORY", 1);
 	up(&f);
 	for (int i = 0; i < 2; i++)
@@ -174,7 +174,7 @@ static void test_stream_and_events_fail(void **state)
 	struct fixture f;
 
 	(void)state;
-	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1M", 1);
+	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
 	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuStreamCreate=CUDA_ERROR_NOT_SUPPORTED", 1);
 	up(&f);
 	for (int i = 0; i < 2; i++)

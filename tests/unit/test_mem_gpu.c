@@ -104,6 +104,27 @@ static void test_no_driver(void **state)
 	assert_int_equal(gdr_dmabuf_probe_nic(NULL, why, sizeof(why)), -EINVAL);
 }
 
+/* --use_data_direct looks both mlx5dv calls up at run time and says which is missing. */
+static void test_data_direct_lookup(void **state)
+{
+	char why[256] = "";
+
+	(void)state;
+	setenv("GDRPERF_LIBMLX5", "/nonexistent/libmlx5.so.1", 1);
+	assert_int_equal(gdr_data_direct_check(NULL, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "data direct: /nonexistent/libmlx5.so.1: "));
+	errno = 0;
+	assert_null(gdr_data_direct_reg(NULL, 0, 4096, 0, -1, 0));
+	assert_int_equal(errno, EOPNOTSUPP);
+	/* A library without the calls (libc stands in for rdma-core < 53's libmlx5). */
+	setenv("GDRPERF_LIBMLX5", "libc.so.6", 1);
+	assert_int_equal(gdr_data_direct_check(NULL, why, sizeof(why)), -EOPNOTSUPP);
+	assert_string_equal(why,
+			    "data direct: libc.so.6 has no mlx5dv_reg_dmabuf_mr (rdma-core >= 53 "
+			    "needed)");
+	unsetenv("GDRPERF_LIBMLX5");
+}
+
 #ifdef HAVE_CUDA
 
 static const char *const fake_vars[] = {
@@ -119,6 +140,12 @@ static const char *const fake_vars[] = {
 	"GDRPERF_FAKE_CUDA_COPY_GBPS",
 	"GDRPERF_FAKE_CUDA_ALLOC_OFFSET",
 	"GDRPERF_FAKE_CUDA_FAIL",
+	"GDRPERF_FAKE_CUDA_VMM_GDR",
+	"GDRPERF_FAKE_CUDA_DMABUF_PCIE",
+	"GDRPERF_FAKE_CUDA_WRITES_ORDERING",
+	"GDRPERF_FAKE_CUDA_FLUSH_OPTIONS",
+	"GDRPERF_FAKE_CUDA_NO_ATTR",
+	"GDRPERF_FAKE_CUDA_UUIDS",
 };
 
 struct fixture {
@@ -216,7 +243,8 @@ static void test_dmabuf_alloc_reg_without_pd(void **state)
 	int fds;
 
 	(void)state;
-	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "2M", 1);
+	/* 2 MiB and the GPU page of slack the backend asks for, not twice that. */
+	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "3M", 1);
 	up(&f, "/");
 	fds = count_fds();
 	for (int i = 0; i < 3; i++) {
@@ -242,7 +270,7 @@ static void test_dmabuf_export_error(void **state)
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_DMABUF", "CUDA_ERROR_NOT_PERMITTED", 1);
-	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1M", 1);
+	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "2M", 1);
 	up(&f, "/");
 	for (int i = 0; i < 2; i++) {
 		m.env = &f.env;
@@ -256,8 +284,16 @@ static void test_dmabuf_export_error(void **state)
 	down(&f);
 }
 
+/*
+ * cuMemAlloc sub-allocates: the pointer starts neither a GPU page nor a host
+ * page. Rounding it down (to 64 KiB, as gdrperf once did, or to a host page)
+ * leaves the allocation, and the driver refuses that range.
+ */
 static void test_dmabuf_unaligned_suballocation(void **state)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const size_t sizes[] = { 100, 4096, 100000, (3u << 20) + 123 };
+	const char *offsets[] = { NULL, "256", "4096" };
 	struct fixture f;
 	struct gdr_dmabuf_range r;
 	char why[256] = "";
@@ -265,22 +301,283 @@ static void test_dmabuf_unaligned_suballocation(void **state)
 	int fd;
 
 	(void)state;
-	/* The driver hands out a pointer 256 bytes into a GPU page. */
-	setenv("GDRPERF_FAKE_CUDA_ALLOC_OFFSET", "256", 1);
+	for (size_t o = 0; o < GDR_ARRAY_SIZE(offsets); o++) {
+		if (offsets[o])
+			setenv("GDRPERF_FAKE_CUDA_ALLOC_OFFSET", offsets[o], 1);
+		up(&f, "/");
+		/* What the driver hands out: here too, exporting around it is refused. */
+		assert_int_equal(gdr_cuda_alloc(f.cu, 100000, &d, why, sizeof(why)), 0);
+		assert_int_not_equal(d % 65536, 0);
+		assert_int_equal(gdr_cuda_dmabuf_fd(f.cu, d & ~(uint64_t)65535, 2 * 65536, &fd, why,
+						    sizeof(why)),
+				 -EINVAL);
+		assert_non_null(strstr(why, "CUDA_ERROR_INVALID_VALUE"));
+		gdr_cuda_free(f.cu, d);
+		for (size_t i = 0; i < GDR_ARRAY_SIZE(sizes); i++) {
+			struct gdr_mem m = { .env = &f.env };
+
+			assert_int_equal(gdr_mem_gpu_alloc(&m, sizes[i], why, sizeof(why)), 0);
+			assert_string_equal(m.gpu_alloc, "cuMemAlloc");
+			assert_int_equal(m.addr % 65536, 0);
+			assert_true(m.addr >= m.gpu_base);
+			assert_true(m.addr + sizes[i] <= m.gpu_base + m.gpu_len);
+			assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), 0);
+			/* offset = pointer - exported base, inside the allocation. */
+			assert_int_equal(r.base + r.offset, m.addr);
+			assert_int_equal(r.base % page, 0);
+			assert_int_equal(r.span % page, 0);
+			assert_true(r.base >= m.gpu_base &&
+				    r.base + r.span <= m.gpu_base + m.gpu_len);
+			close(fd);
+			gdr_mem_gpu_free(&m);
+		}
+		down(&f);
+	}
+}
+
+/* A range that leaves the allocation is refused before the driver is asked. */
+static void test_dmabuf_export_outside(void **state)
+{
+	struct fixture f;
+	struct gdr_mem m = { 0 };
+	struct gdr_dmabuf_range r;
+	char why[256] = "";
+	int fd = 7;
+
+	(void)state;
 	up(&f, "/");
-	assert_int_equal(gdr_cuda_alloc(f.cu, 100000, &d, why, sizeof(why)), 0);
-	assert_int_equal(d % 65536, 256);
-	/* Exporting the pointer itself is refused, as the real driver does... */
-	assert_int_equal(gdr_cuda_dmabuf_fd(f.cu, d, 100000, &fd, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "CUDA_ERROR_INVALID_VALUE"));
-	/* ...the page-aligned range around it is what gets exported. */
-	assert_int_equal(gdr_dmabuf_export(f.cu, d, 100000, &fd, &r, why, sizeof(why)), 0);
-	assert_int_equal(r.offset, 256);
-	assert_int_equal(r.base, d - 256);
-	assert_int_equal(r.span, 2 * 65536);
-	assert_int_equal(lseek(fd, 0, SEEK_END), 2 * 65536);
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
+	m.addr = m.gpu_base + 512; /* as if the pointer had been used as returned */
+	m.len = m.gpu_len;
+	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), -EINVAL);
+	assert_int_equal(fd, -1);
+	assert_non_null(strstr(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): DMA-BUF range [0x"));
+	assert_non_null(strstr(why, "is not inside the allocation [0x"));
+	m.addr = m.gpu_base;
+	gdr_mem_gpu_free(&m);
+	down(&f);
+}
+
+/* The export is of the buffer's own pages: bytes written at m->addr are in the fd there. */
+static void test_dmabuf_export_pages(void **state)
+{
+	struct fixture f;
+	struct gdr_mem m = { 0 };
+	struct gdr_dmabuf_range r;
+	char why[256] = "", in[64], out[64];
+	int fd;
+
+	(void)state;
+	up(&f, "/");
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 100000, why, sizeof(why)), 0);
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (char)(0x40 + i);
+	assert_int_equal(gdr_mem_gpu_write(&m, 0, in, sizeof(in)), 0);
+	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), 0);
+	/* The fake's DMA-BUF starts where its file position says (tests/fake_verbs reads it). */
+	off_t start = lseek(fd, 0, SEEK_CUR);
+	assert_true(start >= 0);
+	assert_int_equal(pread(fd, out, sizeof(out), start + (off_t)r.offset),
+			 (ssize_t)sizeof(out));
+	assert_memory_equal(in, out, sizeof(in));
 	close(fd);
-	gdr_cuda_free(f.cu, d);
+	gdr_mem_gpu_free(&m);
+	down(&f);
+}
+
+/* SYNC_MEMOPS is set on the dmabuf path too, before anything is exported. */
+static void test_dmabuf_sync_memops(void **state)
+{
+	struct fixture f;
+	struct gdr_mem m = { 0 };
+	char why[256] = "";
+	int on = 0;
+
+	(void)state;
+	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuPointerSetAttribute=CUDA_ERROR_NOT_SUPPORTED", 1);
+	up(&f, "/");
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_dmabuf_ops.alloc_reg(&m, 4096, 0, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, ", SYNC_MEMOPS): CUDA_ERROR_NOT_SUPPORTED"));
+	assert_int_equal(m.addr, 0);
+	down(&f);
+
+	/* Without the failure the attribute is on when registration is reached. */
+	unsetenv("GDRPERF_FAKE_CUDA_FAIL");
+	up(&f, "/");
+	memset(&m, 0, sizeof(m));
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
+	assert_int_equal(gdr_mem_gpu_sync_memops(&m, why, sizeof(why)), 0);
+	assert_int_equal(gdr_cuda_get_sync_memops(f.cu, m.addr, &on, why, sizeof(why)), 0);
+	assert_int_equal(on, 1);
+	gdr_mem_gpu_free(&m);
+	down(&f);
+}
+
+/* --validate's read of NIC-written GPU memory flushes first, unless ordering makes it moot. */
+static void test_read_flushes(void **state)
+{
+	struct fixture f;
+	struct gdr_mem m = { 0 };
+	char why[256] = "", out[16];
+	const char *how = NULL;
+
+	(void)state;
+	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuFlushGPUDirectRDMAWrites=CUDA_ERROR_UNKNOWN", 1);
+	up(&f, "/");
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
+	/* Both NIC paths' reads go through the flush: the injected failure shows it. */
+	assert_int_equal(gdr_mem_dmabuf_ops.read(&m, 0, out, sizeof(out)), -EIO);
+	assert_int_equal(gdr_mem_peermem_ops.read(&m, 0, out, sizeof(out)), -EIO);
+	assert_non_null(strstr(gdr_cuda_last_error(f.cu), "cuFlushGPUDirectRDMAWrites"));
+	/* A plain copy (the writer's side) does not flush. */
+	assert_int_equal(gdr_mem_gpu_read(&m, 0, out, sizeof(out)), 0);
+	gdr_mem_gpu_free(&m);
+	down(&f);
+
+	/* Writes already ordered for the owner: no flush is called (and so none can fail). */
+	setenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING", "100", 1);
+	up(&f, "/");
+	memset(&m, 0, sizeof(m));
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
+	assert_int_equal(gdr_mem_gpu_read_remote(&m, 0, out, sizeof(out), &how), 0);
+	assert_non_null(strstr(how, "not needed"));
+	gdr_mem_gpu_free(&m);
+	down(&f);
+
+	/* Neither: the copy still runs, and how says why nothing was flushed. */
+	unsetenv("GDRPERF_FAKE_CUDA_FAIL");
+	unsetenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING");
+	setenv("GDRPERF_FAKE_CUDA_NO_ATTR", "117", 1);
+	up(&f, "/");
+	memset(&m, 0, sizeof(m));
+	m.env = &f.env;
+	assert_int_equal(f.gpu.flush_options, -1);
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
+	assert_int_equal(gdr_mem_gpu_read_remote(&m, 0, out, sizeof(out), &how), 0);
+	assert_non_null(strstr(how, "unknown (the driver cannot report"));
+	gdr_mem_gpu_free(&m);
+	down(&f);
+}
+
+/* --gpu-alloc=vmm: cuMemCreate memory on every GPU path, or the reason it cannot be. */
+static void test_vmm_alloc(void **state)
+{
+	struct fixture f;
+	struct gdr_mem m = { 0 };
+	struct gdr_dmabuf_range r;
+	char why[256] = "", in[32], out[32];
+	int fd, on = 0;
+
+	(void)state;
+	up(&f, "/");
+	f.env.gpu_alloc = GDR_GPU_ALLOC_VMM;
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 3u << 20, why, sizeof(why)), 0);
+	assert_string_equal(m.gpu_alloc, "cuMemCreate");
+	assert_int_equal(m.vmm.granularity, 2u << 20);
+	assert_int_equal(m.gpu_len, 4u << 20);
+	assert_int_equal(m.addr % (2u << 20), 0);
+	memset(in, 0x5a, sizeof(in));
+	assert_int_equal(gdr_mem_gpu_write(&m, (3u << 20) - 32, in, sizeof(in)), 0);
+	assert_int_equal(gdr_mem_gpu_read(&m, (3u << 20) - 32, out, sizeof(out)), 0);
+	assert_memory_equal(in, out, sizeof(in));
+	assert_int_equal(gdr_mem_gpu_sync_memops(&m, why, sizeof(why)), 0);
+	assert_int_equal(gdr_cuda_get_sync_memops(f.cu, m.addr, &on, why, sizeof(why)), 0);
+	assert_int_equal(on, 1);
+	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.offset, 0);
+	close(fd);
+	gdr_mem_gpu_free(&m);
+	assert_int_equal(m.vmm.va, 0);
+	down(&f);
+
+	setenv("GDRPERF_FAKE_CUDA_VMM_GDR", "0", 1);
+	up(&f, "/");
+	f.env.gpu_alloc = GDR_GPU_ALLOC_VMM;
+	memset(&m, 0, sizeof(m));
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), -EOPNOTSUPP);
+	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): "
+				 "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED = 0 "
+				 "(cuMemCreate memory cannot be reached by the NIC)");
+	down(&f);
+}
+
+/* The PCIe mapping type goes to the driver, which refuses it where the platform cannot. */
+static void test_dmabuf_pcie_mapping(void **state)
+{
+	struct fixture f;
+	struct gdr_mem m = { 0 };
+	struct gdr_dmabuf_range r;
+	char why[256] = "";
+	int fd;
+
+	(void)state;
+	setenv("GDRPERF_FAKE_CUDA_DRIVER_VERSION", "12080", 1);
+	up(&f, "/");
+	f.env.dmabuf_pcie = 1;
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
+	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "DMA_BUF_FD, MAPPING_TYPE_PCIE): CUDA_ERROR_NOT_SUPPORTED"));
+	gdr_mem_gpu_free(&m);
+	down(&f);
+
+	setenv("GDRPERF_FAKE_CUDA_DMABUF_PCIE", "1", 1);
+	up(&f, "/");
+	f.env.dmabuf_pcie = 1;
+	memset(&m, 0, sizeof(m));
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
+	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), 0);
+	close(fd);
+	gdr_mem_gpu_free(&m);
+	down(&f);
+
+	/* A driver older than 12.8 does not know the flag at all. */
+	setenv("GDRPERF_FAKE_CUDA_DRIVER_VERSION", "12040", 1);
+	up(&f, "/");
+	f.env.dmabuf_pcie = 1;
+	memset(&m, 0, sizeof(m));
+	m.env = &f.env;
+	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
+	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "CUDA_ERROR_INVALID_VALUE"));
+	gdr_mem_gpu_free(&m);
+	down(&f);
+}
+
+/* GPU_DIRECT_RDMA_SUPPORTED gates dmabuf too; unknown is said in the note, not passed over. */
+static void test_dmabuf_gdr_attribute(void **state)
+{
+	struct fixture f;
+	struct gdr_mem m = { 0 };
+	char why[256] = "";
+
+	(void)state;
+	setenv("GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED", "0", 1);
+	up(&f, "/");
+	assert_int_equal(gdr_mem_dmabuf_ops.available(&f.env, why, sizeof(why)), -EOPNOTSUPP);
+	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): "
+				 "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0");
+	down(&f);
+
+	unsetenv("GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED");
+	setenv("GDRPERF_FAKE_CUDA_NO_ATTR", "116", 1);
+	up(&f, "/");
+	assert_int_equal(f.gpu.gdr_supported, -1);
+	assert_int_equal(gdr_mem_dmabuf_ops.available(&f.env, why, sizeof(why)), 0);
+	m.env = &f.env;
+	/* Stops at the missing PD, after the note was written. */
+	assert_int_equal(gdr_mem_dmabuf_ops.alloc_reg(&m, 4096, 0, why, sizeof(why)), -EINVAL);
+	assert_string_equal(m.note, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED unknown (the "
+				    "driver cannot report it)");
 	down(&f);
 }
 
@@ -296,11 +593,11 @@ static void test_oom(void **state)
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_dmabuf_ops.alloc_reg(&m, (1u << 20) + 1, 0, why, sizeof(why)),
 			 -ENOMEM);
-	/* Rounded up to whole GPU pages before asking. */
-	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): cuMemAlloc(1088 KiB): "
+	/* Rounded up to whole GPU pages, plus one to align the pointer inside, before asking. */
+	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): cuMemAlloc(1152 KiB): "
 				 "CUDA_ERROR_OUT_OF_MEMORY: out of memory");
 	assert_int_equal(gdr_mem_peermem_ops.alloc_reg(&m, 2u << 20, 0, why, sizeof(why)), -ENOMEM);
-	assert_non_null(strstr(why, "cuMemAlloc(2 MiB): CUDA_ERROR_OUT_OF_MEMORY"));
+	assert_non_null(strstr(why, "cuMemAlloc(2112 KiB): CUDA_ERROR_OUT_OF_MEMORY"));
 	down(&f);
 }
 
@@ -337,7 +634,7 @@ static void test_peermem_sync_memops_error(void **state)
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuPointerSetAttribute=CUDA_ERROR_NOT_SUPPORTED", 1);
-	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "64K", 1);
+	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "128K", 1);
 	up(&f, CUDA_ROOTS "/nvidia_peermem");
 	for (int i = 0; i < 2; i++) {
 		m.env = &f.env;
@@ -358,7 +655,7 @@ static void test_peermem_without_pd(void **state)
 	char why[256] = "";
 
 	(void)state;
-	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "64K", 1);
+	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "128K", 1);
 	up(&f, CUDA_ROOTS "/nvidia_peermem");
 	for (int i = 0; i < 2; i++) {
 		m.env = &f.env;
@@ -404,11 +701,19 @@ int main(void)
 		cmocka_unit_test(test_peermem_detect),
 		cmocka_unit_test(test_peermem_explain),
 		cmocka_unit_test(test_no_driver),
+		cmocka_unit_test(test_data_direct_lookup),
 #ifdef HAVE_CUDA
 		cmocka_unit_test_setup(test_dmabuf_available, reset_env),
 		cmocka_unit_test_setup(test_dmabuf_alloc_reg_without_pd, reset_env),
 		cmocka_unit_test_setup(test_dmabuf_export_error, reset_env),
 		cmocka_unit_test_setup(test_dmabuf_unaligned_suballocation, reset_env),
+		cmocka_unit_test_setup(test_dmabuf_export_outside, reset_env),
+		cmocka_unit_test_setup(test_dmabuf_export_pages, reset_env),
+		cmocka_unit_test_setup(test_dmabuf_sync_memops, reset_env),
+		cmocka_unit_test_setup(test_read_flushes, reset_env),
+		cmocka_unit_test_setup(test_vmm_alloc, reset_env),
+		cmocka_unit_test_setup(test_dmabuf_pcie_mapping, reset_env),
+		cmocka_unit_test_setup(test_dmabuf_gdr_attribute, reset_env),
 		cmocka_unit_test_setup(test_oom, reset_env),
 		cmocka_unit_test_setup(test_peermem_available, reset_env),
 		cmocka_unit_test_setup(test_peermem_sync_memops_error, reset_env),

@@ -149,6 +149,35 @@ static void test_mem_and_gpu(void **state)
 	assert_int_equal(o.mem[0], GDR_MEM_DMABUF);
 }
 
+/* The GPU path options of docs/gpu-paths.md. */
+static void test_gpu_path_options(void **state)
+{
+	struct gdr_opts o;
+	FILE *saved = stderr;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--gpu", "0"), 0);
+	assert_int_equal(o.gpu_allocs, 1u << GDR_GPU_ALLOC_MEMALLOC);
+	assert_int_equal(o.dmabuf_pcie + o.no_relaxed + o.data_direct, 0);
+	assert_int_equal(PARSE(&o, "--gpu-alloc=vmm", "--dmabuf-mapping=pcie",
+			       "--disable_pcie_relaxed", "--use_data_direct"),
+			 0);
+	assert_int_equal(o.gpu_allocs, 1u << GDR_GPU_ALLOC_VMM);
+	assert_int_equal(o.dmabuf_pcie, 1);
+	assert_int_equal(o.no_relaxed, 1);
+	assert_int_equal(o.data_direct, 1);
+	assert_int_equal(PARSE(&o, "--gpu-alloc", "all", "--dmabuf-mapping", "default"), 0);
+	assert_int_equal(o.gpu_allocs, 3);
+	assert_int_equal(o.dmabuf_pcie, 0);
+	assert_int_equal(PARSE(&o, "--gpu=GPU-6a1c2f3e-0000-1111-2222-333344445555"), 0);
+	assert_string_equal(o.gpu, "GPU-6a1c2f3e-0000-1111-2222-333344445555");
+	stderr = fopen("/dev/null", "w");
+	assert_int_equal(PARSE(&o, "--gpu-alloc=cudaMalloc"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--dmabuf-mapping=c2c"), -EINVAL);
+	fclose(stderr);
+	stderr = saved;
+}
+
 static void test_launch_and_server_modes(void **state)
 {
 	struct gdr_opts o;
@@ -215,6 +244,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_server),
+		cmocka_unit_test(test_gpu_path_options),
 		cmocka_unit_test(test_perftest_options),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_parse_size),

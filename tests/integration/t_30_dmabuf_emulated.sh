@@ -1,0 +1,52 @@
+#!/bin/bash
+# The DMA-BUF data path end to end on Soft-RoCE, which has no
+# ibv_reg_dmabuf_mr: the test-only interposer tests/fake_verbs (LD_PRELOAD)
+# maps the very pages the fake libcuda exported, at the offset gdrperf
+# passes, and registers them at iova = the device pointer; --validate then
+# proves offset, length, iova and the fd's lifetime, for both verbs and both
+# allocators, and a deliberately wrong offset (test hook) must fail it.
+# The skip path on plain rxe is in t_30_gpu_paths.sh. Columns by name.
+# timeout: 900
+. "$(dirname "$0")/bw_lib.sh"
+FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
+FAKE_VERBS=$(cd "${top_builddir:-.}" && pwd)/tests/fake_verbs/libfake_verbs.so
+ROWS="python3 ${top_srcdir:-.}/tests/integration/gpu_rows.py"
+for f in "$FAKE" "$FAKE_VERBS"; do
+	if [ ! -f "$f" ]; then
+		not_ok "test library built ($f missing: run make check)"
+		finish
+		exit 1
+	fi
+done
+export GDRPERF_LIBCUDA=$FAKE
+
+# DMA-BUF end to end: the interposer maps the very pages the fake exported, at the offset
+# gdrperf passes, and registers them at iova = the device pointer. Both verbs, both allocators.
+for verb in write read; do
+	for alloc in memalloc vmm; do
+		export LD_PRELOAD=$FAKE_VERBS
+		server gdr_${verb}_bw --timeout 30 --gpu-alloc $alloc
+		wait_listen "$PORT"
+		client gdr_${verb}_bw --timeout 30 --gpu 0 --mem dmabuf --gpu-alloc $alloc -n 20 --sizes 4K:16K \
+			--validate --csv "$TMP/emu-$verb-$alloc.csv"
+		wait_server
+		unset LD_PRELOAD
+		check "dmabuf $verb $alloc --validate through the emulated registration: both exit 0" \
+			[ "$CRC" = 0 -a "$SRC" = 0 ]
+		check "dmabuf $verb $alloc: 3 ok validated rows, said to be emulated" $ROWS "$TMP/emu-$verb-$alloc.csv" \
+			'count:3' 'all:r["status"] == "ok" and r["note"].startswith("validated") and "emulated" in r["note"]' \
+			'all:r["reg_call"] == "ibv_reg_dmabuf_mr (emulated)" and num(r["reg_us"]) > 0 and r["dmabuf_mapping"] == "default"'
+	done
+done
+
+# ...and a deliberately wrong offset (test hook) lands the data elsewhere: validation fails.
+export LD_PRELOAD=$FAKE_VERBS GDRPERF_TEST_DMABUF_OFFSET_SKEW=4096
+server gdr_write_bw --timeout 30
+wait_listen "$PORT"
+client gdr_write_bw --timeout 30 --gpu 0 --mem dmabuf -n 20 -s 16K --validate --csv "$TMP/skew.csv"
+wait_server
+unset LD_PRELOAD GDRPERF_TEST_DMABUF_OFFSET_SKEW
+check "dmabuf with the offset 4 KiB off: the run fails, the row says validation failed" bash -c "[ $CRC != 0 ] &&
+	$ROWS '$TMP/skew.csv' 'any:r[\"status\"] == \"failed\" and \"validation failed\" in r[\"note\"]'"
+
+finish
