@@ -456,7 +456,7 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			o->gpu = optarg;
 			break;
 		case OPT_REPEAT:
-			r = parse_uint("--repeat", optarg, 1, 10000, &v);
+			r = parse_uint("--repeat", optarg, 1, GDR_REPEAT_MAX, &v);
 			o->repeat = (unsigned int)v;
 			o->set |= GDR_SET_REPEAT;
 			break;

@@ -27,7 +27,7 @@
 
 /* Per size: what both sides measured in every repeat. */
 struct acc {
-	double bps[10000];
+	double bps[GDR_REPEAT_MAX];
 	double peak_bps;
 	double mps_sum, cpu_sum;
 	uint64_t iters;
@@ -229,8 +229,8 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
 	if (kind == GDR_MEM_BOUNCE &&
-	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk,
-				  s->conn.max_msg_sz, b->skip, sizeof(b->skip)))
+	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk, s->conn.max_msg_sz, b->skip,
+				  sizeof(b->skip)))
 		return;
 	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
 			 sizeof(why));
@@ -548,7 +548,7 @@ static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind k
 static void record(struct sess *s, const struct gdr_result *r)
 {
 	if (s->csv && gdr_csv_append(s->csv, r))
-		gdr_warn("%s: could not append a row", s->o->csv);
+		gdr_warn("--csv: could not append a row: %s", gdr_csv_error(s->csv));
 	if (s->json)
 		gdr_json_add(s->json, r);
 	if (s->o->sync && s->o->sync->row)
