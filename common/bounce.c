@@ -398,10 +398,11 @@ static void describe_state(const struct run *r, char *buf, size_t len)
 	if (!sm->open)
 		snprintf(total, sizeof(total), "%" PRIu64 " chunks: ", sm->total - f);
 	snprintf(buf, len,
-		 "%scopied %" PRIu64 "/%" PRIu64 ", posted %" PRIu64 ", completed %" PRIu64
-		 ", %s %" PRIu64 ", credited %" PRIu64,
-		 total, sm->copy_done - f, sm->copy_issued - f, sm->posted - f, sm->completed - f,
-		 sm->producer ? "credits" : "announced", sm->peer - f, sm->credited - f);
+		 "%scopied %" PRIu64 "/%" PRIu64 ", posted %" PRIu64
+		 ", completed %" PRIu64 ", %s %" PRIu64 ", credited %" PRIu64,
+		 total, sm->copy_done - f, sm->copy_issued - f, sm->posted - f,
+		 sm->completed - f, sm->producer ? "credits" : "announced", sm->peer - f,
+		 sm->credited - f);
 }
 
 int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg *cfg,

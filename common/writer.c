@@ -84,6 +84,15 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/* Before writing to stdout or stderr directly: what stdio holds goes first. */
+static void flush_stdio(int fd)
+{
+	if (fd == 1)
+		fflush(stdout);
+	else if (fd == 2)
+		fflush(stderr);
+}
+
 static int fd_writable(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -251,6 +260,7 @@ int gdr_out_replace(const char *path, const void *data, size_t len, char *why, s
 	if (r)
 		return r;
 	if (t.fd >= 0) {
+		flush_stdio(t.fd);
 		r = write_all(t.fd, data, len);
 		return r ? fail(why, wlen, -r, "%s: write", path) : 0;
 	}
@@ -501,6 +511,8 @@ int gdr_append_row(struct gdr_append *a, const char *head, const char *row, size
 	buf = malloc(hlen + len);
 	if (!buf)
 		return fail(why, wlen, ENOMEM, "%s", a->path);
+	if (a->alias)
+		flush_stdio(a->fd);
 	memcpy(buf, head, hlen);
 	memcpy(buf + hlen, row, len);
 	r = write_once(a->fd, buf, hlen + len);
