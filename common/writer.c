@@ -254,6 +254,7 @@ int gdr_out_replace(const char *path, const void *data, size_t len, char *why, s
 	struct stat now;
 	const char *b;
 	mode_t mode;
+	size_t n;
 	int fd, r;
 
 	r = resolve(path, &t, why, wlen);
@@ -272,11 +273,9 @@ int gdr_out_replace(const char *path, const void *data, size_t len, char *why, s
 	b = strrchr(t.real, '/');
 	b = b ? b + 1 : t.real;
 	gdr_strlcpy(base, b, 200); /* NAME_MAX leaves room for the dot and the suffix */
-	if (strlen(tmp) + strlen(base) + 10 >= sizeof(tmp))
+	n = strlen(tmp);
+	if ((size_t)snprintf(tmp + n, sizeof(tmp) - n, "/.%s.XXXXXX", base) >= sizeof(tmp) - n)
 		return fail(why, wlen, ENAMETOOLONG, "%.64s...", path);
-	strcat(tmp, "/.");
-	strcat(tmp, base);
-	strcat(tmp, ".XXXXXX");
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return fail(why, wlen, errno, "%s: cannot create a temporary file beside it (%s)",
@@ -425,10 +424,21 @@ static int open_late(struct gdr_append *a, char *why, size_t wlen)
 	return 0;
 }
 
+/* A newline when nl, head, then row[0..len): one buffer for one write(2). */
+static char *join(int nl, const char *head, const char *row, size_t len, size_t *total)
+{
+	size_t n = (size_t)(nl != 0) + strlen(head) + len;
+	char *buf = malloc(n + 1);
+
+	if (buf)
+		snprintf(buf, n + 1, "%s%s%.*s", nl ? "\n" : "", head, (int)len, row);
+	*total = n;
+	return buf;
+}
+
 static int append_regular(struct gdr_append *a, const char *head, const char *row, size_t len,
 			  char *why, size_t wlen)
 {
-	size_t hlen = strlen(head);
 	struct stat st;
 	char *buf = NULL, last;
 	const char *out = row;
@@ -463,18 +473,13 @@ static int append_regular(struct gdr_append *a, const char *head, const char *ro
 					 a->path);
 				nl = 1;
 			}
-			hlen = 0;
 		}
-		buf = malloc(nl + hlen + len);
+		buf = join(nl, st.st_size > 0 ? "" : head, row, len, &olen);
 		if (!buf) {
 			r = fail(why, wlen, ENOMEM, "%s", a->path);
 			goto out_unlock;
 		}
-		buf[0] = '\n';
-		memcpy(buf + nl, head, hlen);
-		memcpy(buf + nl + hlen, row, len);
 		out = buf;
-		olen = nl + hlen + len;
 	}
 	r = write_once(a->fd, out, olen);
 	/* A short write (disk full) leaves part of a row: cut it off again. */
@@ -494,7 +499,7 @@ out_unlock:
 int gdr_append_row(struct gdr_append *a, const char *head, const char *row, size_t len, char *why,
 		   size_t wlen)
 {
-	size_t hlen = strlen(head);
+	size_t total;
 	char *buf;
 	int r;
 
@@ -506,16 +511,12 @@ int gdr_append_row(struct gdr_append *a, const char *head, const char *row, size
 	if (a->regular)
 		return append_regular(a, head, row, len, why, wlen);
 	/* A stream is fresh every run: the header goes with its first row. */
-	if (a->started)
-		hlen = 0;
-	buf = malloc(hlen + len);
+	buf = join(0, a->started ? "" : head, row, len, &total);
 	if (!buf)
 		return fail(why, wlen, ENOMEM, "%s", a->path);
 	if (a->alias)
 		flush_stdio(a->fd);
-	memcpy(buf, head, hlen);
-	memcpy(buf + hlen, row, len);
-	r = write_once(a->fd, buf, hlen + len);
+	r = write_once(a->fd, buf, total);
 	free(buf);
 	if (r)
 		return fail(why, wlen, -r, "%s: write", a->path);
