@@ -372,6 +372,10 @@ static void test_csv_header_once(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/once.csv", tmpdir);
 	fill(&r);
+	/* A run that opens and fails before its first row leaves no file, not a header. */
+	assert_int_equal(gdr_csv_open(&csv, path, why, sizeof(why)), 0);
+	gdr_csv_close(csv);
+	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(gdr_csv_open(&csv, path, why, sizeof(why)), 0);
 	assert_string_equal(gdr_csv_path(csv), path);
 	assert_int_equal(gdr_csv_append(csv, &r), 0);
@@ -477,6 +481,9 @@ static void test_csv_short_write_rolled_back(void **state)
 	signal(SIGXFSZ, old_handler);
 
 	assert_int_equal(ret, -ENOSPC);
+	/* The message names the file and the errno text. */
+	assert_non_null(strstr(gdr_csv_error(csv), path));
+	assert_non_null(strstr(gdr_csv_error(csv), strerror(ENOSPC)));
 	assert_int_equal(stat(path, &after), 0);
 	assert_int_equal(after.st_size, before.st_size);
 	/* And the file goes on normally afterwards. */
