@@ -130,9 +130,11 @@ static int is_json_int(const char *s)
 	return *s == '\0';
 }
 
+enum val_type { VAL_NULL, VAL_NUM, VAL_STR };
+
 /* Render column c of r into buf; says whether it is unknown, a number or text. */
-static enum gdr_val_type col_value(const struct gdr_result *r, const struct col *c, char *buf,
-				   size_t len)
+static enum val_type col_value(const struct gdr_result *r, const struct col *c, char *buf,
+			       size_t len)
 {
 	const char *base = (const char *)r + c->off;
 	double d;
@@ -142,38 +144,38 @@ static enum gdr_val_type col_value(const struct gdr_result *r, const struct col 
 	case COL_NUMSTR:
 		gdr_strlcpy(buf, base, len);
 		if (!buf[0])
-			return GDR_VAL_NULL;
-		return c->kind == COL_NUMSTR && is_json_int(buf) ? GDR_VAL_NUM : GDR_VAL_STR;
+			return VAL_NULL;
+		return c->kind == COL_NUMSTR && is_json_int(buf) ? VAL_NUM : VAL_STR;
 	case COL_U64:
 		snprintf(buf, len, "%llu",
 			 (unsigned long long)*(const uint64_t *)(const void *)base);
-		return GDR_VAL_NUM;
+		return VAL_NUM;
 	case COL_UINT:
 		snprintf(buf, len, "%u", *(const unsigned int *)(const void *)base);
-		return GDR_VAL_NUM;
+		return VAL_NUM;
 	case COL_INT:
 		snprintf(buf, len, "%d", *(const int *)(const void *)base);
-		return GDR_VAL_NUM;
+		return VAL_NUM;
 	case COL_BW:
 	case COL_RATE:
 		d = *(const double *)(const void *)base;
 		if (!is_measurement(r) || !is_finite(d)) {
 			gdr_strlcpy(buf, "", len);
-			return GDR_VAL_NULL;
+			return VAL_NULL;
 		}
 		fmt_fixed(d, c->kind == COL_BW ? 3 : 6, buf, len);
-		return GDR_VAL_NUM;
+		return VAL_NUM;
 	case COL_PCT:
 		d = *(const double *)(const void *)base;
 		if (!(d >= 0) || !is_finite(d)) {
 			gdr_strlcpy(buf, "", len);
-			return GDR_VAL_NULL;
+			return VAL_NULL;
 		}
 		fmt_fixed(d, 1, buf, len);
-		return GDR_VAL_NUM;
+		return VAL_NUM;
 	}
 	buf[0] = '\0';
-	return GDR_VAL_NULL;
+	return VAL_NULL;
 }
 
 /* For report_csv.c and report_json.c: the columns by index. */
@@ -189,7 +191,15 @@ const char *gdr_report_col_name(size_t i)
 
 enum gdr_val_type gdr_report_col_value(const struct gdr_result *r, size_t i, char *buf, size_t len)
 {
-	return col_value(r, &cols[i], buf, len);
+	switch (col_value(r, &cols[i], buf, len)) {
+	case VAL_NUM:
+		return GDR_VAL_NUM;
+	case VAL_STR:
+		return GDR_VAL_STR;
+	case VAL_NULL:
+		break;
+	}
+	return GDR_VAL_NULL;
 }
 
 /* Human table, perftest's layout with the path and verb in front. */
