@@ -5,6 +5,7 @@
 #include "doctor_vs_nccl.h"
 #include "nccl_log.h"
 #include "util.h"
+#include "writer.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -41,7 +42,9 @@ static void usage(FILE *out)
 	    "  -e, --expect PATH     dmabuf | peermem | any: exit 0 when PATH is usable (or,\n"
 	    "                        with --nccl-log, was used), 1 when not\n"
 	    "  -j, --json FILE|-     also write the report as JSON to FILE (- = stdout, and\n"
-	    "                        then no text report)\n"
+	    "                        then nothing else goes to stdout, even with -q); a\n"
+	    "                        regular FILE is replaced whole only when the run has\n"
+	    "                        its report, never truncated by a failed run\n"
 	    "  -l, --nccl-log FILE|- read an NCCL_DEBUG=INFO log (- = stdin) instead of\n"
 	    "                        checking the node; with --root or --topology-xml, check\n"
 	    "                        the node too and say whether NCCL did what the node\n"
@@ -118,26 +121,43 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 	return 0;
 }
 
-static FILE *open_out(const char *path)
+/* A bad --json path fails before any work, and creates nothing. */
+static int check_out(const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	char why[512];
 
-	if (!f)
-		gdr_err("%s: cannot write the JSON report: %s", path, strerror(errno));
-	return f;
-}
-
-static int close_out(FILE *f, const char *path)
-{
-	int bad = ferror(f);
-
-	if (f == stdout)
-		return fflush(f) || bad ? -EIO : 0;
-	if (fclose(f) || bad) {
-		gdr_err("%s: writing the JSON report failed", path);
-		return -EIO;
+	if (gdr_out_check(path, why, sizeof(why))) {
+		gdr_err("cannot write the JSON report: %s", why);
+		return -1;
 	}
 	return 0;
+}
+
+/* JSON on stdout is all that goes there, even with --quiet. */
+static int json_on_stdout(const struct doctor_opts *o)
+{
+	return o->json && gdr_out_fd(o->json) == 1;
+}
+
+/*
+ * The report is built in memory and written whole (gdr_out_replace): a run
+ * that fails leaves an earlier report as it was.
+ */
+static int write_out(const char *path, FILE *mem, char **buf, size_t *len)
+{
+	char why[512];
+	int r;
+
+	if (!mem || fclose(mem)) {
+		gdr_err("%s: cannot write the JSON report: %s", path, strerror(ENOMEM));
+		free(*buf);
+		return -ENOMEM;
+	}
+	r = gdr_out_replace(path, *buf, *len, why, sizeof(why));
+	free(*buf);
+	if (r)
+		gdr_err("cannot write the JSON report: %s", why);
+	return r;
 }
 
 /* Read --nccl-log; NULL (and the error said) when it cannot be read. */
@@ -185,25 +205,31 @@ static int log_meets(const struct gdr_nccl_log *log, enum gdr_expect e)
 static int run_nccl_log(const struct doctor_opts *o)
 {
 	const char *name = strcmp(o->nccl_log, "-") ? o->nccl_log : "(stdin)";
-	struct gdr_nccl_log *log = read_log(o, name);
+	struct gdr_nccl_log *log;
 	FILE *js;
 	int met;
 
+	if (o->json && check_out(o->json))
+		return EXIT_USAGE;
+	log = read_log(o, name);
 	if (!log)
 		return EXIT_USAGE;
 	met = log_meets(log, o->expect);
-	if (o->quiet)
+	if (json_on_stdout(o))
+		; /* the JSON below is the whole output */
+	else if (o->quiet)
 		printf("%s: %s\n", name, gdr_nccl_path_name(log->path));
-	else if (!o->json || strcmp(o->json, "-"))
+	else
 		gdr_nccl_log_print(stdout, log, name);
 	if (o->json) {
-		js = open_out(o->json);
-		if (!js) {
-			free(log);
-			return EXIT_USAGE;
-		}
-		gdr_nccl_log_json(js, log, name);
-		if (close_out(js, o->json)) {
+		char *buf = NULL;
+		size_t len = 0;
+
+		fflush(stdout);
+		js = open_memstream(&buf, &len);
+		if (js)
+			gdr_nccl_log_json(js, log, name);
+		if (write_out(o->json, js, &buf, &len)) {
 			free(log);
 			return EXIT_USAGE;
 		}
@@ -215,18 +241,17 @@ static int run_nccl_log(const struct doctor_opts *o)
 /* The node's checks; with log, also whether NCCL did what they predict. */
 static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log, const char *name)
 {
-	struct gdr_doctor *doc = malloc(sizeof(*doc));
+	struct gdr_doctor *doc;
 	struct gdr_verdict v;
-	FILE *js = NULL;
+	FILE *js;
 	int met;
 
+	/* A bad --json path fails before the checks run, and creates nothing. */
+	if (o->json && check_out(o->json))
+		return EXIT_USAGE;
+	doc = malloc(sizeof(*doc));
 	if (!doc) {
 		gdr_err("out of memory");
-		return EXIT_USAGE;
-	}
-	/* Open the JSON file first so that a bad path fails before the checks run. */
-	if (o->json && !(js = open_out(o->json))) {
-		free(doc);
 		return EXIT_USAGE;
 	}
 	gdr_doctor_init(doc, o->root);
@@ -238,19 +263,27 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 		gdr_doctor_vs_nccl(doc, &v, log, name);
 		met = log_meets(log, o->expect);
 	}
-	if (o->quiet) {
+	if (json_on_stdout(o)) {
+		; /* the JSON below is the whole output */
+	} else if (o->quiet) {
 		for (unsigned int i = 0; log && i < doc->nchecks; i++)
 			if (!strcmp(doc->checks[i].name, "nccl-vs-node"))
 				printf("nccl-vs-node: %s\n", doc->checks[i].value);
 		printf("verdict: %s\n", v.text);
-	} else if (js != stdout) {
+	} else {
 		if (log)
 			gdr_nccl_log_print(stdout, log, name);
 		gdr_doctor_print(stdout, doc, &v);
 	}
-	if (js) {
-		gdr_doctor_json(js, doc, &v);
-		if (close_out(js, o->json)) {
+	if (o->json) {
+		char *buf = NULL;
+		size_t len = 0;
+
+		fflush(stdout);
+		js = open_memstream(&buf, &len);
+		if (js)
+			gdr_doctor_json(js, doc, &v);
+		if (write_out(o->json, js, &buf, &len)) {
 			free(doc);
 			return EXIT_USAGE;
 		}

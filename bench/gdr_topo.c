@@ -9,6 +9,7 @@
 #include "topo.h"
 #include "topo_report.h"
 #include "util.h"
+#include "writer.h"
 
 struct topo_opts {
 	const char *xml, *csv, *json, *level, *read;
@@ -29,6 +30,8 @@ static void usage(FILE *out)
 		"                           bridges crossed, NUMA nodes, NCCL verdict\n"
 		"      --csv FILE           write one record per GPU x NIC pair as CSV\n"
 		"      --json FILE          write the same records as JSON\n"
+		"                           (FILE - is stdout, and then the matrix is not\n"
+		"                           printed; a regular FILE is replaced atomically)\n"
 		"      --nccl-gdr-level L   judge as if NCCL_NET_GDR_LEVEL=L (LOC, PIX, PXB, PHB,\n"
 		"                           SYS or 0..5); default: the environment, else PXB\n"
 		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1)\n"
@@ -129,6 +132,7 @@ int main(int argc, char **argv)
 {
 	struct topo_opts o = { 0 };
 	struct gdr_nccl_env env;
+	const char *bad = NULL;
 	struct gdr_topo *t;
 	char why[512];
 	int rc = 0;
@@ -136,11 +140,22 @@ int main(int argc, char **argv)
 	gdr_set_progname(argv[0]);
 	if (parse(argc, argv, &o) || nccl_env(&o, &env))
 		return 2;
+	/* An output that cannot be written fails before the topology is read. */
+	if (o.csv && gdr_out_check(o.csv, why, sizeof(why)))
+		bad = "--csv";
+	else if (o.json && gdr_out_check(o.json, why, sizeof(why)))
+		bad = "--json";
+	if (bad) {
+		gdr_err("%s %s", bad, why);
+		return 1;
+	}
 	if (gdr_topo_load(&t, o.xml, NULL, why, sizeof(why))) {
 		gdr_err("%s", why);
 		return 1;
 	}
-	gdr_topo_print(stdout, t, &env, o.pairs);
+	/* CSV or JSON on stdout is all that goes there. */
+	if (!(o.csv && gdr_out_fd(o.csv) == 1) && !(o.json && gdr_out_fd(o.json) == 1))
+		gdr_topo_print(stdout, t, &env, o.pairs);
 	gdr_topo_warn(t);
 	if (o.csv && gdr_topo_write_csv(t, &env, o.csv, why, sizeof(why))) {
 		gdr_err("--csv %s", why);

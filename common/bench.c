@@ -2,12 +2,17 @@
 
 #include "bench.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launch.h"
 #include "session.h"
 #include "util.h"
+#include "writer.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -17,8 +22,35 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+/*
+ * --json - or --csv - (or /dev/stdout): the data is then all that goes to
+ * stdout, as a pipe into a JSON or CSV reader needs. The data keeps the
+ * original stdout under a new descriptor (named /dev/fd/N to the writer) and
+ * the text (table, progress) goes to stderr.
+ */
+static int data_on_stdout(struct gdr_opts *o, char *name, size_t len)
+{
+	int fd;
+
+	if (!(o->json && gdr_out_fd(o->json) == 1) && !(o->csv && gdr_out_fd(o->csv) == 1))
+		return 0;
+	fflush(stdout);
+	fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || dup2(2, 1) < 0) {
+		gdr_err("stdout for --json/--csv: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(name, len, "/dev/fd/%d", fd);
+	if (o->json && gdr_out_fd(o->json) == 1)
+		o->json = name;
+	if (o->csv && gdr_out_fd(o->csv) == 1)
+		o->csv = name;
+	return 0;
+}
+
 int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
 {
+	char data_out[32];
 	struct gdr_opts o;
 	struct gdr_launched launch;
 	struct sigaction sa;
@@ -28,6 +60,8 @@ int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
 	r = gdr_opts_parse(&o, verb, argc, argv);
 	if (r)
 		return r > 0 ? 0 : 2;
+	if (data_on_stdout(&o, data_out, sizeof(data_out)))
+		return 1;
 	/* Under mpirun/srun: this rank's pair, role, port, GPU and server. */
 	r = gdr_launch_setup(&launch, &o, &argc, &argv, &stop_flag, &usage);
 	if (r) {

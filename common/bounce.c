@@ -14,7 +14,6 @@
 #include <time.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "bounce.h"
 #include "conn.h"
@@ -42,15 +41,6 @@ struct run {
 	char *why;
 	size_t wlen;
 };
-
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 static const char *role(const struct run *r)
 {
@@ -424,7 +414,7 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 	uint64_t stall_ns = (uint64_t)(cfg->stall_timeout * 1e9);
 	uint64_t idle_since = 0;
 	unsigned int seg = 1;
-	double cpu0 = cpu_seconds();
+	double cpu0 = gdr_cpu_seconds();
 	int e;
 
 	memset(out, 0, sizeof(*out));
@@ -546,6 +536,6 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		}
 	}
 	if (out->elapsed_ns)
-		out->cpu_pct = (cpu_seconds() - cpu0) * 1e11 / out->elapsed_ns;
+		out->cpu_pct = (gdr_cpu_seconds() - cpu0) * 1e11 / out->elapsed_ns;
 	return 0;
 }

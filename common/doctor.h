@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "writer.h" /* gdr_json_str: the one JSON escaper */
+
 enum gdr_check_status {
 	GDR_CHECK_PASS = 0,
 	GDR_CHECK_WARN,
@@ -98,9 +100,6 @@ int gdr_verdict_meets(const struct gdr_verdict *v, enum gdr_expect e);
 void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v);
 /* JSON object {"root":..., "checks":[...], "verdict":{...}} with trailing newline. */
 void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v);
-
-/* JSON string escaping shared with the NCCL log report. */
-void gdr_json_str(FILE *out, const char *s);
 
 /* Parse "5.15.0-91-generic" into major/minor; 0 or -EINVAL. */
 int gdr_kernel_version_parse(const char *release, int *major, int *minor);

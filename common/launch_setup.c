@@ -543,7 +543,7 @@ static int write_rows(struct gdr_launched *x, const char *all, const int *lens)
 
 		for (unsigned int j = 0; j < rr->nrows; j++) {
 			if (x->csv && gdr_csv_append(x->csv, &rr->rows[j])) {
-				gdr_err("--csv %s: could not append a row", x->csv_path);
+				gdr_err("--csv: could not append a row: %s", gdr_csv_error(x->csv));
 				bad = 1;
 			}
 			if (x->json)

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "conn.h"
 #include "util.h"
@@ -40,15 +39,6 @@ int gdr_loop_signal(uint64_t posted, unsigned int k, uint64_t done, uint64_t tar
 		return 1;
 	/* The window closes after this chain: only a completion can reopen it. */
 	return room < next;
-}
-
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 static int post_chain(struct qstate *q, unsigned int qi, const struct gdr_loop_cfg *cfg,
@@ -244,10 +234,10 @@ int gdr_loop_run(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 		if (r)
 			goto out_free;
 	}
-	double cpu0 = cpu_seconds();
+	double cpu0 = gdr_cpu_seconds();
 	r = phase(cq, qps, nqps, qs, cfg->iters, cfg->duration, cfg, out, why, wlen);
 	if (!r && out->elapsed_ns)
-		out->cpu_pct = (cpu_seconds() - cpu0) * 1e11 / out->elapsed_ns;
+		out->cpu_pct = (gdr_cpu_seconds() - cpu0) * 1e11 / out->elapsed_ns;
 out_free:
 	for (unsigned int i = 0; i < nqps; i++) {
 		free(qs[i].wr);

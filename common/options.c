@@ -206,8 +206,13 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "\n"
 	    "Output:\n"
 	    "      --report_gbits       bandwidth in Gb/s (10^9 bit/s) instead of MB/s (10^6 B/s)\n"
-	    "      --csv=FILE           append one row per measurement to FILE (header once)\n"
-	    "      --json=FILE          write all measurements to FILE as a JSON array\n"
+	    "      --csv=FILE           append one row per measurement to FILE (header once,\n"
+	    "                           with the first row: a run that fails first creates no "
+	    "file)\n"
+	    "      --json=FILE          write all measurements to FILE as a JSON array at the\n"
+	    "                           end (a regular FILE is replaced atomically, and only\n"
+	    "                           when the run has rows); for both, FILE - is stdout and\n"
+	    "                           the table then goes to stderr\n"
 	    "      --label=TEXT         free text copied into the label column\n"
 	    "  -v, --verbose            debug messages on stderr (also GDRPERF_DEBUG=1)\n"
 	    "  -h, --help               this text\n"
@@ -494,7 +499,7 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			o->gpu = optarg;
 			break;
 		case OPT_REPEAT:
-			r = parse_uint("--repeat", optarg, 1, 10000, &v);
+			r = parse_uint("--repeat", optarg, 1, GDR_REPEAT_MAX, &v);
 			o->repeat = (unsigned int)v;
 			o->set |= GDR_SET_REPEAT;
 			break;

@@ -13,6 +13,8 @@ enum gdr_verb { GDR_VERB_WRITE = 0, GDR_VERB_READ = 1 };
 #define GDR_MAX_QPS	 64
 #define GDR_MAX_SIZES	 40
 #define GDR_DEFAULT_PORT 18515
+/* --repeat and the plan accept 1..this; the session keeps one sample per repeat. */
+#define GDR_REPEAT_MAX 10000
 
 /* Which plan fields were given explicitly (a server compares these with the client's plan). */
 enum {

@@ -268,7 +268,7 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 		FAIL("plan post list %u out of range 1..tx depth", p->post_list);
 	if (p->cq_mod == 0 || p->cq_mod > p->tx_depth)
 		FAIL("plan CQ moderation %u out of range 1..tx depth", p->cq_mod);
-	if (p->repeat == 0 || p->repeat > 10000)
+	if (p->repeat == 0 || p->repeat > GDR_REPEAT_MAX)
 		FAIL("plan repeat %u out of range", p->repeat);
 	if (p->warmup > (1u << 30))
 		FAIL("plan warmup %u out of range", p->warmup);

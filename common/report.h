@@ -1,6 +1,7 @@
 /*
- * Results: the human table on stdout, CSV (one whole row per write, header
- * once) and JSON (written whole at the end, never half a file).
+ * Results: the human table on stdout (report.c, with the column table), CSV
+ * (report_csv.c: one whole row per write, header once) and JSON
+ * (report_json.c: written whole at the end, never half a file).
  * Column order and names are the CSV contract in docs/csv-json.md.
  */
 #ifndef GDR_REPORT_H
@@ -65,22 +66,30 @@ int gdr_csv_format(const struct gdr_result *r, char *buf, size_t len);
 
 struct gdr_csv;
 /*
- * Open (create or append) path for results; checked before a run starts so
- * that an unwritable path fails early. Writes the header if the file is empty.
- * An existing file whose header differs is refused (-EINVAL, why says so).
+ * Check path for appending results before a run starts, so that an
+ * unwritable path fails early; opens an existing file but creates nothing.
+ * A new (or empty) file gets the header with its first row, so a run that
+ * fails before it measures leaves no header-only file. An existing file
+ * whose header differs is refused (-EINVAL, why says so). "-" is stdout.
  */
 int gdr_csv_open(struct gdr_csv **out, const char *path, char *why, size_t wlen);
-/* Append one row with a single write(2); 0 or -errno. */
+/* Append one row with a single write(2); 0 or -errno (gdr_csv_error says why). */
 int gdr_csv_append(struct gdr_csv *csv, const struct gdr_result *r);
 void gdr_csv_close(struct gdr_csv *csv);
 /* The path given to gdr_csv_open, for messages about a failed append. */
 const char *gdr_csv_path(const struct gdr_csv *csv);
+/* Why the last gdr_csv_append failed: "PATH: write: No space left on device". */
+const char *gdr_csv_error(const struct gdr_csv *csv);
 
 struct gdr_json;
-/* Check path's directory is writable now; results are written at close. */
+/* Check now that path can be written at close (gdr_out_check); creates nothing. */
 int gdr_json_open(struct gdr_json **out, const char *path, char *why, size_t wlen);
 int gdr_json_add(struct gdr_json *js, const struct gdr_result *r);
-/* Write all results to path.tmp and rename over path. */
+/*
+ * Write all results to path (gdr_out_replace: atomic for a regular file, in
+ * place for a FIFO, device or stdout), and free js. With no rows nothing is
+ * written: an earlier report stays as it was and no file is created.
+ */
 int gdr_json_close(struct gdr_json *js, char *why, size_t wlen);
 
 /* Human table. gbits: Gb/s (1) or MB/s (0, 10^6 bytes/s) as --report_gbits asks. */

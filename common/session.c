@@ -28,7 +28,7 @@
 
 /* Per size: what both sides measured in every repeat. */
 struct acc {
-	double bps[10000];
+	double bps[GDR_REPEAT_MAX];
 	double peak_bps;
 	double mps_sum, cpu_sum;
 	uint64_t iters;
@@ -583,7 +583,7 @@ static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind k
 static void record(struct sess *s, const struct gdr_result *r)
 {
 	if (s->csv && gdr_csv_append(s->csv, r))
-		gdr_warn("%s: could not append a row", s->o->csv);
+		gdr_warn("--csv: could not append a row: %s", gdr_csv_error(s->csv));
 	if (s->json)
 		gdr_json_add(s->json, r);
 	if (s->o->sync && s->o->sync->row)

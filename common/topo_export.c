@@ -1,6 +1,7 @@
 /*
  * gdr_topo's CSV and JSON: one record per GPU x NIC pair. The file is built
- * in memory, written to PATH.tmp and renamed, so a reader never sees half of it.
+ * in memory and handed to gdr_out_replace (atomic for a regular file, in
+ * place for a FIFO, a device or stdout), so a reader never sees half of it.
  */
 #include "config.h"
 
@@ -8,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "topo_report.h"
 #include "util.h"
+#include "writer.h"
 
 static const char csv_header[] =
     "gpu,gpu_bus_id,gpu_name,nic,nic_bus_id,distance,switches,pcie_bridges,host_bridges,"
@@ -19,17 +20,7 @@ static const char csv_header[] =
 
 static void csv_str(FILE *f, const char *s, int last)
 {
-	if (strpbrk(s, ",\"\r\n")) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else {
-		fputs(s, f);
-	}
+	gdr_csv_field(f, s);
 	fputc(last ? '\n' : ',', f);
 }
 
@@ -44,22 +35,10 @@ static void csv_int(FILE *f, int v)
 static void json_str(FILE *f, const char *key, const char *s, int null_if_empty)
 {
 	fprintf(f, "\"%s\": ", key);
-	if (null_if_empty && !*s) {
+	if (null_if_empty && !*s)
 		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	else
+		gdr_json_str(f, s);
 }
 
 static void json_int(FILE *f, const char *key, int v)
@@ -161,48 +140,6 @@ static void json_body(FILE *f, const struct gdr_topo *t, const struct gdr_nccl_e
 	fputs(k ? "\n  ]\n}\n" : "]\n}\n", f);
 }
 
-static int write_whole(const char *path, const char *data, size_t len, char *why, size_t wlen)
-{
-	char tmp[4096];
-	FILE *f;
-	int e;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
-		snprintf(why, wlen, "output path too long");
-		return -ENAMETOOLONG;
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		e = errno;
-		snprintf(why, wlen, "%s: %s", tmp, strerror(e));
-		return -e;
-	}
-	if (fwrite(data, 1, len, f) != len || fflush(f) || fsync(fileno(f))) {
-		e = errno ? errno : EIO;
-		snprintf(why, wlen, "%s: write: %s", tmp, strerror(e));
-		goto close_unlink;
-	}
-	if (fclose(f)) {
-		e = errno;
-		f = NULL;
-		snprintf(why, wlen, "%s: close: %s", tmp, strerror(e));
-		goto close_unlink;
-	}
-	if (rename(tmp, path)) {
-		e = errno;
-		snprintf(why, wlen, "rename %s to %s: %s", tmp, path, strerror(e));
-		unlink(tmp);
-		return -e;
-	}
-	return 0;
-
-close_unlink:
-	if (f)
-		fclose(f);
-	unlink(tmp);
-	return -e;
-}
-
 static int write_with(void (*body)(FILE *, const struct gdr_topo *, const struct gdr_nccl_env *),
 		      const struct gdr_topo *t, const struct gdr_nccl_env *env, const char *path,
 		      char *why, size_t wlen)
@@ -222,7 +159,7 @@ static int write_with(void (*body)(FILE *, const struct gdr_topo *, const struct
 		snprintf(why, wlen, "%s: %s", path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	err = write_whole(path, buf, len, why, wlen);
+	err = gdr_out_replace(path, buf, len, why, wlen);
 	free(buf);
 	return err;
 }

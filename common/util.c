@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,6 +94,16 @@ uint64_t gdr_now_ns(void)
 double gdr_now_s(void)
 {
 	return (double)gdr_now_ns() / 1e9;
+}
+
+double gdr_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 char *gdr_strlcpy(char *dst, const char *src, size_t size)

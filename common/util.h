@@ -23,6 +23,8 @@ void gdr_set_verbose(int level);
 /* Monotonic time. */
 uint64_t gdr_now_ns(void);
 double gdr_now_s(void);
+/* CPU time (user + system) this process has used, in seconds. */
+double gdr_cpu_seconds(void);
 
 /* snprintf that never overflows and always terminates; returns dst. */
 char *gdr_strlcpy(char *dst, const char *src, size_t size);

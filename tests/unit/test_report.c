@@ -379,6 +379,10 @@ static void test_csv_header_once(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/once.csv", tmpdir);
 	fill(&r);
+	/* A run that opens and fails before its first row leaves no file, not a header. */
+	assert_int_equal(gdr_csv_open(&csv, path, why, sizeof(why)), 0);
+	gdr_csv_close(csv);
+	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(gdr_csv_open(&csv, path, why, sizeof(why)), 0);
 	assert_string_equal(gdr_csv_path(csv), path);
 	assert_int_equal(gdr_csv_append(csv, &r), 0);
@@ -486,6 +490,9 @@ static void test_csv_short_write_rolled_back(void **state)
 	signal(SIGXFSZ, old_handler);
 
 	assert_int_equal(ret, -ENOSPC);
+	/* The message names the file and the errno text. */
+	assert_non_null(strstr(gdr_csv_error(csv), path));
+	assert_non_null(strstr(gdr_csv_error(csv), strerror(ENOSPC)));
 	assert_int_equal(stat(path, &after), 0);
 	assert_int_equal(after.st_size, before.st_size);
 	/* And the file goes on normally afterwards. */
@@ -603,10 +610,16 @@ static void test_json_empty_and_unwritable(void **state)
 	char path[128], why[512];
 
 	(void)state;
+	/* No rows (a run that failed before it measured): no file is created... */
 	snprintf(path, sizeof(path), "%s/empty.json", tmpdir);
 	assert_int_equal(gdr_json_open(&js, path, why, sizeof(why)), 0);
 	assert_int_equal(gdr_json_close(js, why, sizeof(why)), 0);
-	assert_string_equal(slurp(path), "[\n]\n");
+	assert_int_equal(access(path, F_OK), -1);
+	/* ...and an earlier report is not turned into "[]". */
+	spit(path, "[{\"earlier\": 1}]\n");
+	assert_int_equal(gdr_json_open(&js, path, why, sizeof(why)), 0);
+	assert_int_equal(gdr_json_close(js, why, sizeof(why)), 0);
+	assert_string_equal(slurp(path), "[{\"earlier\": 1}]\n");
 
 	snprintf(path, sizeof(path), "%s/nodir/x.json", tmpdir);
 	assert_int_equal(gdr_json_open(&js, path, why, sizeof(why)), -ENOENT);

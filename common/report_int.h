@@ -1,0 +1,16 @@
+/* Between report.c (the column table) and the files that write it (report_csv.c, report_json.c). */
+#ifndef GDR_REPORT_INT_H
+#define GDR_REPORT_INT_H
+
+#include "report.h"
+
+#include <stddef.h>
+
+enum gdr_val_type { GDR_VAL_NULL, GDR_VAL_NUM, GDR_VAL_STR };
+
+size_t gdr_report_ncols(void);
+const char *gdr_report_col_name(size_t i);
+/* Column i of r rendered into buf: unknown (""), a number, or text. */
+enum gdr_val_type gdr_report_col_value(const struct gdr_result *r, size_t i, char *buf, size_t len);
+
+#endif
