@@ -91,7 +91,7 @@ static void print_matrix(FILE *out, const struct gdr_topo *t)
 			const struct gdr_topo_nic *n = gdr_topo_nic(t, j);
 
 			w = strlen(n->name);
-			gdr_topo_pair(t, g->bus_id, n->name, &p);
+			gdr_topo_pair_idx(t, i, j, &p);
 			fprintf(out, " %-*s", w < 4 ? 4 : w,
 				p.cls == GDR_TOPO_UNKNOWN ? "?" : gdr_topo_class_name(p.cls));
 		}
@@ -125,7 +125,7 @@ static void print_nearest(FILE *out, const struct gdr_topo *t, const struct gdr_
 			continue;
 		fprintf(out, "  GPU%d:", g->index);
 		for (j = 0, k = 0; j < gdr_topo_nic_count(t); j++) {
-			gdr_topo_pair(t, g->bus_id, gdr_topo_nic(t, j)->name, &p);
+			gdr_topo_pair_idx(t, i, j, &p);
 			if (p.cls == best.cls)
 				fprintf(out, "%s %s", k++ ? "," : "", p.nic);
 		}
@@ -148,7 +148,7 @@ static void print_pairs(FILE *out, const struct gdr_topo *t, const struct gdr_nc
 	fprintf(out, "\nPairs:\n");
 	for (i = 0; i < gdr_topo_gpu_count(t); i++)
 		for (j = 0; j < gdr_topo_nic_count(t); j++) {
-			gdr_topo_pair(t, gdr_topo_gpu(t, i)->bus_id, gdr_topo_nic(t, j)->name, &p);
+			gdr_topo_pair_idx(t, i, j, &p);
 			/* The benchmarks' line, less its "topology: " prefix. */
 			gdr_topo_describe(&p, env, line, sizeof(line));
 			fprintf(out, "  %s\n", line + strlen("topology: "));
