@@ -3,12 +3,15 @@
 
 #include "doctor.h"
 #include "nccl_log.h"
+#include "topo.h"
 #include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { EXIT_MET = 0, EXIT_NOT_MET = 1, EXIT_USAGE = 2 };
 
@@ -59,6 +62,63 @@ static void usage(FILE *out)
 	    "file that cannot be opened.\n");
 }
 
+/*
+ * Paths that are wrong are usage errors now, not verdicts later: a --root
+ * that does not exist would otherwise read as "no NVIDIA driver loaded".
+ */
+static int check_paths(const struct doctor_opts *o)
+{
+	static const struct {
+		const char *opt;
+		size_t off;
+	} paths[] = {
+		{ "--root", offsetof(struct doctor_opts, root) },
+		{ "--json", offsetof(struct doctor_opts, json) },
+		{ "--nccl-log", offsetof(struct doctor_opts, nccl_log) },
+		{ "--topology-xml", offsetof(struct doctor_opts, topology_xml) },
+	};
+	struct stat st;
+
+	for (size_t i = 0; i < GDR_ARRAY_SIZE(paths); i++) {
+		const char *v = *(const char *const *)((const char *)o + paths[i].off);
+
+		if (v && !*v) {
+			gdr_err("%s: empty file name", paths[i].opt);
+			return -EINVAL;
+		}
+	}
+	if (!o->root)
+		return 0;
+	if (stat(o->root, &st) < 0) {
+		gdr_err("--root %s: %s", o->root, strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		gdr_err("--root %s: not a directory", o->root);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * An explicit --topology-xml that cannot be read or parsed is an error, not a
+ * distance check silently skipped.
+ */
+static int check_topology_xml(const struct doctor_opts *o)
+{
+	struct gdr_topo *t;
+	char why[512];
+
+	if (!o->topology_xml)
+		return 0;
+	if (gdr_topo_load(&t, o->topology_xml, o->root, why, sizeof(why))) {
+		gdr_err("--topology-xml %s", why);
+		return -EINVAL;
+	}
+	gdr_topo_free(t);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
 {
 	static const struct option longopts[] = {
@@ -73,7 +133,8 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 	};
 	int c, e;
 
-	while ((c = getopt_long(argc, argv, "r:e:j:l:t:qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":r:e:j:l:t:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->root = optarg;
@@ -101,7 +162,11 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		case 'h':
 			usage(stdout);
 			exit(EXIT_MET);
+		case ':':
+			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
+			return -EINVAL;
 		default:
+			gdr_err("unknown option '%s'", argv[optind - 1]);
 			usage(stderr);
 			return -EINVAL;
 		}
@@ -114,7 +179,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		gdr_err("--root and --nccl-log do not go together: a log says what NCCL saw");
 		return -EINVAL;
 	}
-	return 0;
+	return check_paths(o);
 }
 
 static FILE *open_out(const char *path)
@@ -207,6 +272,10 @@ static int run_node(const struct doctor_opts *o)
 
 	if (!doc) {
 		gdr_err("out of memory");
+		return EXIT_USAGE;
+	}
+	if (check_topology_xml(o)) {
+		free(doc);
 		return EXIT_USAGE;
 	}
 	/* Open the JSON file first so that a bad path fails before the checks run. */

@@ -20,6 +20,15 @@ static int regular_or_why(mode_t m)
 	return S_ISDIR(m) ? -EISDIR : -EINVAL;
 }
 
+int gdr_input_check(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	return regular_or_why(st.st_mode);
+}
+
 int gdr_input_open(const char *path, int *fd)
 {
 	struct stat st;

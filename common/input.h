@@ -21,6 +21,9 @@
  */
 int gdr_input_open(const char *path, int *fd);
 
+/* 0 when path is a regular file (stat, no open), else as gdr_input_open. */
+int gdr_input_check(const char *path);
+
 /*
  * Why gdr_input_open or gdr_input_read_all failed, for a message:
  * "is a FIFO, not a regular file", "larger than 64 MiB", or the errno text.

@@ -10,7 +10,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "report.h"
+#include "text.h"
 #include "util.h"
+
+/* The CSV/JSON label field, NUL included. */
+#define GDR_LABEL_MAX sizeof(((struct gdr_result *)0)->label)
 
 enum {
 	OPT_REPORT_GBITS = 256,
@@ -82,7 +87,8 @@ static const struct option long_opts[] = {
 	{}
 };
 
-static const char short_opts[] = "d:i:p:s:an:D:q:t:l:Q:bx:RvhV";
+/* The leading ':' makes a value option given last without its value "needs a value". */
+static const char short_opts[] = ":d:i:p:s:an:D:q:t:l:Q:bx:RvhV";
 
 const char *gdr_verb_name(enum gdr_verb v)
 {
@@ -288,6 +294,32 @@ int gdr_sizes_range(uint64_t min, uint64_t max, uint64_t *sizes, unsigned int *n
 	return 0;
 }
 
+/*
+ * --label goes into a CSV and a JSON field as it is: it must be UTF-8 text
+ * without control bytes (a newline would end the CSV row, an escape sequence
+ * reaches every terminal that prints the file). A label longer than the
+ * field is cut there, at a character boundary, and said so.
+ */
+static int check_label(const char *s)
+{
+	const unsigned char *p;
+
+	if (!gdr_utf8_valid(s))
+		return bad("--label", s, "not UTF-8 text");
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return bad("--label", s, "holds a control character");
+	if (strlen(s) >= GDR_LABEL_MAX) {
+		char cut[GDR_LABEL_MAX];
+
+		gdr_utf8_copy(cut, s, sizeof(cut));
+		gdr_warn("--label is %zu bytes: cut to the first %zu, at a character boundary "
+			 "(\"%s\")",
+			 strlen(s), strlen(cut), cut);
+	}
+	return 0;
+}
+
 static int parse_mem_list(struct gdr_opts *o, const char *arg)
 {
 	char buf[128];
@@ -366,6 +398,8 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 
 		switch (c) {
 		case 'd':
+			if (!*optarg)
+				return bad("-d/--ib-dev", optarg, "empty device name");
 			o->dev = optarg;
 			break;
 		case 'i':
@@ -440,6 +474,8 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			use_cuda = 1;
 			break;
 		case OPT_USE_CUDA_BUS_ID:
+			if (!*optarg)
+				return bad("--use_cuda_bus_id", optarg, "empty bus id");
 			o->gpu = optarg;
 			use_cuda = 1;
 			break;
@@ -481,21 +517,30 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			o->set |= GDR_SET_BOUNCE;
 			break;
 		case OPT_CSV:
+			if (!*optarg)
+				return bad("--csv", optarg, "empty file name");
 			o->csv = optarg;
 			break;
 		case OPT_JSON:
+			if (!*optarg)
+				return bad("--json", optarg, "empty file name");
 			o->json = optarg;
 			break;
 		case OPT_LABEL:
+			r = check_label(optarg);
 			o->label = optarg;
 			break;
 		case OPT_TIMEOUT:
 			r = parse_seconds("--timeout", optarg, 86400, &o->timeout);
 			break;
 		case OPT_TOPOLOGY_XML:
+			if (!*optarg)
+				return bad("--topology-xml", optarg, "empty file name");
 			o->topology_xml = optarg;
 			break;
 		case OPT_BIND:
+			if (!*optarg)
+				return bad("--bind", optarg, "empty address");
 			o->bind_addr = optarg;
 			break;
 		case OPT_HUGEPAGES:

@@ -143,7 +143,10 @@ static struct gdr_topo *get_topo(struct sess *s)
 	if (!s->topo_tried) {
 		s->topo_tried = 1;
 		if (gdr_topo_load(&s->topo_t, s->o->topology_xml, NULL, why, sizeof(why))) {
-			printf("topology: unknown (%s)\n", why);
+			if (s->o->topology_xml)
+				gdr_err("--topology-xml %s", why);
+			else
+				printf("topology: unknown (%s)\n", why);
 			s->topo_t = NULL;
 		}
 	}
@@ -229,8 +232,8 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
 	if (kind == GDR_MEM_BOUNCE &&
-	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk,
-				  s->conn.max_msg_sz, b->skip, sizeof(b->skip)))
+	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk, s->conn.max_msg_sz, b->skip,
+				  sizeof(b->skip)))
 		return;
 	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
 			 sizeof(why));
@@ -1066,6 +1069,11 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	const char *root = getenv("GDRPERF_ROOT");
 	s->env.sysfs_root = root && *root ? root : "/";
 	s->env.hugepages = o->hugepages;
+	/* A --topology-xml that cannot be read or parsed is a usage error before anything runs. */
+	if (o->topology_xml && !get_topo(s)) {
+		free(s);
+		return 2;
+	}
 
 	/* Outputs are checked before anything runs: a bad path fails now, not after the run. */
 	if (o->csv && gdr_csv_open(&s->csv, o->csv, why, sizeof(why))) {

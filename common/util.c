@@ -146,6 +146,13 @@ ssize_t gdr_read_rooted(const char *root, const char *path, char *buf, size_t le
 	return total;
 }
 
+const char *gdr_rooted_strerror(const char *root, const char *path, int err, char *buf, size_t len)
+{
+	char full[4096];
+
+	return gdr_input_strerror(gdr_rooted_path(root, path, full, sizeof(full)), err, buf, len);
+}
+
 int gdr_exists_rooted(const char *root, const char *path)
 {
 	char full[4096];
