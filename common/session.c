@@ -21,6 +21,7 @@
 #include "report.h"
 #include "stats.h"
 #include "topo.h"
+#include "text.h"
 #include "util.h"
 
 #define WHY 512
@@ -158,7 +159,7 @@ static void describe_topology(struct sess *s)
 {
 	struct gdr_topo *t = get_topo(s);
 	struct gdr_nccl_env nenv;
-	char why[256], line[512];
+	char why[256], line[512], safe[4 * sizeof(line) + 1];
 
 	if (!t)
 		return;
@@ -172,7 +173,9 @@ static void describe_topology(struct sess *s)
 			gdr_nccl_parse_level(NULL, &nenv.level, why, sizeof(why));
 			gdr_nccl_parse_read(NULL, &nenv.read, why, sizeof(why));
 		}
-		printf("%s\n", gdr_topo_describe(&s->topo, &nenv, line, sizeof(line)));
+		/* Names come from the XML or the driver: control bytes are shown as \xHH. */
+		gdr_topo_describe(&s->topo, &nenv, line, sizeof(line));
+		printf("%s\n", gdr_text_safe(line, safe, sizeof(safe)));
 	}
 }
 
