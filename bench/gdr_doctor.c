@@ -46,7 +46,9 @@ static void usage(FILE *out)
 	    "  -l, --nccl-log FILE|- read an NCCL_DEBUG=INFO log (- = stdin) instead of\n"
 	    "                        checking the node\n"
 	    "  -t, --topology-xml FILE  hwloc XML export for the GPU-NIC distance checks\n"
-	    "                        (NCCL_NET_GDR_LEVEL); default: this machine when --root is /\n"
+	    "                        (NCCL_NET_GDR_LEVEL); default: this machine when --root is /;\n"
+	    "                        a FILE that is not a readable regular hwloc XML file is a\n"
+	    "                        usage error\n"
 	    "  -q, --quiet           print only the verdict (or the log's conclusion)\n"
 	    "  -h, --help            this text\n"
 	    "\n"
@@ -57,9 +59,14 @@ static void usage(FILE *out)
 	    "NCCL_* variables are read from this process's environment.\n"
 	    "Environment: GDRPERF_LIBCUDA names the libcuda.so.1 to load (test hook).\n"
 	    "\n"
+	    "Files below --root are read only when they are regular files (a FIFO or a\n"
+	    "device there counts as unreadable and is named so); control bytes read from\n"
+	    "them are printed as \\xHH.\n"
+	    "\n"
 	    "Exit status: 0 the expected path is usable (always 0 without --expect, unless\n"
-	    "the --nccl-log input is not an NCCL log), 1 it is not, 2 usage error or a\n"
-	    "file that cannot be opened.\n");
+	    "the --nccl-log input is not an NCCL log), 1 it is not, 2 usage error (an\n"
+	    "option without its value, an empty file name, a --root that is not a\n"
+	    "directory, a bad --topology-xml) or a file that cannot be opened.\n");
 }
 
 /*

@@ -26,20 +26,26 @@ static void usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"      --topology-xml FILE  read an hwloc XML export (lstopo FILE.xml) instead of\n"
-		"                           this system; $HWLOC_XMLFILE is used when not given\n"
+		"                           this system; $HWLOC_XMLFILE is used when not given;\n"
+		"                           a regular file of at most 64 MiB\n"
 		"      --pairs              also print one line per GPU x NIC pair: switches and\n"
 		"                           bridges crossed, NUMA nodes, NCCL verdict\n"
 		"      --csv FILE           write one record per GPU x NIC pair as CSV\n"
 		"      --json FILE          write the same records as JSON\n"
 		"      --nccl-gdr-level L   judge as if NCCL_NET_GDR_LEVEL=L (LOC, PIX, PXB, PHB,\n"
-		"                           SYS or 0..5); default: the environment, else PXB\n"
-		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1)\n"
+		"                           SYS or 0..5); default: the environment, else PXB;\n"
+		"                           given, the variable is not read\n"
+		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1); given, the\n"
+		"                           variable is not read\n"
 		"  -h, --help               show this help and exit\n"
 		"\n"
 		"Warnings (on stderr): a GPU whose nearest NIC is SYS, GPUs that must share\n"
 		"their nearest NIC, a NIC with no GPU at PIX or PXB.\n"
-		"Exit status: 0 done (warnings included), 1 the topology or an output file\n"
-		"failed, 2 bad option or bad NCCL_NET_GDR_* value.\n");
+		"Control bytes in names from the XML are printed as \\xHH.\n"
+		"Exit status: 0 done (warnings included), 1 the topology (not a readable regular\n"
+		"file, not hwloc XML, more than 1024 GPUs or 2048 NICs) or an output file\n"
+		"failed, 2 bad option (one without its value, an empty file name, a value out\n"
+		"of range) or bad NCCL_NET_GDR_* value.\n");
 }
 
 enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ };

@@ -171,19 +171,25 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "      --bounce-chunk=SIZE  bounce path: staging chunk (default 256K)\n"
 	    "      --bounce-slots=N     bounce path: staging slots per side (default 8)\n"
 	    "      --hugepages          host memory from 2 MiB huge pages when available\n"
-	    "      --topology-xml=FILE  read the PCIe topology from an hwloc XML export\n"
+	    "      --topology-xml=FILE  read the PCIe topology from an hwloc XML export (a\n"
+	    "                           regular file; one that cannot be read or parsed is a\n"
+	    "                           usage error before anything runs)\n"
 	    "      --no-bind            do not bind to the NIC's NUMA node\n"
 	    "\n"
 	    "Output:\n"
 	    "      --report_gbits       bandwidth in Gb/s (10^9 bit/s) instead of MB/s (10^6 B/s)\n"
 	    "      --csv=FILE           append one row per measurement to FILE (header once)\n"
 	    "      --json=FILE          write all measurements to FILE as a JSON array\n"
-	    "      --label=TEXT         free text copied into the label column\n"
+	    "      --label=TEXT         free text copied into the label column: UTF-8 without\n"
+	    "                           control characters; longer than 127 bytes, it is cut\n"
+	    "                           at a character boundary with a warning\n"
 	    "  -v, --verbose            debug messages on stderr (also GDRPERF_DEBUG=1)\n"
 	    "  -h, --help               this text\n"
 	    "  -V, --version            program version\n"
 	    "\n"
-	    "Exit status: 0 success, 1 the run failed, 2 usage error.\n",
+	    "Exit status: 0 success, 1 the run failed, 2 usage error (an option without\n"
+	    "its value, an empty file name or value, a value out of range, a bad\n"
+	    "--topology-xml).\n",
 	    prog, prog, gdr_verb_name(verb), GDR_DEFAULT_PORT, GDR_MAX_QPS,
 	    verb == GDR_VERB_READ ? "RDMA READ" : "RDMA WRITE");
 }
