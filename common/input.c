@@ -137,12 +137,16 @@ int gdr_input_read_all(const char *path, size_t max, char **out, size_t *outlen)
 	if (r)
 		return r;
 	/* Grow as the file is read, not from st_size: /proc files say 0, and files change. */
+	if (cap > max + 1)
+		cap = max + 1;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
 	for (;;) {
-		if (len == cap || !buf) {
-			if (buf)
-				cap *= 2;
-			if (cap > max + 1)
-				cap = max + 1;
+		if (len == cap) {
+			cap = cap > (max + 1) / 2 ? max + 1 : cap * 2;
 			nb = realloc(buf, cap + 1);
 			if (!nb) {
 				r = -ENOMEM;

@@ -350,6 +350,7 @@ static int find_bare_hcas(struct gdr_topo *t)
 	for (i = 0; i < t->nnic; i++)
 		if (t->nics[i].pci)
 			pcis[n++] = t->nics[i].pci;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of hwloc_obj_t pointers */
 	qsort(pcis, n, sizeof(*pcis), cmp_ptr);
 	while ((o = hwloc_get_next_pcidev(t->topo, o))) {
 		char bus[GDR_BUSID_LEN], (*b)[GDR_BUSID_LEN];
@@ -357,6 +358,7 @@ static int find_bare_hcas(struct gdr_topo *t)
 		if (o->attr->pcidev.vendor_id != PCI_VENDOR_MELLANOX ||
 		    (o->attr->pcidev.class_id >> 8) != PCI_BASE_CLASS_NETWORK)
 			continue;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): as above */
 		if (n && bsearch(&o, pcis, n, sizeof(*pcis), cmp_ptr))
 			continue;
 		gdr_topo_obj_busid(o, bus, sizeof(bus));
