@@ -78,6 +78,10 @@ expect "--nccl-gdr-level over a valid variable" 0 "" \
 	env NCCL_NET_GDR_LEVEL=SYS "$topo" --topology-xml "$sw" --nccl-gdr-level LOC
 grep -F "NCCL_NET_GDR_LEVEL=LOC," "$tmp/out" >/dev/null && ok "the option wins over a valid variable" ||
 	notok "the option wins over a valid variable"
+expect "--topology-xml over a FIFO in HWLOC_XMLFILE" 0 "" \
+	env HWLOC_XMLFILE="$tmp/fifo" "$topo" --topology-xml "$sw"
+grep -F "Topology: $sw" "$tmp/out" >/dev/null && ok "the option's file is read" ||
+	notok "the option's file is read"
 # ...but the other variable is still read, and garbage there is still an error.
 expect "--nccl-gdr-level leaves NCCL_NET_GDR_READ checked" 2 "NCCL_NET_GDR_READ=yes" \
 	env NCCL_NET_GDR_READ=yes "$topo" --topology-xml "$sw" --nccl-gdr-level PHB
