@@ -4,13 +4,16 @@
 #include "doctor.h"
 #include "doctor_vs_nccl.h"
 #include "nccl_log.h"
+#include "topo.h"
 #include "util.h"
 #include "writer.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { EXIT_MET = 0, EXIT_NOT_MET = 1, EXIT_USAGE = 2 };
 
@@ -51,7 +54,10 @@ static void usage(FILE *out)
 	    "                        predicts (checks nccl-log and nccl-vs-node; --expect\n"
 	    "                        then judges the path the log shows)\n"
 	    "  -t, --topology-xml FILE  hwloc XML export for the GPU-NIC distance checks\n"
-	    "                        (NCCL_NET_GDR_LEVEL); default: this machine when --root is /\n"
+	    "                        (NCCL_NET_GDR_LEVEL); default: this machine when --root is "
+	    "/;\n"
+	    "                        a FILE that is not a readable regular hwloc XML file is a\n"
+	    "                        usage error\n"
 	    "  -q, --quiet           print only the verdict (or the log's conclusion)\n"
 	    "  -h, --help            this text\n"
 	    "\n"
@@ -62,9 +68,71 @@ static void usage(FILE *out)
 	    "NCCL_* variables are read from this process's environment.\n"
 	    "Environment: GDRPERF_LIBCUDA names the libcuda.so.1 to load (test hook).\n"
 	    "\n"
+	    "Files below --root are read only when they are regular files (a FIFO or a\n"
+	    "device there counts as unreadable and is named so); control bytes read from\n"
+	    "them are printed as \\xHH.\n"
+	    "\n"
 	    "Exit status: 0 the expected path is usable (always 0 without --expect, unless\n"
-	    "the --nccl-log input is not an NCCL log), 1 it is not, 2 usage error or a\n"
-	    "file that cannot be opened.\n");
+	    "the --nccl-log input is not an NCCL log), 1 it is not, 2 usage error (an\n"
+	    "option without its value, an empty file name, a --root that is not a\n"
+	    "directory, a bad --topology-xml) or a file that cannot be opened.\n");
+}
+
+/*
+ * Paths that are wrong are usage errors now, not verdicts later: a --root
+ * that does not exist would otherwise read as "no NVIDIA driver loaded".
+ */
+static int check_paths(const struct doctor_opts *o)
+{
+	static const struct {
+		const char *opt;
+		size_t off;
+	} paths[] = {
+		{ "--root", offsetof(struct doctor_opts, root) },
+		{ "--json", offsetof(struct doctor_opts, json) },
+		{ "--nccl-log", offsetof(struct doctor_opts, nccl_log) },
+		{ "--topology-xml", offsetof(struct doctor_opts, topology_xml) },
+	};
+	struct stat st;
+
+	for (size_t i = 0; i < GDR_ARRAY_SIZE(paths); i++) {
+		const char *v = *(const char *const *)((const char *)o + paths[i].off);
+
+		if (v && !*v) {
+			gdr_err("%s: empty file name", paths[i].opt);
+			return -EINVAL;
+		}
+	}
+	if (!o->root)
+		return 0;
+	if (stat(o->root, &st) < 0) {
+		gdr_err("--root %s: %s", o->root, strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		gdr_err("--root %s: not a directory", o->root);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * An explicit --topology-xml that cannot be read or parsed is an error, not a
+ * distance check silently skipped.
+ */
+static int check_topology_xml(const struct doctor_opts *o)
+{
+	struct gdr_topo *t;
+	char why[512];
+
+	if (!o->topology_xml)
+		return 0;
+	if (gdr_topo_load(&t, o->topology_xml, o->root, why, sizeof(why))) {
+		gdr_err("--topology-xml %s", why);
+		return -EINVAL;
+	}
+	gdr_topo_free(t);
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
@@ -81,7 +149,8 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 	};
 	int c, e;
 
-	while ((c = getopt_long(argc, argv, "r:e:j:l:t:qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":r:e:j:l:t:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->root = optarg;
@@ -109,7 +178,11 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		case 'h':
 			usage(stdout);
 			exit(EXIT_MET);
+		case ':':
+			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
+			return -EINVAL;
 		default:
+			gdr_err("unknown option '%s'", argv[optind - 1]);
 			usage(stderr);
 			return -EINVAL;
 		}
@@ -118,7 +191,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		gdr_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
-	return 0;
+	return check_paths(o);
 }
 
 /* A bad --json path fails before any work, and creates nothing. */
@@ -252,6 +325,10 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 	doc = malloc(sizeof(*doc));
 	if (!doc) {
 		gdr_err("out of memory");
+		return EXIT_USAGE;
+	}
+	if (check_topology_xml(o)) {
+		free(doc);
 		return EXIT_USAGE;
 	}
 	gdr_doctor_init(doc, o->root);

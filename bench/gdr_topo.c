@@ -1,6 +1,8 @@
 /* gdr_topo: where each GPU sits relative to each RDMA NIC, and what NCCL would make of it. */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +27,8 @@ static void usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"      --topology-xml FILE  read an hwloc XML export (lstopo FILE.xml) instead of\n"
-		"                           this system; $HWLOC_XMLFILE is used when not given\n"
+		"                           this system; $HWLOC_XMLFILE is used when not given;\n"
+		"                           a regular file of at most 64 MiB\n"
 		"      --pairs              also print one line per GPU x NIC pair: switches and\n"
 		"                           bridges crossed, NUMA nodes, NCCL verdict\n"
 		"      --csv FILE           write one record per GPU x NIC pair as CSV\n"
@@ -33,14 +36,19 @@ static void usage(FILE *out)
 		"                           (FILE - is stdout, and then the matrix is not\n"
 		"                           printed; a regular FILE is replaced atomically)\n"
 		"      --nccl-gdr-level L   judge as if NCCL_NET_GDR_LEVEL=L (LOC, PIX, PXB, PHB,\n"
-		"                           SYS or 0..5); default: the environment, else PXB\n"
-		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1)\n"
+		"                           SYS or 0..5); default: the environment, else PXB;\n"
+		"                           given, the variable is not read\n"
+		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1); given, the\n"
+		"                           variable is not read\n"
 		"  -h, --help               show this help and exit\n"
 		"\n"
 		"Warnings (on stderr): a GPU whose nearest NIC is SYS, GPUs that must share\n"
 		"their nearest NIC, a NIC with no GPU at PIX or PXB.\n"
-		"Exit status: 0 done (warnings included), 1 the topology or an output file\n"
-		"failed, 2 bad option or bad NCCL_NET_GDR_* value.\n");
+		"Control bytes in names from the XML are printed as \\xHH.\n"
+		"Exit status: 0 done (warnings included), 1 the topology (not a readable regular\n"
+		"file, not hwloc XML, more than 1024 GPUs or 2048 NICs) or an output file\n"
+		"failed, 2 bad option (one without its value, an empty file name, a value out\n"
+		"of range) or bad NCCL_NET_GDR_* value.\n");
 }
 
 enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ };
@@ -104,26 +112,51 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 	return 0;
 }
 
-static int nccl_env(const struct topo_opts *o, struct gdr_nccl_env *env)
+/* The option's value: a level name or 0..5, as --help says (NCCL would clamp 6 and up). */
+static int level_opt(const char *s, enum gdr_nccl_level *out)
 {
 	char why[256];
 
-	if (gdr_nccl_env_load(env, why, sizeof(why))) {
+	if (!*s || gdr_nccl_parse_level(s, out, why, sizeof(why)))
+		return -EINVAL;
+	if (isdigit((unsigned char)s[0]) && (strlen(s) != 1 || s[0] > '5'))
+		return -ERANGE;
+	return 0;
+}
+
+static int nccl_env(const struct topo_opts *o, struct gdr_nccl_env *env)
+{
+	/*
+	 * An explicit option replaces its variable, which is then not even read: a
+	 * garbage NCCL_NET_GDR_LEVEL does not stop --nccl-gdr-level PHB.
+	 */
+	const char *lv = o->level ? NULL : getenv("NCCL_NET_GDR_LEVEL");
+	const char *rd = o->read ? NULL : getenv("NCCL_NET_GDR_READ");
+	char why[256];
+
+	env->level_set = lv && *lv;
+	if (gdr_nccl_parse_level(lv, &env->level, why, sizeof(why)) ||
+	    gdr_nccl_parse_read(rd, &env->read, why, sizeof(why))) {
 		gdr_err("%s", why);
 		return -1;
 	}
 	if (o->level) {
-		if (!*o->level || gdr_nccl_parse_level(o->level, &env->level, why, sizeof(why))) {
-			gdr_err(
-			    "--nccl-gdr-level %s: not a level (LOC, PIX, PXB, PHB, SYS, or 0..5)",
-			    o->level);
+		int r = level_opt(o->level, &env->level);
+
+		if (r) {
+			gdr_err("--nccl-gdr-level %s: %s", o->level,
+				r == -ERANGE ? "out of range (legacy numbers are 0..5)"
+					     : "not a level (LOC, PIX, PXB, PHB, SYS, or 0..5)");
 			return -1;
 		}
 		env->level_set = 1;
 	}
-	if (o->read && (!*o->read || gdr_nccl_parse_read(o->read, &env->read, why, sizeof(why)))) {
-		gdr_err("--nccl-gdr-read %s: not an integer (0 = off, 1 = on)", o->read);
-		return -1;
+	if (o->read) {
+		if (strcmp(o->read, "0") && strcmp(o->read, "1")) {
+			gdr_err("--nccl-gdr-read %s: not 0 or 1 (0 = off, 1 = on)", o->read);
+			return -1;
+		}
+		env->read = o->read[0] == '1';
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "doctor.h"
 #include "mem.h"
+#include "input.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -110,12 +111,14 @@ static void check_kernel(struct gdr_doctor *doc)
 	struct gdr_check *c;
 	char rel[128];
 	ssize_t n = gdr_read_rooted(doc->root, "/proc/sys/kernel/osrelease", rel, sizeof(rel));
+	char cause[96];
 	int ma, mi;
 
 	if (n < 0) {
 		c = gdr_doctor_add(doc, "kernel", GDR_CHECK_NA, 0);
 		gdr_check_value(c, "kernel release unknown (/proc/sys/kernel/osrelease: %s)",
-				strerror((int)-n));
+				gdr_rooted_strerror(doc->root, "/proc/sys/kernel/osrelease", (int)n,
+						    cause, sizeof(cause)));
 		return;
 	}
 	gdr_strlcpy(doc->kernel_release, rel, sizeof(doc->kernel_release));
@@ -157,6 +160,9 @@ static char *read_kconfig(const struct gdr_doctor *doc, char *src, size_t slen)
 		goto out_free;
 	/* gzip -dc rather than zlib: no new build dependency, and gzip is on every node. */
 	gdr_rooted_path(doc->root, "/proc/config.gz", full, sizeof(full));
+	/* gzip would wait forever on a FIFO planted below --root: regular files only. */
+	if (gdr_input_check(full))
+		goto out_free;
 	if (strchr(full, '\''))
 		goto out_free;
 	snprintf(cmd, sizeof(cmd), "gzip -dc '%s' 2>/dev/null", full);
@@ -212,14 +218,15 @@ static void check_kconfig(struct gdr_doctor *doc)
 static void check_driver(struct gdr_doctor *doc)
 {
 	struct gdr_check *c;
-	char text[1024], ver[64];
+	char text[1024], ver[64], cause[96];
 	int open_module = 0, major = 0;
 	ssize_t n = gdr_read_rooted(doc->root, "/proc/driver/nvidia/version", text, sizeof(text));
 
 	if (n < 0) {
 		c = gdr_doctor_add(doc, "nvidia-driver", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
 		gdr_check_value(c, "no NVIDIA driver loaded (/proc/driver/nvidia/version: %s)",
-				strerror((int)-n));
+				gdr_rooted_strerror(doc->root, "/proc/driver/nvidia/version",
+						    (int)n, cause, sizeof(cause)));
 		gdr_check_fix(c, "install and load the NVIDIA GPU driver (modprobe nvidia)");
 		c = gdr_doctor_add(doc, "open-kernel-module", GDR_CHECK_NA, 0);
 		gdr_check_value(c, "no NVIDIA driver");

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "doctor.h"
+#include "text.h"
 #include "util.h"
 
 #include <errno.h>
@@ -64,8 +65,9 @@ void gdr_check_value(struct gdr_check *c, const char *fmt, ...)
 {
 	va_list ap;
 
+	/* Values carry paths and file contents: shorten in the middle, never split a character. */
 	va_start(ap, fmt);
-	vsnprintf(c->value, sizeof(c->value), fmt, ap);
+	gdr_vfmt_short(c->value, sizeof(c->value), fmt, ap);
 	va_end(ap);
 }
 
@@ -74,7 +76,7 @@ void gdr_check_fix(struct gdr_check *c, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->fix, sizeof(c->fix), fmt, ap);
+	gdr_vfmt_short(c->fix, sizeof(c->fix), fmt, ap);
 	va_end(ap);
 }
 
@@ -174,23 +176,37 @@ static const char *blocks_name(unsigned int b)
 	return "";
 }
 
+/*
+ * Values hold bytes read from /proc, sysfs and file names below --root: a
+ * control byte there (an escape sequence, a carriage return) is printed as
+ * \xHH, so that the report shows what is on the node instead of acting on
+ * the terminal.
+ */
+static const char *safe(const char *s, char *buf, size_t len)
+{
+	return gdr_text_safe(s, buf, len);
+}
+
 void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v)
 {
-	fprintf(out, "gdr_doctor: root %s\n", doc->root);
+	char a[4 * sizeof(v->text) + 1], b[4 * sizeof(doc->checks[0].name) + 1];
+
+	fprintf(out, "gdr_doctor: root %s\n", safe(doc->root, a, sizeof(a)));
 	for (unsigned int i = 0; i < doc->nchecks; i++) {
 		const struct gdr_check *c = &doc->checks[i];
 
-		fprintf(out, "%-4s  %-22s %s", gdr_check_status_name(c->status), c->name, c->value);
+		fprintf(out, "%-4s  %-22s %s", gdr_check_status_name(c->status),
+			safe(c->name, b, sizeof(b)), safe(c->value, a, sizeof(a)));
 		if (c->blocks)
 			fprintf(out, " [blocks %s]", blocks_name(c->blocks));
 		fputc('\n', out);
 		if (c->fix[0])
-			fprintf(out, "      %-22s fix: %s\n", "", c->fix);
+			fprintf(out, "      %-22s fix: %s\n", "", safe(c->fix, a, sizeof(a)));
 	}
 	if (doc->dropped)
 		fprintf(out, "warn  %-22s %u more checks not shown (list full)\n", "report",
 			doc->dropped);
-	fprintf(out, "verdict: %s\n", v->text);
+	fprintf(out, "verdict: %s\n", safe(v->text, a, sizeof(a)));
 }
 
 void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v)

@@ -11,7 +11,12 @@
 #include <strings.h>
 
 #include "sweep.h"
+#include "report.h"
+#include "text.h"
 #include "util.h"
+
+/* The CSV/JSON label field, NUL included. */
+#define GDR_LABEL_MAX sizeof(((struct gdr_result *)0)->label)
 
 enum {
 	OPT_REPORT_GBITS = 256,
@@ -97,7 +102,8 @@ static const struct option long_opts[] = {
 	{}
 };
 
-static const char short_opts[] = "d:i:p:s:an:D:q:t:l:Q:bx:RvhV";
+/* The leading ':' makes a value option given last without its value "needs a value". */
+static const char short_opts[] = ":d:i:p:s:an:D:q:t:l:Q:bx:RvhV";
 
 const char *gdr_verb_name(enum gdr_verb v)
 {
@@ -201,7 +207,9 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "      --bounce-chunk=SIZE  bounce path: staging chunk (default 256K)\n"
 	    "      --bounce-slots=N     bounce path: staging slots per side (default 8)\n"
 	    "      --hugepages          host memory from 2 MiB huge pages when available\n"
-	    "      --topology-xml=FILE  read the PCIe topology from an hwloc XML export\n"
+	    "      --topology-xml=FILE  read the PCIe topology from an hwloc XML export (a\n"
+	    "                           regular file; one that cannot be read or parsed is a\n"
+	    "                           usage error before anything runs)\n"
 	    "      --no-bind            do not bind to the NIC's NUMA node\n"
 	    "\n"
 	    "Output:\n"
@@ -213,12 +221,16 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "                           end (a regular FILE is replaced atomically, and only\n"
 	    "                           when the run has rows); for both, FILE - is stdout and\n"
 	    "                           the table then goes to stderr\n"
-	    "      --label=TEXT         free text copied into the label column\n"
+	    "      --label=TEXT         free text copied into the label column: UTF-8 without\n"
+	    "                           control characters; longer than 127 bytes, it is cut\n"
+	    "                           at a character boundary with a warning\n"
 	    "  -v, --verbose            debug messages on stderr (also GDRPERF_DEBUG=1)\n"
 	    "  -h, --help               this text\n"
 	    "  -V, --version            program version\n"
 	    "\n"
-	    "Exit status: 0 success, 1 the run failed, 2 usage error.\n",
+	    "Exit status: 0 success, 1 the run failed, 2 usage error (an option without\n"
+	    "its value, an empty file name or value, a value out of range, a bad\n"
+	    "--topology-xml).\n",
 	    prog, prog, gdr_verb_name(verb), GDR_DEFAULT_PORT, GDR_MAX_QPS,
 	    verb == GDR_VERB_READ ? "RDMA READ" : "RDMA WRITE");
 }
@@ -329,6 +341,32 @@ int gdr_sizes_range(uint64_t min, uint64_t max, uint64_t *sizes, unsigned int *n
 	return 0;
 }
 
+/*
+ * --label goes into a CSV and a JSON field as it is: it must be UTF-8 text
+ * without control bytes (a newline would end the CSV row, an escape sequence
+ * reaches every terminal that prints the file). A label longer than the
+ * field is cut there, at a character boundary, and said so.
+ */
+static int check_label(const char *s)
+{
+	const unsigned char *p;
+
+	if (!gdr_utf8_valid(s))
+		return bad("--label", s, "not UTF-8 text");
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return bad("--label", s, "holds a control character");
+	if (strlen(s) >= GDR_LABEL_MAX) {
+		char cut[GDR_LABEL_MAX];
+
+		gdr_utf8_copy(cut, s, sizeof(cut));
+		gdr_warn("--label is %zu bytes: cut to the first %zu, at a character boundary "
+			 "(\"%s\")",
+			 strlen(s), strlen(cut), cut);
+	}
+	return 0;
+}
+
 static int parse_mem_list(struct gdr_opts *o, const char *arg)
 {
 	char buf[128];
@@ -409,6 +447,8 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 
 		switch (c) {
 		case 'd':
+			if (!*optarg)
+				return bad("-d/--ib-dev", optarg, "empty device name");
 			o->dev = optarg;
 			break;
 		case 'i':
@@ -483,6 +523,8 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			use_cuda = 1;
 			break;
 		case OPT_USE_CUDA_BUS_ID:
+			if (!*optarg)
+				return bad("--use_cuda_bus_id", optarg, "empty bus id");
 			o->gpu = optarg;
 			use_cuda = 1;
 			break;
@@ -524,21 +566,30 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			o->set |= GDR_SET_BOUNCE;
 			break;
 		case OPT_CSV:
+			if (!*optarg)
+				return bad("--csv", optarg, "empty file name");
 			o->csv = optarg;
 			break;
 		case OPT_JSON:
+			if (!*optarg)
+				return bad("--json", optarg, "empty file name");
 			o->json = optarg;
 			break;
 		case OPT_LABEL:
+			r = check_label(optarg);
 			o->label = optarg;
 			break;
 		case OPT_TIMEOUT:
 			r = parse_seconds("--timeout", optarg, 86400, &o->timeout);
 			break;
 		case OPT_TOPOLOGY_XML:
+			if (!*optarg)
+				return bad("--topology-xml", optarg, "empty file name");
 			o->topology_xml = optarg;
 			break;
 		case OPT_BIND:
+			if (!*optarg)
+				return bad("--bind", optarg, "empty address");
 			o->bind_addr = optarg;
 			break;
 		case OPT_HUGEPAGES:

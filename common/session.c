@@ -22,6 +22,7 @@
 #include "report.h"
 #include "stats.h"
 #include "topo.h"
+#include "text.h"
 #include "util.h"
 
 #define WHY 512
@@ -146,7 +147,10 @@ static struct gdr_topo *get_topo(struct sess *s)
 	if (!s->topo_tried) {
 		s->topo_tried = 1;
 		if (gdr_topo_load(&s->topo_t, s->o->topology_xml, NULL, why, sizeof(why))) {
-			printf("topology: unknown (%s)\n", why);
+			if (s->o->topology_xml)
+				gdr_err("--topology-xml %s", why);
+			else
+				printf("topology: unknown (%s)\n", why);
 			s->topo_t = NULL;
 		}
 	}
@@ -158,7 +162,7 @@ static void describe_topology(struct sess *s)
 {
 	struct gdr_topo *t = get_topo(s);
 	struct gdr_nccl_env nenv;
-	char why[256], line[512];
+	char why[256], line[512], safe[4 * sizeof(line) + 1];
 
 	if (!t)
 		return;
@@ -172,7 +176,9 @@ static void describe_topology(struct sess *s)
 			gdr_nccl_parse_level(NULL, &nenv.level, why, sizeof(why));
 			gdr_nccl_parse_read(NULL, &nenv.read, why, sizeof(why));
 		}
-		printf("%s\n", gdr_topo_describe(&s->topo, &nenv, line, sizeof(line)));
+		/* Names come from the XML or the driver: control bytes are shown as \xHH. */
+		gdr_topo_describe(&s->topo, &nenv, line, sizeof(line));
+		printf("%s\n", gdr_text_safe(line, safe, sizeof(safe)));
 	}
 }
 
@@ -1130,6 +1136,11 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	s->env.dmabuf_pcie = o->dmabuf_pcie;
 	s->env.no_relaxed = o->no_relaxed;
 	s->env.data_direct = o->data_direct;
+	/* A --topology-xml that cannot be read or parsed is a usage error before anything runs. */
+	if (o->topology_xml && !get_topo(s)) {
+		free(s);
+		return 2;
+	}
 
 	/* Outputs are checked before anything runs: a bad path fails now, not after the run. */
 	if (o->csv && gdr_csv_open(&s->csv, o->csv, why, sizeof(why))) {

@@ -16,11 +16,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "input.h"
+#include "text.h"
 #include "topo_int.h"
 #include "util.h"
 
@@ -327,35 +330,55 @@ static int find_nics(struct gdr_topo *t)
  * and the operator should hear about it. Other vendors' RDMA NICs are plain
  * Ethernet functions without their driver, so they cannot be told apart.
  */
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (const hwloc_obj_t *)a,
+		  y = (uintptr_t) * (const hwloc_obj_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int find_bare_hcas(struct gdr_topo *t)
 {
-	hwloc_obj_t o = NULL;
-	int i;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of hwloc_obj_t pointers */
+	hwloc_obj_t o = NULL, *pcis = calloc(t->nnic ? t->nnic : 1, sizeof(*pcis));
+	int i, n = 0;
 
+	if (!pcis)
+		return -ENOMEM;
+	/* The NICs' functions sorted once, so each Mellanox function is one bsearch. */
+	for (i = 0; i < t->nnic; i++)
+		if (t->nics[i].pci)
+			pcis[n++] = t->nics[i].pci;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of hwloc_obj_t pointers */
+	qsort(pcis, n, sizeof(*pcis), cmp_ptr);
 	while ((o = hwloc_get_next_pcidev(t->topo, o))) {
 		char bus[GDR_BUSID_LEN], (*b)[GDR_BUSID_LEN];
 
 		if (o->attr->pcidev.vendor_id != PCI_VENDOR_MELLANOX ||
 		    (o->attr->pcidev.class_id >> 8) != PCI_BASE_CLASS_NETWORK)
 			continue;
-		for (i = 0; i < t->nnic; i++)
-			if (t->nics[i].pci == o)
-				break;
-		if (i < t->nnic)
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): as above */
+		if (n && bsearch(&o, pcis, n, sizeof(*pcis), cmp_ptr))
 			continue;
 		gdr_topo_obj_busid(o, bus, sizeof(bus));
 		b = realloc(t->bare, (t->nbare + 1) * sizeof(*t->bare));
-		if (!b)
+		if (!b) {
+			free(pcis);
 			return -ENOMEM;
+		}
 		t->bare = b;
 		gdr_strlcpy(t->bare[t->nbare++], bus, sizeof(t->bare[0]));
 	}
+	free(pcis);
 	return 0;
 }
 
 int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char *why, size_t wlen)
 {
 	struct gdr_topo *t;
+	char *buf = NULL;
+	size_t blen = 0;
 	int err;
 
 	*out = NULL;
@@ -380,24 +403,42 @@ int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char
 	}
 	/* hwloc drops I/O objects by default, from XML too; the whole point is here. */
 	hwloc_topology_set_io_types_filter(t->topo, HWLOC_TYPE_FILTER_KEEP_ALL);
-	if (xml && access(xml, R_OK) < 0) {
-		err = -errno;
-		snprintf(why, wlen, "%s: %s", xml, strerror(errno));
-		goto destroy_topo;
+	/*
+	 * The file is read here, through the one input reader, and handed to hwloc
+	 * as a buffer: a FIFO, a directory or a device is refused instead of
+	 * blocking in hwloc, and the size is bounded.
+	 */
+	if (xml) {
+		err = gdr_input_read_all(xml, GDR_INPUT_XML_MAX, &buf, &blen);
+		if (err) {
+			char cause[128];
+
+			gdr_fmt_short(why, wlen, "%s: %s", xml,
+				      gdr_input_strerror(xml, err, cause, sizeof(cause)));
+			goto destroy_topo;
+		}
+		if (blen == 0) {
+			err = -EINVAL;
+			gdr_fmt_short(why, wlen, "%s: empty file, not an XML topology", xml);
+			goto destroy_topo;
+		}
 	}
-	/* hwloc parses the file in set_xml (libxml2) or in load (its own parser). */
+	/* hwloc parses the buffer in set_xmlbuffer (libxml2) or in load (its own parser). */
 	errno = 0;
-	if ((xml && hwloc_topology_set_xml(t->topo, xml) < 0) || hwloc_topology_load(t->topo) < 0) {
+	if ((xml && hwloc_topology_set_xmlbuffer(t->topo, buf, (int)blen + 1) < 0) ||
+	    hwloc_topology_load(t->topo) < 0) {
 		err = errno ? -errno : -EINVAL;
 		if (xml)
-			snprintf(why, wlen,
-				 "%s: hwloc could not load this XML topology (%s; "
-				 "HWLOC_XML_VERBOSE=1 says why)",
-				 xml, strerror(-err));
+			gdr_fmt_short(why, wlen,
+				      "%s: hwloc could not load this XML topology (%s; "
+				      "HWLOC_XML_VERBOSE=1 says why)",
+				      xml, strerror(-err));
 		else
 			snprintf(why, wlen, "hwloc_topology_load: %s", strerror(-err));
 		goto destroy_topo;
 	}
+	free(buf);
+	buf = NULL;
 	t->use_sysfs = hwloc_topology_is_thissystem(t->topo) || t->root;
 	err = find_gpus(t);
 	if (!err)
@@ -408,10 +449,22 @@ int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char
 		snprintf(why, wlen, "topology: %s", strerror(-err));
 		goto destroy_topo;
 	}
+	/* Past any real machine the matrix is no use and the time grows with the pairs. */
+	if (t->ngpu > GDR_TOPO_MAX_GPUS || t->nnic > GDR_TOPO_MAX_NICS) {
+		err = -E2BIG;
+		gdr_fmt_short(
+		    why, wlen,
+		    "%s: %d GPUs and %d RDMA NICs: more than any real machine has "
+		    "(at most %d GPUs and %d NICs are read; a generated or damaged file?)",
+		    xml ? xml : "this system", t->ngpu, t->nnic, GDR_TOPO_MAX_GPUS,
+		    GDR_TOPO_MAX_NICS);
+		goto destroy_topo;
+	}
 	*out = t;
 	return 0;
 
 destroy_topo:
+	free(buf);
 	hwloc_topology_destroy(t->topo);
 	t->topo = NULL;
 free_t:
@@ -449,6 +502,21 @@ const struct gdr_topo_gpu *gdr_topo_gpu(const struct gdr_topo *t, int i)
 	return i >= 0 && i < t->ngpu ? &t->gpus[i] : NULL;
 }
 
+static int cmp_gpu_key(const void *key, const void *g)
+{
+	return strcmp(key, ((const struct gdr_topo_gpu *)g)->bus_id);
+}
+
+int gdr_topo_gpu_index(const struct gdr_topo *t, const char *bus)
+{
+	/* GPUs are sorted by their normalised bus id (find_gpus): a thousand GPUs cost ten steps.
+	 */
+	const struct gdr_topo_gpu *g =
+	    t->ngpu ? bsearch(bus, t->gpus, t->ngpu, sizeof(*t->gpus), cmp_gpu_key) : NULL;
+
+	return g ? (int)(g - t->gpus) : -1;
+}
+
 const struct gdr_topo_gpu *gdr_topo_find_gpu(const struct gdr_topo *t, const char *bus_id)
 {
 	char bus[GDR_BUSID_LEN];
@@ -456,10 +524,8 @@ const struct gdr_topo_gpu *gdr_topo_find_gpu(const struct gdr_topo *t, const cha
 
 	if (gdr_topo_busid_norm(bus_id, bus, sizeof(bus)))
 		return NULL;
-	for (i = 0; i < t->ngpu; i++)
-		if (!strcmp(t->gpus[i].bus_id, bus))
-			return &t->gpus[i];
-	return NULL;
+	i = gdr_topo_gpu_index(t, bus);
+	return i < 0 ? NULL : &t->gpus[i];
 }
 
 int gdr_topo_nic_count(const struct gdr_topo *t)
@@ -472,14 +538,25 @@ const struct gdr_topo_nic *gdr_topo_nic(const struct gdr_topo *t, int i)
 	return i >= 0 && i < t->nnic ? &t->nics[i].pub : NULL;
 }
 
+static int cmp_nic_key(const void *key, const void *n)
+{
+	return strverscmp(key, ((const struct gdr_topo_nic_int *)n)->pub.name);
+}
+
+int gdr_topo_nic_index(const struct gdr_topo *t, const char *name)
+{
+	/* NICs are sorted by strverscmp (find_nics), names are unique (add_nic). */
+	const struct gdr_topo_nic_int *n =
+	    name && t->nnic ? bsearch(name, t->nics, t->nnic, sizeof(*t->nics), cmp_nic_key) : NULL;
+
+	return n ? (int)(n - t->nics) : -1;
+}
+
 const struct gdr_topo_nic *gdr_topo_find_nic(const struct gdr_topo *t, const char *name)
 {
-	int i;
+	int i = gdr_topo_nic_index(t, name);
 
-	for (i = 0; name && i < t->nnic; i++)
-		if (!strcmp(t->nics[i].pub.name, name))
-			return &t->nics[i].pub;
-	return NULL;
+	return i < 0 ? NULL : &t->nics[i].pub;
 }
 
 int gdr_topo_bare_hca_count(const struct gdr_topo *t)

@@ -65,6 +65,13 @@ struct gdr_topo_pair {
 struct gdr_topo;
 
 /*
+ * A topology with more GPUs or RDMA NICs than this is refused: no machine
+ * has them (a DGX has 8 GPUs; SR-IOV virtual functions give a few hundred NICs).
+ */
+#define GDR_TOPO_MAX_GPUS 1024
+#define GDR_TOPO_MAX_NICS 2048
+
+/*
  * Load the topology with every I/O object kept. xml: an hwloc XML export
  * (hwloc 1.x or 2.x format); NULL = $HWLOC_XMLFILE if set, else this system.
  * root: prefix for sysfs reads (NULL or "" = "/"), used for the NIC fallback
@@ -100,6 +107,9 @@ const char *gdr_topo_bare_hca(const struct gdr_topo *t, int i);
  */
 int gdr_topo_pair(const struct gdr_topo *t, const char *gpu_bus_id, const char *nic_name,
 		  struct gdr_topo_pair *out);
+
+/* The same by position: GPU gi (0..gpu_count-1) against NIC ni; -EINVAL out of range. */
+int gdr_topo_pair_idx(const struct gdr_topo *t, int gi, int ni, struct gdr_topo_pair *out);
 
 /* Which NICs count for "nearest" (for example: port ACTIVE). NULL = all. */
 typedef int (*gdr_topo_nic_ok_fn)(const char *nic, void *arg);

@@ -25,6 +25,10 @@ struct gdr_topo {
 	char (*bare)[GDR_BUSID_LEN]; /* HCA functions without an RDMA device */
 };
 
+/* Index of the GPU with this normalised bus id, of the NIC of this name; -1 when none. */
+int gdr_topo_gpu_index(const struct gdr_topo *t, const char *bus);
+int gdr_topo_nic_index(const struct gdr_topo *t, const char *name);
+
 /* What the classifier found for two PCI functions. */
 struct gdr_topo_path {
 	enum gdr_topo_class cls;

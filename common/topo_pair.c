@@ -11,16 +11,6 @@
 #include "topo_int.h"
 #include "util.h"
 
-static const struct gdr_topo_nic_int *nic_int(const struct gdr_topo *t, const char *name)
-{
-	int i;
-
-	for (i = 0; name && i < t->nnic; i++)
-		if (!strcmp(t->nics[i].pub.name, name))
-			return &t->nics[i];
-	return NULL;
-}
-
 static void unknown(struct gdr_topo_pair *p, const char *fmt, const char *arg)
 {
 	p->cls = GDR_TOPO_UNKNOWN;
@@ -28,32 +18,28 @@ static void unknown(struct gdr_topo_pair *p, const char *fmt, const char *arg)
 	snprintf(p->reason, sizeof(p->reason), fmt, arg);
 }
 
-int gdr_topo_pair(const struct gdr_topo *t, const char *gpu_bus_id, const char *nic_name,
-		  struct gdr_topo_pair *p)
+/*
+ * The pair once both ends are found: gi is the GPU's index or -1 (then gpci
+ * is its PCI function, or NULL), ni the NIC's index or -1. Lookups by name
+ * happen once in the callers, never per pair: with thousands of devices a
+ * lookup per pair made the matrix cubic.
+ */
+static void pair_found(const struct gdr_topo *t, int gi, hwloc_obj_t gpci, int ni,
+		       const char *nic_name, struct gdr_topo_pair *p)
 {
-	const struct gdr_topo_nic_int *nic = nic_int(t, nic_name);
-	const struct gdr_topo_gpu *g;
+	const struct gdr_topo_nic_int *nic = ni >= 0 ? &t->nics[ni] : NULL;
 	struct gdr_topo_path path;
-	hwloc_obj_t gpci = NULL;
-	unsigned int dom, bus, dev, fn;
 
-	memset(p, 0, sizeof(*p));
-	p->gpu_index = -1;
-	p->gpu_numa = p->nic_numa = -1;
-	if (gdr_topo_busid_norm(gpu_bus_id, p->gpu_bus_id, sizeof(p->gpu_bus_id)))
-		return -EINVAL;
-	gdr_strlcpy(p->nic, nic_name, sizeof(p->nic));
-	g = gdr_topo_find_gpu(t, p->gpu_bus_id);
-	if (g) {
+	if (gi >= 0) {
+		const struct gdr_topo_gpu *g = &t->gpus[gi];
+
 		p->gpu_index = g->index;
 		gdr_strlcpy(p->gpu_name, g->name, sizeof(p->gpu_name));
-		gpci = t->gpu_pci[g->index];
-	} else {
-		/* Not a GPU by our rules, but the caller knows better (CUDA said so). */
-		sscanf(p->gpu_bus_id, "%x:%x:%x.%x", &dom, &bus, &dev, &fn);
-		gpci = hwloc_get_pcidev_by_busid(t->topo, dom, bus, dev, fn);
-	}
-	if (gpci) {
+		gpci = t->gpu_pci[gi];
+		/* Read once at load, as gdr_topo_link and gdr_topo_io_numa would give them. */
+		p->gpu_numa = g->numa;
+		gdr_strlcpy(p->gpu_link, g->link, sizeof(p->gpu_link));
+	} else if (gpci) {
 		p->gpu_numa = gdr_topo_io_numa(gpci);
 		gdr_topo_link(t, gpci, p->gpu_link, sizeof(p->gpu_link));
 	}
@@ -64,20 +50,20 @@ int gdr_topo_pair(const struct gdr_topo *t, const char *gpu_bus_id, const char *
 	}
 	if (!gpci) {
 		unknown(p, "GPU %s is not in the topology", p->gpu_bus_id);
-		return 0;
+		return;
 	}
 	if (!nic) {
 		unknown(p, "%s: no such RDMA device in the topology",
 			nic_name ? nic_name : "(none)");
-		return 0;
+		return;
 	}
 	if (!nic->pci) {
 		unknown(p, "%s", nic->pub.why);
-		return 0;
+		return;
 	}
 	if (nic->pci == gpci) {
-		unknown(p, "%s is the GPU's own PCI function", nic_name);
-		return 0;
+		unknown(p, "%s is the GPU's own PCI function", nic->pub.name);
+		return;
 	}
 	gdr_topo_classify(gpci, nic->pci, &path);
 	p->cls = path.cls;
@@ -85,6 +71,51 @@ int gdr_topo_pair(const struct gdr_topo *t, const char *gpu_bus_id, const char *
 	p->switches = path.switches;
 	p->host_bridges = path.host_bridges;
 	gdr_strlcpy(p->reason, path.reason, sizeof(p->reason));
+}
+
+static void pair_init(struct gdr_topo_pair *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->gpu_index = -1;
+	p->gpu_numa = p->nic_numa = -1;
+}
+
+/* The GPU at a normalised bus id: its index, or -1 and its PCI function if any. */
+static int gpu_lookup(const struct gdr_topo *t, const char *bus, hwloc_obj_t *gpci)
+{
+	unsigned int dom, b, dev, fn;
+	int gi = gdr_topo_gpu_index(t, bus);
+
+	*gpci = NULL;
+	/* Not a GPU by our rules, but the caller knows better (CUDA said so). */
+	if (gi < 0 && sscanf(bus, "%x:%x:%x.%x", &dom, &b, &dev, &fn) == 4)
+		*gpci = hwloc_get_pcidev_by_busid(t->topo, dom, b, dev, fn);
+	return gi;
+}
+
+int gdr_topo_pair(const struct gdr_topo *t, const char *gpu_bus_id, const char *nic_name,
+		  struct gdr_topo_pair *p)
+{
+	hwloc_obj_t gpci;
+	int gi;
+
+	pair_init(p);
+	if (gdr_topo_busid_norm(gpu_bus_id, p->gpu_bus_id, sizeof(p->gpu_bus_id)))
+		return -EINVAL;
+	gdr_strlcpy(p->nic, nic_name, sizeof(p->nic));
+	gi = gpu_lookup(t, p->gpu_bus_id, &gpci);
+	pair_found(t, gi, gpci, gdr_topo_nic_index(t, nic_name), nic_name, p);
+	return 0;
+}
+
+int gdr_topo_pair_idx(const struct gdr_topo *t, int gi, int ni, struct gdr_topo_pair *p)
+{
+	pair_init(p);
+	if (gi < 0 || gi >= t->ngpu || ni < 0 || ni >= t->nnic)
+		return -EINVAL;
+	gdr_strlcpy(p->gpu_bus_id, t->gpus[gi].bus_id, sizeof(p->gpu_bus_id));
+	gdr_strlcpy(p->nic, t->nics[ni].pub.name, sizeof(p->nic));
+	pair_found(t, gi, NULL, ni, t->nics[ni].pub.name, p);
 	return 0;
 }
 
@@ -92,14 +123,20 @@ int gdr_topo_nearest_nic(const struct gdr_topo *t, const char *gpu_bus_id, gdr_t
 			 void *arg, struct gdr_topo_pair *out)
 {
 	struct gdr_topo_pair p;
-	int i, found = 0, err;
+	char bus[GDR_BUSID_LEN];
+	hwloc_obj_t gpci;
+	int i, gi, found = 0;
 
+	if (gdr_topo_busid_norm(gpu_bus_id, bus, sizeof(bus)))
+		return -EINVAL;
+	gi = gpu_lookup(t, bus, &gpci);
 	for (i = 0; i < t->nnic; i++) {
 		if (ok && !ok(t->nics[i].pub.name, arg))
 			continue;
-		err = gdr_topo_pair(t, gpu_bus_id, t->nics[i].pub.name, &p);
-		if (err)
-			return err;
+		pair_init(&p);
+		gdr_strlcpy(p.gpu_bus_id, bus, sizeof(p.gpu_bus_id));
+		gdr_strlcpy(p.nic, t->nics[i].pub.name, sizeof(p.nic));
+		pair_found(t, gi, gpci, i, p.nic, &p);
 		/* NICs are in name order, so keeping the first of a class breaks ties by name. */
 		if (!found || p.cls < out->cls)
 			*out = p;
@@ -111,10 +148,13 @@ int gdr_topo_nearest_nic(const struct gdr_topo *t, const char *gpu_bus_id, gdr_t
 int gdr_topo_nearest_gpu(const struct gdr_topo *t, const char *nic_name, struct gdr_topo_pair *out)
 {
 	struct gdr_topo_pair p;
-	int i;
+	int i, ni = gdr_topo_nic_index(t, nic_name);
 
 	for (i = 0; i < t->ngpu; i++) {
-		gdr_topo_pair(t, t->gpus[i].bus_id, nic_name, &p);
+		pair_init(&p);
+		gdr_strlcpy(p.gpu_bus_id, t->gpus[i].bus_id, sizeof(p.gpu_bus_id));
+		gdr_strlcpy(p.nic, nic_name, sizeof(p.nic));
+		pair_found(t, i, NULL, ni, nic_name, &p);
 		if (i == 0 || p.cls < out->cls)
 			*out = p;
 	}

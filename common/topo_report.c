@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "topo_report.h"
+#include "text.h"
 #include "util.h"
 
 /* nvidia-smi's own words, farthest first as it prints them. */
@@ -20,6 +21,16 @@ static const char legend[] =
     "  PIX  = Connection traversing at most a single PCIe bridge (a PCIe switch counts once)\n"
     "  ?    = unknown: the NIC or the GPU is not on PCI in this topology (see the NIC list)\n";
 
+/*
+ * Names, links and reasons come from the XML file (or sysfs): a control byte
+ * in them is printed as \xHH, never sent to the terminal as it is.
+ */
+#define SAFE_LEN (4 * 192 + 1)
+static const char *safe(const char *s, char *buf)
+{
+	return gdr_text_safe(s, buf, SAFE_LEN);
+}
+
 static const char *numa(int n, char *buf, size_t len)
 {
 	if (n < 0)
@@ -32,10 +43,11 @@ static const char *numa(int n, char *buf, size_t len)
 static void print_devices(FILE *out, const struct gdr_topo *t)
 {
 	const char *src = gdr_topo_source(t);
-	char nb[12];
+	char nb[12], s1[SAFE_LEN], s2[SAFE_LEN], s3[SAFE_LEN], path[4 * 4096 + 1];
 	int i, w = 4;
 
-	fprintf(out, "Topology: %s\n\n", src ? src : "this system");
+	fprintf(out, "Topology: %s\n\n",
+		src ? gdr_text_safe(src, path, sizeof(path)) : "this system");
 	if (!gdr_topo_gpu_count(t))
 		fprintf(out, "No NVIDIA GPU in the topology.\n");
 	else
@@ -44,7 +56,8 @@ static void print_devices(FILE *out, const struct gdr_topo *t)
 		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
 
 		fprintf(out, "  GPU%-3d %s  NUMA %-2s  %-16s %s\n", g->index, g->bus_id,
-			numa(g->numa, nb, sizeof(nb)), g->link[0] ? g->link : "-", g->name);
+			numa(g->numa, nb, sizeof(nb)), g->link[0] ? safe(g->link, s1) : "-",
+			safe(g->name, s2));
 	}
 	if (!gdr_topo_nic_count(t))
 		fprintf(out, "\nNo RDMA NIC (OpenFabrics device) in the topology.\n");
@@ -56,31 +69,33 @@ static void print_devices(FILE *out, const struct gdr_topo *t)
 	if (!gdr_topo_nic_count(t))
 		return;
 	for (i = 0; i < gdr_topo_nic_count(t); i++)
-		if ((int)strlen(gdr_topo_nic(t, i)->name) > w)
-			w = strlen(gdr_topo_nic(t, i)->name);
+		if ((int)strlen(safe(gdr_topo_nic(t, i)->name, s1)) > w)
+			w = strlen(s1);
 	fprintf(out, "\nRDMA NICs:\n");
 	for (i = 0; i < gdr_topo_nic_count(t); i++) {
 		const struct gdr_topo_nic *n = gdr_topo_nic(t, i);
 
+		safe(n->name, s1);
 		if (n->why[0])
-			fprintf(out, "  %-*s %-12s  %s\n", w, n->name,
-				n->bus_id[0] ? n->bus_id : "-", n->why);
+			fprintf(out, "  %-*s %-12s  %s\n", w, s1, n->bus_id[0] ? n->bus_id : "-",
+				safe(n->why, s2));
 		else
-			fprintf(out, "  %-*s %s  NUMA %-2s  %s\n", w, n->name, n->bus_id,
-				numa(n->numa, nb, sizeof(nb)), n->link[0] ? n->link : "-");
+			fprintf(out, "  %-*s %s  NUMA %-2s  %s\n", w, s1, n->bus_id,
+				numa(n->numa, nb, sizeof(nb)),
+				n->link[0] ? safe(n->link, s3) : "-");
 	}
 }
 
 static void print_matrix(FILE *out, const struct gdr_topo *t)
 {
 	struct gdr_topo_pair p;
-	char nb[12];
+	char nb[12], s1[SAFE_LEN];
 	int i, j, w;
 
 	fprintf(out, "\n%-7s", "");
 	for (j = 0; j < gdr_topo_nic_count(t); j++) {
-		w = strlen(gdr_topo_nic(t, j)->name);
-		fprintf(out, " %-*s", w < 4 ? 4 : w, gdr_topo_nic(t, j)->name);
+		w = strlen(safe(gdr_topo_nic(t, j)->name, s1));
+		fprintf(out, " %-*s", w < 4 ? 4 : w, s1);
 	}
 	fprintf(out, " NUMA\n");
 	for (i = 0; i < gdr_topo_gpu_count(t); i++) {
@@ -90,8 +105,8 @@ static void print_matrix(FILE *out, const struct gdr_topo *t)
 		for (j = 0; j < gdr_topo_nic_count(t); j++) {
 			const struct gdr_topo_nic *n = gdr_topo_nic(t, j);
 
-			w = strlen(n->name);
-			gdr_topo_pair(t, g->bus_id, n->name, &p);
+			w = strlen(safe(n->name, s1));
+			gdr_topo_pair_idx(t, i, j, &p);
 			fprintf(out, " %-*s", w < 4 ? 4 : w,
 				p.cls == GDR_TOPO_UNKNOWN ? "?" : gdr_topo_class_name(p.cls));
 		}
@@ -99,7 +114,7 @@ static void print_matrix(FILE *out, const struct gdr_topo *t)
 	}
 	fprintf(out, "%-7s", "NUMA");
 	for (j = 0; j < gdr_topo_nic_count(t); j++) {
-		w = strlen(gdr_topo_nic(t, j)->name);
+		w = strlen(safe(gdr_topo_nic(t, j)->name, s1));
 		/* No padding after the last column: golden files should not end lines in blanks. */
 		fprintf(out, " %-*s", j + 1 < gdr_topo_nic_count(t) ? (w < 4 ? 4 : w) : 0,
 			numa(gdr_topo_nic(t, j)->numa, nb, sizeof(nb)));
@@ -110,7 +125,7 @@ static void print_matrix(FILE *out, const struct gdr_topo *t)
 static void print_nearest(FILE *out, const struct gdr_topo *t, const struct gdr_nccl_env *env)
 {
 	struct gdr_topo_pair best, p;
-	char verdict[192];
+	char verdict[192], s1[SAFE_LEN];
 	int i, j, k;
 
 	fprintf(out, "\nNearest NIC per GPU (NCCL_NET_GDR_LEVEL=%s%s, NCCL_NET_GDR_READ=%s):\n",
@@ -125,9 +140,9 @@ static void print_nearest(FILE *out, const struct gdr_topo *t, const struct gdr_
 			continue;
 		fprintf(out, "  GPU%d:", g->index);
 		for (j = 0, k = 0; j < gdr_topo_nic_count(t); j++) {
-			gdr_topo_pair(t, g->bus_id, gdr_topo_nic(t, j)->name, &p);
+			gdr_topo_pair_idx(t, i, j, &p);
 			if (p.cls == best.cls)
-				fprintf(out, "%s %s", k++ ? "," : "", p.nic);
+				fprintf(out, "%s %s", k++ ? "," : "", safe(p.nic, s1));
 		}
 		fprintf(out, " (%s); %s\n", gdr_topo_class_name(best.cls),
 			gdr_nccl_verdict(env, best.cls, verdict, sizeof(verdict)));
@@ -142,18 +157,19 @@ static void print_nearest(FILE *out, const struct gdr_topo *t, const struct gdr_
 static void print_pairs(FILE *out, const struct gdr_topo *t, const struct gdr_nccl_env *env)
 {
 	struct gdr_topo_pair p;
-	char line[512];
+	char line[512], sl[4 * sizeof(line) + 1], s1[SAFE_LEN];
 	int i, j;
 
 	fprintf(out, "\nPairs:\n");
 	for (i = 0; i < gdr_topo_gpu_count(t); i++)
 		for (j = 0; j < gdr_topo_nic_count(t); j++) {
-			gdr_topo_pair(t, gdr_topo_gpu(t, i)->bus_id, gdr_topo_nic(t, j)->name, &p);
+			gdr_topo_pair_idx(t, i, j, &p);
 			/* The benchmarks' line, less its "topology: " prefix. */
 			gdr_topo_describe(&p, env, line, sizeof(line));
-			fprintf(out, "  %s\n", line + strlen("topology: "));
+			fprintf(out, "  %s\n",
+				gdr_text_safe(line + strlen("topology: "), sl, sizeof(sl)));
 			if (p.cls == GDR_TOPO_SYS && p.reason[0])
-				fprintf(out, "    (%s)\n", p.reason);
+				fprintf(out, "    (%s)\n", safe(p.reason, s1));
 		}
 }
 

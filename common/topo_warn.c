@@ -134,7 +134,7 @@ int gdr_topo_warn(const struct gdr_topo *t)
 		c.best[g] = GDR_TOPO_UNKNOWN;
 		c.nic_of[g] = -1;
 		for (n = 0; n < c.nnic; n++) {
-			gdr_topo_pair(t, gdr_topo_gpu(t, g)->bus_id, gdr_topo_nic(t, n)->name, &p);
+			gdr_topo_pair_idx(t, g, n, &p);
 			c.cls[g * c.nnic + n] = p.cls;
 			if (p.cls < c.best[g])
 				c.best[g] = p.cls;
@@ -142,10 +142,23 @@ int gdr_topo_warn(const struct gdr_topo *t)
 	}
 	for (n = 0; n < c.nnic; n++)
 		c.gpu_of[n] = -1;
-	for (g = 0; g < c.ngpu; g++) {
-		memset(c.seen, 0, c.nnic);
-		augment(&c, g);
-	}
+	/*
+	 * A greedy pass first: most GPUs get a free near NIC at once. Then Kuhn's
+	 * search for the rest, where seen[] is cleared only after a search that
+	 * changed the matching: NICs a failed search reached cannot lead to a free
+	 * NIC until it changes, so failures cost one pass over the graph in all
+	 * instead of one each (thousands of GPUs sharing a few NICs).
+	 */
+	for (g = 0; g < c.ngpu; g++)
+		for (n = 0; n < c.nnic && c.nic_of[g] < 0; n++)
+			if (near(&c, g, n) && c.gpu_of[n] < 0) {
+				c.gpu_of[n] = g;
+				c.nic_of[g] = n;
+			}
+	memset(c.seen, 0, c.nnic);
+	for (g = 0; g < c.ngpu; g++)
+		if (c.nic_of[g] < 0 && augment(&c, g))
+			memset(c.seen, 0, c.nnic);
 	/* A GPU left without a NIC of its own falls back on its first nearest NIC by name. */
 	for (g = 0; g < c.ngpu; g++) {
 		user[g] = c.nic_of[g];

@@ -2,6 +2,9 @@
 
 #include "util.h"
 
+#include "input.h"
+#include "text.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -33,18 +36,19 @@ void gdr_set_verbose(int level)
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
-	char line[1024];
-	int n = snprintf(line, sizeof(line), "%s: %s", progname, kind);
+	char body[1024], safe[4 * sizeof(body)], line[1024];
+	size_t len;
 
-	if (n < 0 || (size_t)n >= sizeof(line))
-		n = 0;
-	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	/*
+	 * A long value (a 3000-byte path) is shortened in the middle, so the cause
+	 * at the end and the newline always stay; bytes from outside that a
+	 * terminal would act on are shown as \xHH.
+	 */
+	gdr_vfmt_short(body, sizeof(body), fmt, ap);
+	gdr_text_safe(body, safe, sizeof(safe));
+	len = gdr_fmt_short(line, sizeof(line) - 1, "%s: %s%s", progname, kind, safe);
 	/* One write per message so that two processes sharing a terminal do not interleave. */
-	size_t len = strlen(line);
-	if (len + 1 < sizeof(line)) {
-		line[len++] = '\n';
-		line[len] = '\0';
-	}
+	line[len++] = '\n';
 	fflush(stdout);
 	if (write(STDERR_FILENO, line, len) < 0)
 		return;
@@ -108,9 +112,8 @@ double gdr_cpu_seconds(void)
 
 char *gdr_strlcpy(char *dst, const char *src, size_t size)
 {
-	if (size == 0)
-		return dst;
-	snprintf(dst, size, "%s", src ? src : "");
+	/* A cut never splits a UTF-8 character: the CSV and JSON fields stay valid text. */
+	gdr_utf8_copy(dst, src, size);
 	return dst;
 }
 
@@ -140,33 +143,25 @@ const char *gdr_rooted_path(const char *root, const char *path, char *out, size_
 ssize_t gdr_read_rooted(const char *root, const char *path, char *buf, size_t len)
 {
 	char full[4096];
-	ssize_t total = 0;
-	int fd;
+	ssize_t total;
 
 	if (len == 0)
 		return -EINVAL;
 	gdr_rooted_path(root, path, full, sizeof(full));
-	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while ((size_t)total < len - 1) {
-		ssize_t n = read(fd, buf + total, len - 1 - total);
-		if (n < 0) {
-			int e = errno;
-			if (e == EINTR)
-				continue;
-			close(fd);
-			return -e;
-		}
-		if (n == 0)
-			break;
-		total += n;
-	}
-	close(fd);
-	buf[total] = '\0';
+	/* Regular files only, bounded by len: a FIFO planted below --root cannot block. */
+	total = gdr_input_read(full, buf, len);
+	if (total < 0)
+		return total;
 	while (total > 0 && (buf[total - 1] == '\n' || buf[total - 1] == '\r'))
 		buf[--total] = '\0';
 	return total;
+}
+
+const char *gdr_rooted_strerror(const char *root, const char *path, int err, char *buf, size_t len)
+{
+	char full[4096];
+
+	return gdr_input_strerror(gdr_rooted_path(root, path, full, sizeof(full)), err, buf, len);
 }
 
 int gdr_exists_rooted(const char *root, const char *path)

@@ -34,9 +34,16 @@ const char *gdr_fmt_size(uint64_t bytes, char *buf, size_t len);
 
 /*
  * Read a whole small file below ROOT (NULL or "" = "/") into buf, NUL
- * terminated, trailing newline stripped. Returns bytes read or -errno.
+ * terminated, trailing newline stripped; at most len - 1 bytes, and only
+ * from a regular file (a FIFO, directory or device is -EINVAL or -EISDIR
+ * at once, never a read that blocks). Returns bytes read or -errno.
  */
 ssize_t gdr_read_rooted(const char *root, const char *path, char *buf, size_t len);
+/*
+ * The cause of a failed gdr_read_rooted for a message: the errno text, or
+ * "is a FIFO, not a regular file" (only regular files are read). Returns buf.
+ */
+const char *gdr_rooted_strerror(const char *root, const char *path, int err, char *buf, size_t len);
 /* Does ROOT/path exist? */
 int gdr_exists_rooted(const char *root, const char *path);
 /* Build ROOT/path into out. */

@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "options.h"
 #include "util.h"
@@ -228,6 +230,109 @@ static void test_sweep_options(void **state)
 	assert_int_equal(PARSE(&o, "--outlier=1"), 0);
 }
 
+/* Parse argv with stderr captured into err; returns what gdr_opts_parse returned. */
+static int parse_err(struct gdr_opts *o, int argc, char **argv, char *err, size_t len)
+{
+	char name[] = "/tmp/gdr-opts-err-XXXXXX";
+	int fd = mkstemp(name), saved = dup(STDERR_FILENO), r;
+	ssize_t n;
+
+	assert_true(fd >= 0 && saved >= 0);
+	dup2(fd, STDERR_FILENO);
+	r = gdr_opts_parse(o, GDR_VERB_WRITE, argc, argv);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, err, len - 1, 0);
+	err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(name);
+	return r;
+}
+
+/*
+ * Every option --help shows with a value ("-s, --size=SIZE", "--csv=FILE"),
+ * given last without it, says "needs a value": the list comes from --help
+ * itself, so an option added later is covered too.
+ */
+static void test_every_value_option_needs_a_value(void **state)
+{
+	char help[16384], err[1024], opt[64];
+	struct gdr_opts o;
+	FILE *f = fmemopen(help, sizeof(help), "w");
+	int checked = 0;
+
+	(void)state;
+	assert_non_null(f);
+	gdr_opts_usage(f, GDR_VERB_WRITE);
+	fclose(f);
+	for (char *p = help; (p = strstr(p, "--")); p += 2) {
+		size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz_-") + 2;
+		char *argv[] = { "gdr_write_bw", opt, NULL };
+
+		if (p[n] != '=' || n >= sizeof(opt))
+			continue;
+		memcpy(opt, p, n);
+		opt[n] = '\0';
+		assert_int_equal(parse_err(&o, 2, argv, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, "needs a value"))
+			fail_msg("%s given last: \"%s\"", opt, err);
+		/* Its short form, when --help shows one ("-s, --size=SIZE"). */
+		if (p - help >= 4 && p[-2] == ',' && p[-4] == '-') {
+			opt[0] = '-';
+			opt[1] = p[-3];
+			opt[2] = '\0';
+			assert_int_equal(parse_err(&o, 2, argv, err, sizeof(err)), -EINVAL);
+			if (!strstr(err, "needs a value"))
+				fail_msg("%s given last: \"%s\"", opt, err);
+			checked++;
+		}
+		checked++;
+	}
+	/* 19 long value options today, 10 of them with a short form. */
+	assert_true(checked >= 29);
+}
+
+static void test_empty_values_refused(void **state)
+{
+	static const char *const opts[] = { "--csv",	"--json", "--topology-xml",    "--bind",
+					    "--ib-dev", "--gpu",  "--use_cuda_bus_id", "--peer" };
+	char err[1024];
+	struct gdr_opts o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		char *argv[] = { "gdr_write_bw", (char *)opts[i], "", NULL };
+
+		assert_int_equal(parse_err(&o, 3, argv, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, opts[i]) || !strstr(err, "''"))
+			fail_msg("%s '': \"%s\"", opts[i], err);
+	}
+}
+
+static void test_label(void **state)
+{
+	char err[1024], label[300] = "";
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--label", "run \xc3\xa9t\xc3\xa9 #1"), 0);
+	assert_string_equal(o.label, "run \xc3\xa9t\xc3\xa9 #1");
+	/* Not UTF-8, or control bytes (a newline ends a CSV row): refused. */
+	char *bad[] = { "a\xff", "a\xc3", "a\nb", "a\rb", "a\x1b[2J", "a\x7f", "a\tb" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { "gdr_write_bw", "--label", bad[i], NULL };
+
+		assert_int_equal(parse_err(&o, 3, argv, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "--label"));
+	}
+	/* Too long for the field: accepted with a warning saying where it is cut. */
+	for (int i = 0; i < 100; i++)
+		strcat(label, "\xc3\xa9");
+	char *argv[] = { "gdr_write_bw", "--label", label, NULL };
+	assert_int_equal(parse_err(&o, 3, argv, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "warning: --label is 200 bytes: cut to the first 126"));
+}
+
 static void test_help(void **state)
 {
 	struct gdr_opts o;
@@ -253,6 +358,9 @@ int main(void)
 		cmocka_unit_test(test_mem_and_gpu),
 		cmocka_unit_test(test_launch_and_server_modes),
 		cmocka_unit_test(test_sweep_options),
+		cmocka_unit_test(test_every_value_option_needs_a_value),
+		cmocka_unit_test(test_empty_values_refused),
+		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_help),
 	};
 	gdr_set_progname("test_options");

@@ -1,0 +1,145 @@
+#!/bin/sh
+# gdr_doctor on bad inputs: wrong --root, unreadable or invalid --topology-xml,
+# FIFOs and directories where a file is read, options without values, empty
+# paths, long values, control bytes in /proc. Each case: a clear error (exit
+# 2 naming the object and the cause) or a report, never a hang (every run is
+# under timeout) and never a wrong verdict.
+. "$top_srcdir/tests/doctor/lib.sh"
+ROOTS="$top_srcdir/tests/doctor/roots"
+XML="$top_srcdir/tests/topo"
+LIMIT=60 # seconds; a blocked read would hang for ever, so anything finite shows it
+TIMEOUT=$(command -v timeout)
+
+# fails NAME WANT-SUBSTRING ARGS...: exit 2 and WANT on stderr, in time.
+fails() {
+	name=$1 want=$2
+	shift 2
+	doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" "$@" >"$WORK/out" 2>"$WORK/err"
+	rc=$?
+	if [ $rc = 2 ] && grep -F -- "$want" "$WORK/err" >/dev/null; then
+		ok "$name"
+	else
+		sed 's/^/# /' "$WORK/err"
+		not_ok "$name (exit $rc, wanted 2 and: $want)"
+	fi
+}
+
+# --root that is not a directory: a usage error naming DIR, not "no NVIDIA driver loaded".
+fails "--root missing" "--root $WORK/nope: No such file or directory" --root "$WORK/nope"
+: >"$WORK/plain"
+fails "--root a file" "--root $WORK/plain: not a directory" --root "$WORK/plain"
+mkfifo "$WORK/fifo"
+fails "--root a FIFO" "--root $WORK/fifo: not a directory" --root "$WORK/fifo"
+fails "--root /dev/null" "--root /dev/null: not a directory" --root /dev/null
+fails "--root under a file" "Not a directory" --root "$WORK/plain/sub"
+fails "--root with --expect" "No such file or directory" --root "$WORK/nope" --expect any
+
+# --topology-xml: unreadable, not a regular file, or not an hwloc topology.
+both="$ROOTS/both"
+fails "--topology-xml missing" "--topology-xml $WORK/no.xml: No such file or directory" \
+	--root "$both" --topology-xml "$WORK/no.xml"
+fails "--topology-xml a FIFO" "is a FIFO, not a regular file" --root "$both" \
+	--topology-xml "$WORK/fifo"
+fails "--topology-xml a directory" "is a directory, not a regular file" --root "$both" \
+	--topology-xml "$WORK"
+fails "--topology-xml a device" "is a character device, not a regular file" --root "$both" \
+	--topology-xml /dev/zero
+fails "--topology-xml empty file" "empty file, not an XML topology" --root "$both" \
+	--topology-xml "$WORK/plain"
+fails "--topology-xml truncated" "hwloc could not load this XML topology" --root "$both" \
+	--topology-xml "$XML/truncated.xml"
+printf 'not xml at all\n' >"$WORK/junk.xml"
+fails "--topology-xml junk" "$WORK/junk.xml: hwloc could not load" --root "$both" \
+	--topology-xml "$WORK/junk.xml"
+fails "--topology-xml with --json" "is a FIFO" --root "$both" --topology-xml "$WORK/fifo" \
+	--json "$WORK/never.json"
+if [ ! -e "$WORK/never.json" ]; then ok "no JSON report after a bad --topology-xml"; else
+	not_ok "no JSON report after a bad --topology-xml"; fi
+
+# Every value option given last without its value: "needs a value", short and long.
+for o in -r --root -e --expect -j --json -l --nccl-log -t --topology-xml; do
+	fails "$o without a value" "option '$o' needs a value" "$o"
+done
+# Empty paths are refused before anything is read or written.
+for o in --root --json --nccl-log --topology-xml; do
+	fails "$o ''" "$o: empty file name" "$o" ""
+done
+
+# A FIFO, a directory or a device where a file below --root is read: read as
+# unusable, in time, and said so.
+for f in proc/driver/nvidia/version proc/sys/kernel/osrelease proc/self/limits \
+	sys/class/infiniband/mlx5_0/ports/1/state; do
+	for kind in fifo dir dev; do
+		rm -rf "$WORK/r"
+		cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+		rm -f "$WORK/r/$f"
+		case $kind in
+		fifo) mkfifo "$WORK/r/$f" ;;
+		dir) mkdir "$WORK/r/$f" ;;
+		dev) ln -s /dev/zero "$WORK/r/$f" ;;
+		esac
+		doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+		rc=$?
+		if { [ $rc = 0 ] || [ $rc = 1 ]; } && tail -n 1 "$WORK/out" | grep '^verdict: ' >/dev/null; then
+			ok "$f as a $kind: a report in time (exit $rc)"
+		else
+			sed 's/^/# /' "$WORK/out"
+			not_ok "$f as a $kind: a report in time (exit $rc)"
+		fi
+	done
+done
+# ...and the report names the cause where the read file decides a check.
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+rm "$WORK/r/proc/driver/nvidia/version"
+mkfifo "$WORK/r/proc/driver/nvidia/version"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+grep -F "/proc/driver/nvidia/version: is a FIFO, not a regular file" "$WORK/out" >/dev/null &&
+	ok "a FIFO as the driver version is named as one" ||
+	{ sed 's/^/# /' "$WORK/out"; not_ok "a FIFO as the driver version is named as one"; }
+# /proc/config.gz is read through gzip: a FIFO there must not block gzip either.
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+rm -f "$WORK/r/boot/"config-*
+mkfifo "$WORK/r/proc/config.gz"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && tail -n 1 "$WORK/out" | grep '^verdict: ' >/dev/null; then
+	ok "/proc/config.gz as a FIFO: a report in time"
+else
+	sed 's/^/# /' "$WORK/out"
+	not_ok "/proc/config.gz as a FIFO: a report in time (exit $rc)"
+fi
+
+# Control bytes read from the system are shown as \xHH in the text report.
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+printf '6.5.0\033[2J\r\177-evil\n' >"$WORK/r/proc/sys/kernel/osrelease"
+printf 'NVRM version: \033]0;owned\007\n' >"$WORK/r/proc/driver/nvidia/version"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$WORK/out"; then
+	sed 's/^/# /' "$WORK/out"
+	not_ok "no raw control byte in the text report"
+else
+	ok "no raw control byte in the text report"
+fi
+grep -F '6.5.0\x1b[2J\x0d\x7f-evil' "$WORK/out" >/dev/null &&
+	grep -F 'NVRM version: \x1b]0;owned\x07' "$WORK/out" >/dev/null &&
+	ok "control bytes are shown as \\xHH" ||
+	{ sed 's/^/# /' "$WORK/out"; not_ok "control bytes are shown as \\xHH"; }
+
+# A long value is shortened in the middle: the cause and the newline stay.
+long=$WORK$(printf '/ddddddddd%.0s' $(seq 300))
+doctor_env "$DOCTOR" --root "$long" >/dev/null 2>"$WORK/err"
+rc=$?
+lines=$(wc -l <"$WORK/err")
+if [ $rc = 2 ] && [ "$lines" = 1 ] && grep -q '\.\.\.[d/]*: No such file or directory$' "$WORK/err" &&
+	[ "$(wc -c <"$WORK/err")" -le 1024 ]; then
+	ok "a 3000-byte --root: one line, shortened, cause kept"
+else
+	sed 's/^/# /' "$WORK/err" | cut -c1-200
+	not_ok "a 3000-byte --root: one line, shortened, cause kept (exit $rc, $lines lines)"
+fi
+
+echo "1..$TAPN"
+exit $FAILED

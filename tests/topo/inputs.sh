@@ -1,0 +1,165 @@
+#!/bin/sh
+# gdr_topo (and the benchmarks' --topology-xml) on bad inputs: files that are
+# not regular, not readable or not XML; an explicit option against garbage in
+# the environment; values outside --help's range; options without values;
+# control bytes in names; and thousands of GPUs and NICs. Each case is a
+# clear error or a right answer, in time: every run is under timeout, so a
+# read that blocks fails the test instead of hanging it.
+set -u
+
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-$srcdir}
+topo=$builddir/bench/gdr_topo
+bw=$builddir/bench/gdr_write_bw
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdr-topo-inputs-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+unset NCCL_NET_GDR_LEVEL NCCL_NET_GDR_READ HWLOC_XMLFILE HWLOC_XML_VERBOSE HWLOC_THISSYSTEM
+LC_ALL=C
+export LC_ALL
+LIMIT=120 # seconds: generous for a loaded machine; a blocked read never ends
+sw=$srcdir/tests/topo/switches.xml
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+
+# expect NAME STATUS WANT-SUBSTRING PROGRAM ARGS...: the status and WANT in stderr.
+expect() {
+	name=$1 want_rc=$2 want=$3
+	shift 3
+	timeout $LIMIT "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = "$want_rc" ] && { [ -z "$want" ] || grep -F -- "$want" "$tmp/err" >/dev/null; }; then
+		ok "$name"
+	else
+		sed 's/^/# /' "$tmp/err" | cut -c1-300
+		notok "$name (exit $rc, wanted $want_rc and: $want)"
+	fi
+}
+
+# Inputs that are not a readable hwloc XML file, for every tool that takes one.
+mkfifo "$tmp/fifo"
+: >"$tmp/empty.xml"
+printf 'not xml\n' >"$tmp/junk.xml"
+printf '<?xml version="1.0"?>\n<topology version="2.0"><object type="Machine"' >"$tmp/cut.xml"
+for what in "fifo|is a FIFO, not a regular file" "dir|is a directory, not a regular file" \
+	"dev|is a character device, not a regular file" "missing|No such file or directory" \
+	"empty|empty file, not an XML topology" "junk|hwloc could not load this XML topology" \
+	"cut|hwloc could not load this XML topology"; do
+	kind=${what%%|*} cause=${what#*|}
+	case $kind in
+	fifo) f=$tmp/fifo ;;
+	dir) f=$tmp ;;
+	dev) f=/dev/zero ;;
+	missing) f=$tmp/no.xml ;;
+	*) f=$tmp/$kind.xml ;;
+	esac
+	expect "gdr_topo --topology-xml $kind" 1 "$f: $cause" "$topo" --topology-xml "$f"
+	expect "HWLOC_XMLFILE $kind" 1 "$f: $cause" env HWLOC_XMLFILE="$f" "$topo"
+	# The benchmark checks it before it listens or connects: no network needed.
+	expect "gdr_write_bw --topology-xml $kind" 2 "--topology-xml $f: $cause" \
+		"$bw" --topology-xml "$f" 127.0.0.1
+done
+
+# An explicit option beats its environment variable, garbage or not.
+expect "--nccl-gdr-level over a garbage NCCL_NET_GDR_LEVEL" 0 "" \
+	env NCCL_NET_GDR_LEVEL=near "$topo" --topology-xml "$sw" --nccl-gdr-level PHB
+grep -F "NCCL_NET_GDR_LEVEL=PHB," "$tmp/out" >/dev/null && ok "the option's level is used" ||
+	notok "the option's level is used"
+expect "--nccl-gdr-read over a garbage NCCL_NET_GDR_READ" 0 "" \
+	env NCCL_NET_GDR_READ=yes "$topo" --topology-xml "$sw" --nccl-gdr-read 0
+grep -F "NCCL_NET_GDR_READ=0)" "$tmp/out" >/dev/null && ok "the option's read is used" ||
+	notok "the option's read is used"
+expect "both options over both garbage variables" 0 "" \
+	env NCCL_NET_GDR_LEVEL=near NCCL_NET_GDR_READ=yes "$topo" --topology-xml "$sw" \
+	--nccl-gdr-level SYS --nccl-gdr-read 1
+expect "--nccl-gdr-level over a valid variable" 0 "" \
+	env NCCL_NET_GDR_LEVEL=SYS "$topo" --topology-xml "$sw" --nccl-gdr-level LOC
+grep -F "NCCL_NET_GDR_LEVEL=LOC," "$tmp/out" >/dev/null && ok "the option wins over a valid variable" ||
+	notok "the option wins over a valid variable"
+expect "--topology-xml over a FIFO in HWLOC_XMLFILE" 0 "" \
+	env HWLOC_XMLFILE="$tmp/fifo" "$topo" --topology-xml "$sw"
+grep -F "Topology: $sw" "$tmp/out" >/dev/null && ok "the option's file is read" ||
+	notok "the option's file is read"
+# ...but the other variable is still read, and garbage there is still an error.
+expect "--nccl-gdr-level leaves NCCL_NET_GDR_READ checked" 2 "NCCL_NET_GDR_READ=yes" \
+	env NCCL_NET_GDR_READ=yes "$topo" --topology-xml "$sw" --nccl-gdr-level PHB
+
+# Values outside --help's range are refused.
+for v in -1 2 10 01x "" " 1"; do
+	expect "--nccl-gdr-read '$v'" 2 "--nccl-gdr-read" "$topo" --topology-xml "$sw" \
+		--nccl-gdr-read "$v"
+done
+for v in 6 9 99 -1 pxb ""; do
+	expect "--nccl-gdr-level '$v'" 2 "--nccl-gdr-level" "$topo" --topology-xml "$sw" \
+		--nccl-gdr-level "$v"
+done
+for v in 0 5 LOC SYS NVL; do
+	expect "--nccl-gdr-level $v accepted" 0 "" "$topo" --topology-xml "$sw" --nccl-gdr-level "$v"
+done
+
+# Every value option given last: "needs a value"; empty paths refused at parse time.
+for o in --topology-xml --csv --json --nccl-gdr-level --nccl-gdr-read; do
+	expect "gdr_topo $o without a value" 2 "option '$o' needs a value" "$topo" "$o"
+done
+for o in --topology-xml --csv --json; do
+	expect "gdr_topo $o ''" 2 "$o: empty file name" "$topo" --topology-xml "$sw" "$o" ""
+done
+
+# Control bytes in names from the XML (allowed in XML 1.0: DEL, C1 controls)
+# are printed as \xHH.
+# Raw bytes, not character references: hwloc's own parser (no libxml2) does not decode those.
+csi=$(printf '\302\233') nel=$(printf '\302\205') del=$(printf '\177')
+sed "s/NVIDIA H100 80GB HBM3/H100${csi}31m${del}/; s/name=\"mlx5_1\"/name=\"mlx5_${nel}1\"/" \
+	"$sw" >"$tmp/evil.xml"
+expect "names with control bytes" 0 "" "$topo" --topology-xml "$tmp/evil.xml" --pairs
+if grep -F 'H100\xc2\x9b31m\x7f' "$tmp/out" >/dev/null && grep -F 'mlx5_\xc2\x851' "$tmp/out" >/dev/null &&
+	! grep "$(printf '\177')" "$tmp/out" >/dev/null && ! grep "$(printf '\302[\200-\237]')" "$tmp/out" >/dev/null; then
+	ok "control bytes in names are shown as \\xHH"
+else
+	sed 's/^/# /' "$tmp/out" | head -20
+	notok "control bytes in names are shown as \\xHH"
+fi
+
+# A long path: the message is shortened in the middle, the cause and the newline stay.
+long=$tmp$(printf '/ddddddddd%.0s' $(seq 300))
+expect "a 3000-byte path" 1 ": No such file or directory" "$topo" --topology-xml "$long"
+[ "$(wc -l <"$tmp/err")" = 1 ] && [ "$(wc -c <"$tmp/err")" -le 1024 ] &&
+	grep -q '^gdr_topo: /.*\.\.\.[d/]*: No such file or directory$' "$tmp/err" &&
+	ok "the long message is one line under 1 KiB" || notok "the long message is one line under 1 KiB"
+
+# Scale: 1024 GPUs and 1024 NICs (GPU i and mlx5_i below one bridge, PIX; all
+# else NODE) gives the right matrix, nearest NICs and no warning. The time is
+# not asserted; a lookup per pair made this take minutes.
+awk -v gpus=1024 -v nics=1024 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/big.xml"
+expect "1024 GPUs x 1024 NICs" 0 "" "$topo" --topology-xml "$tmp/big.xml"
+if [ -s "$tmp/err" ]; then
+	sed 's/^/# /' "$tmp/err" | head -5
+	notok "no warning for 1024 GPUs with a NIC each"
+else
+	ok "no warning for 1024 GPUs with a NIC each"
+fi
+# Row GPUi: PIX in column i only; 1024 rows of 1025 cells plus NUMA.
+awk '/^GPU[0-9]+ / && NF == 1026 {
+	i = substr($1, 4) + 0; bad = 0
+	for (c = 2; c <= 1025; c++) if (($c == "PIX") != (c - 2 == i) || ($c != "PIX" && $c != "NODE")) bad = 1
+	if (!bad) good++
+} END { exit good == 1024 ? 0 : 1 }' "$tmp/out" && ok "the matrix: PIX on the diagonal, NODE elsewhere" ||
+	notok "the matrix: PIX on the diagonal, NODE elsewhere"
+grep -Fx "  GPU1023: mlx5_1023 (PIX); NCCL would use GPUDirect RDMA: PIX <= PXB" "$tmp/out" >/dev/null &&
+	[ "$(grep -c '^  GPU[0-9]*: mlx5_[0-9]* (PIX)' "$tmp/out")" = 1024 ] &&
+	ok "each GPU's nearest NIC is its own" || notok "each GPU's nearest NIC is its own"
+# Many GPUs sharing few NICs: the matching still finishes and names the sharers.
+awk -v gpus=1024 -v nics=2 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/share.xml"
+expect "1024 GPUs x 2 NICs" 0 "GPU2, GPU3, GPU4" "$topo" --topology-xml "$tmp/share.xml"
+# The cap: more than any real machine is refused with the numbers and the limits.
+awk -v gpus=1025 -v nics=1 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/over.xml"
+expect "1025 GPUs: refused" 1 "1025 GPUs and 1 RDMA NICs: more than any real machine has (at most 1024 GPUs and 2048 NICs" \
+	"$topo" --topology-xml "$tmp/over.xml"
+awk -v gpus=1 -v nics=2049 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/over.xml"
+expect "2049 NICs: refused" 1 "1 GPUs and 2049 RDMA NICs: more than any real machine has" \
+	"$topo" --topology-xml "$tmp/over.xml"
+
+echo "1..$n"
+[ $fails -eq 0 ]
