@@ -112,7 +112,7 @@ PY
 )" = "node-a-node-b node-a-node-c node-b-node-c" ]
 csv_whole "$TMP/pairs.csv" || not_ok "pairs CSV whole" "$TMP/pairs.csv"
 # gdr-ab draws rank 0's CSV as a heatmap (a panel per path) and prints the same matrix.
-python3 "${top_srcdir:-.}/scripts/gdr-ab" --matrix --out "$TMP/plots" "$TMP/pairs.csv" >"$TMP/ab.out" 2>&1
+"${top_srcdir:-.}/scripts/gdr-ab" --matrix --out "$TMP/plots" "$TMP/pairs.csv" >"$TMP/ab.out" 2>&1
 LOGS="$TMP/ab.out" check "gdr-ab --matrix: the node x node table and a heatmap PNG" bash -c "
 	grep -q 'write host: node x node' '$TMP/ab.out' && ls '$TMP/plots/'*matrix-write.png >/dev/null &&
 	[ -s \"\$(ls '$TMP/plots/'*matrix-write.png | head -1)\" ]"
