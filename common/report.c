@@ -740,6 +740,7 @@ out_free:
 
 void gdr_table_header(FILE *out, int gbits)
 {
+	/* perftest's units: MB/sec is 2^20 B/s, Gb/sec is 10^9 bit/s (perftest_resources.c). */
 	const char *u = gbits ? "Gb/sec" : "MB/sec";
 	char peak[24], avg[24], med[24], min[24], max[24];
 
@@ -754,10 +755,20 @@ void gdr_table_header(FILE *out, int gbits)
 		"status");
 }
 
+/* A bandwidth cell: "-" when unknown (no window long enough for a peak). */
+static const char *table_bw(double gbps, double k, char *buf, size_t len)
+{
+	if (!is_finite(gbps) || gbps < 0) {
+		gdr_strlcpy(buf, "-", len);
+		return buf;
+	}
+	return fmt_fixed(gbps * k, 3, buf, len);
+}
+
 void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
 {
-	/* MB/s is 10^6 bytes/s: Gb/s * 10^9 / 8 / 10^6. */
-	double k = gbits ? 1.0 : 125.0;
+	/* MB/sec is perftest's 2^20 bytes/s: Gb/s * 10^9 / 8 / 2^20. */
+	double k = gbits ? 1.0 : GDR_MBPS_PER_GBPS;
 	char peak[32], avg[32], med[32], min[32], max[32], rate[32];
 
 	if (!is_measurement(r)) {
@@ -766,11 +777,11 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
 			r->note[0] ? r->note : "(no reason given)");
 		return;
 	}
-	fmt_fixed(r->bw_peak_gbps * k, 3, peak, sizeof(peak));
-	fmt_fixed(r->bw_avg_gbps * k, 3, avg, sizeof(avg));
-	fmt_fixed(r->bw_median_gbps * k, 3, med, sizeof(med));
-	fmt_fixed(r->bw_min_gbps * k, 3, min, sizeof(min));
-	fmt_fixed(r->bw_max_gbps * k, 3, max, sizeof(max));
+	table_bw(r->bw_peak_gbps, k, peak, sizeof(peak));
+	table_bw(r->bw_avg_gbps, k, avg, sizeof(avg));
+	table_bw(r->bw_median_gbps, k, med, sizeof(med));
+	table_bw(r->bw_min_gbps, k, min, sizeof(min));
+	table_bw(r->bw_max_gbps, k, max, sizeof(max));
 	fmt_fixed(r->msg_rate_mpps, 6, rate, sizeof(rate));
 	fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %s%s%s\n",
 		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,

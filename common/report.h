@@ -71,7 +71,11 @@ int gdr_json_add(struct gdr_json *js, const struct gdr_result *r);
 /* Write all results to path.tmp and rename over path. */
 int gdr_json_close(struct gdr_json *js, char *why, size_t wlen);
 
-/* Human table. gbits: Gb/s (1) or MB/s (0, 10^6 bytes/s) as --report_gbits asks. */
+/*
+ * Human table. gbits: Gb/s (1, 10^9 bit/s) or MB/sec (0, perftest's 2^20 bytes/s) as
+ * --report_gbits asks. A bandwidth that is not finite prints "-" (e.g. no peak).
+ */
+#define GDR_MBPS_PER_GBPS (1e9 / 8 / 1048576.0)
 void gdr_table_header(FILE *out, int gbits);
 void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits);
 
