@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +23,15 @@
 #include "stats.h"
 #include "topo.h"
 #include "util.h"
+#include "validate.h"
 
 #define WHY 512
 
 /* Per size: what both sides measured in every repeat. */
 struct acc {
 	double bps[10000];
-	double peak_bps;
+	double peak_bps;   /* 0: no window long enough for a peak */
+	double dir_bps[2]; /* -b: client->server and server->client, summed over repeats */
 	double mps_sum, cpu_sum;
 	uint64_t iters;
 	unsigned int n;
@@ -63,9 +66,10 @@ struct pbuf {
 	enum gdr_mem_kind kind;
 	struct gdr_mem mem;
 	int ok;
-	size_t region;
+	size_t src_len, dst_len; /* per QP: the source half, then the destination half */
 	struct gdr_remote_buf remote[GDR_MAX_QPS];
-	uint8_t *tmp; /* host copy of one region for --validate */
+	/* --validate: the destination read back, and what source and poison must be. */
+	uint8_t *tmp, *want_src, *want_poison;
 	char skip[WHY];
 };
 
@@ -96,12 +100,12 @@ static int checks_dst(const struct sess *s)
 
 static size_t src_off(const struct pbuf *b, unsigned int qp)
 {
-	return (size_t)qp * 2 * b->region;
+	return (size_t)qp * (b->src_len + b->dst_len);
 }
 
 static size_t dst_off(const struct pbuf *b, unsigned int qp)
 {
-	return src_off(b, qp) + b->region;
+	return src_off(b, qp) + b->src_len;
 }
 
 /* bounce: the pipeline runs on QP 0 only. */
@@ -210,7 +214,9 @@ static void pbuf_free(struct pbuf *b)
 	if (b->mem.ops)
 		gdr_mem_close(&b->mem);
 	free(b->tmp);
-	b->tmp = NULL;
+	free(b->want_src);
+	free(b->want_poison);
+	b->tmp = b->want_src = b->want_poison = NULL;
 }
 
 /* Allocate and register this side's buffers for kind; on failure b->ok = 0 and b->skip says why. */
@@ -221,7 +227,7 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 
 	memset(b, 0, sizeof(*b));
 	b->kind = kind;
-	b->region = (max_size(&s->plan) + 63) & ~(size_t)63;
+	gdr_validate_lengths(max_size(&s->plan), s->plan.validate, &b->src_len, &b->dst_len);
 	if (kind != GDR_MEM_HOST) {
 		ensure_cuda(s);
 		s->env.cuda_why = s->cuda ? NULL : s->cuda_why;
@@ -229,18 +235,20 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
 	if (kind == GDR_MEM_BOUNCE &&
-	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk,
-				  s->conn.max_msg_sz, b->skip, sizeof(b->skip)))
+	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk, s->conn.max_msg_sz, b->skip,
+				  sizeof(b->skip)))
 		return;
-	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
-			 sizeof(why));
+	r = gdr_mem_open(&b->mem, kind, &s->env, (b->src_len + b->dst_len) * s->plan.qps,
+			 access_flags(s), why, sizeof(why));
 	if (r) {
 		snprintf(b->skip, sizeof(b->skip), "%s", why);
 		return;
 	}
 	if (s->plan.validate) {
-		b->tmp = malloc(b->region);
-		if (!b->tmp) {
+		b->tmp = malloc(b->src_len);
+		b->want_src = malloc(b->src_len);
+		b->want_poison = malloc(b->dst_len);
+		if (!b->tmp || !b->want_src || !b->want_poison) {
 			snprintf(b->skip, sizeof(b->skip), "out of memory for --validate");
 			gdr_mem_close(&b->mem);
 			return;
@@ -252,8 +260,8 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 static int fill_sources(struct sess *s, struct pbuf *b)
 {
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
-		gdr_pattern_fill(b->tmp, b->region, s->plan.seed, q);
-		int r = b->mem.ops->write(&b->mem, src_off(b, q), b->tmp, b->region);
+		gdr_pattern_fill(b->tmp, b->src_len, s->plan.seed, q);
+		int r = b->mem.ops->write(&b->mem, src_off(b, q), b->tmp, b->src_len);
 		if (r) {
 			snprintf(s->why, WHY, "%s: writing the pattern: %s",
 				 gdr_mem_kind_name(b->kind), strerror(-r));
@@ -263,11 +271,12 @@ static int fill_sources(struct sess *s, struct pbuf *b)
 	return 0;
 }
 
-static int poison_dests(struct sess *s, struct pbuf *b, uint64_t size)
+/* The whole destination half: a message that lands in the wrong slot shows too. */
+static int poison_dests(struct sess *s, struct pbuf *b)
 {
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
-		gdr_pattern_poison(b->tmp, size, s->plan.seed, q);
-		int r = b->mem.ops->write(&b->mem, dst_off(b, q), b->tmp, size);
+		gdr_pattern_poison(b->tmp, b->dst_len, s->plan.seed, q);
+		int r = b->mem.ops->write(&b->mem, dst_off(b, q), b->tmp, b->dst_len);
 		if (r) {
 			snprintf(s->why, WHY, "%s: clearing the destination: %s",
 				 gdr_mem_kind_name(b->kind), strerror(-r));
@@ -277,27 +286,61 @@ static int poison_dests(struct sess *s, struct pbuf *b, uint64_t size)
 	return 0;
 }
 
-/* 0 ok; -EILSEQ with the first bad byte in meas; other -errno on copy failure. */
-static int check_dests(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_msg_meas *m)
+static void layout_for(const struct sess *s, const struct pbuf *b, uint64_t size,
+		       struct gdr_vlayout *l)
 {
+	/* bounce: the pipeline moves one message at a time through its own ring. */
+	gdr_validate_layout(l, size, s->plan.validate && b->kind != GDR_MEM_BOUNCE, b->src_len,
+			    b->dst_len);
+}
+
+/*
+ * n: messages the writer issued per QP in the last repeat, warmup included.
+ * 0 ok; -EILSEQ with the lost message and its first bad byte in meas; other
+ * -errno on copy failure.
+ */
+static int check_dests(struct sess *s, struct pbuf *b, uint64_t size, uint64_t n,
+		       struct gdr_msg_meas *m)
+{
+	struct gdr_vlayout l;
+
+	layout_for(s, b, size, &l);
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
-		size_t off;
-		uint8_t want, got;
-		int r = b->mem.ops->read(&b->mem, dst_off(b, q), b->tmp, size);
+		struct gdr_vbad bad;
+		size_t span = (size_t)l.dst_slots * l.stride;
+		int r = b->mem.ops->read(&b->mem, dst_off(b, q), b->tmp,
+					 span < b->dst_len ? span : b->dst_len);
 
 		if (r) {
 			snprintf(s->why, WHY, "%s: reading the destination: %s",
 				 gdr_mem_kind_name(b->kind), strerror(-r));
 			return r;
 		}
-		if (gdr_pattern_check(b->tmp, size, s->plan.seed, q, &off, &want, &got)) {
+		gdr_pattern_fill(b->want_src, b->src_len, s->plan.seed, q);
+		gdr_pattern_poison(b->want_poison, b->dst_len, s->plan.seed, q);
+		/* Duration mode: earlier repeats wrote further than the last one; no poison check.
+		 */
+		if (gdr_validate_check(b->want_src, b->tmp,
+				       s->plan.duration_ms ? NULL : b->want_poison, size, &l, n,
+				       &bad)) {
+			const char *side = s->client ? "client" : "server";
+
 			m->valid = -1;
 			m->bad_qp = (uint16_t)q;
-			m->bad_offset = off;
-			snprintf(m->text, sizeof(m->text),
-				 "validation failed on the %s: QP %u offset %zu: expected 0x%02x, "
-				 "found 0x%02x",
-				 s->client ? "client" : "server", q, off, want, got);
+			m->bad_offset = bad.off;
+			if (bad.msg == UINT64_MAX)
+				snprintf(m->text, sizeof(m->text),
+					 "validation failed on the %s: QP %u: offset %zu, where no "
+					 "message was meant to land, was written (expected 0x%02x, "
+					 "found 0x%02x): a misplaced message",
+					 side, q, bad.off, bad.want, bad.got);
+			else
+				snprintf(m->text, sizeof(m->text),
+					 "validation failed on the %s: QP %u message %" PRIu64
+					 " of %" PRIu64 " (warmup included) is missing at offset "
+					 "%zu: expected 0x%02x, found 0x%02x (lost, or landed "
+					 "elsewhere)",
+					 side, q, bad.msg, n, bad.off, bad.want, bad.got);
 			return -EILSEQ;
 		}
 	}
@@ -367,7 +410,7 @@ static void exchange_local_buf(struct sess *s, const struct pbuf *b, struct gdr_
 			size_t off = is_write(s) ? dst_off(b, q) : src_off(b, q);
 			m->u.buf.qp[q].addr = b->mem.addr + off;
 			m->u.buf.qp[q].rkey = b->mem.mr ? b->mem.mr->rkey : 0;
-			m->u.buf.qp[q].len = b->region;
+			m->u.buf.qp[q].len = is_write(s) ? b->dst_len : b->src_len;
 		}
 		struct gdr_bounce_res br;
 		if (b->kind == GDR_MEM_BOUNCE && !gdr_mem_bounce_res(&b->mem, &br)) {
@@ -406,9 +449,10 @@ static int take_remote_buf(struct sess *s, struct pbuf *b, const struct gdr_msg 
 	}
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
 		/* Never reach past what the peer registered for this QP. */
-		uint64_t need = b->kind == GDR_MEM_BOUNCE /* bounce: the staging ring */
-				    ? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
-				    : max_size(&s->plan);
+		uint64_t need =
+		    b->kind == GDR_MEM_BOUNCE /* bounce: the staging ring */
+			? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
+			: is_write(s) ? b->dst_len : b->src_len; /* --validate cycles through it */
 
 		if (m->u.buf.qp[q].len < need) {
 			snprintf(s->why, WHY,
@@ -468,14 +512,30 @@ static int run_loop(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_lo
 		.conn = &s->conn,
 	};
 
-	if (b->kind == GDR_MEM_BOUNCE)
-		return run_bounce(s, b, size, out);
+	struct gdr_vlayout l;
+
+	if (b->kind == GDR_MEM_BOUNCE) {
+		int r = run_bounce(s, b, size, out);
+
+		/*
+		 * The pipeline's segments time credit bursts, not the link: its
+		 * peak is the repeat's average, a window that really was sustained.
+		 */
+		if (!r)
+			out->peak_bps =
+			    out->elapsed_ns ? (double)out->bytes * 1e9 / out->elapsed_ns : NAN;
+		return r;
+	}
+	layout_for(s, b, size, &l);
+	cfg.stride = l.stride;
 	for (unsigned int q = 0; q < s->plan.qps; q++) {
 		qps[q].qp = s->conn.id[q]->qp;
 		qps[q].laddr = b->mem.addr + (is_write(s) ? src_off(b, q) : dst_off(b, q));
 		qps[q].lkey = b->mem.mr->lkey;
 		qps[q].raddr = b->remote[q].addr;
 		qps[q].rkey = b->remote[q].rkey;
+		qps[q].lslots = is_write(s) ? l.src_slots : l.dst_slots;
+		qps[q].rslots = is_write(s) ? l.dst_slots : l.src_slots;
 	}
 	return gdr_loop_run(s->conn.data_cq, qps, s->plan.qps, &cfg, out, s->why, WHY);
 }
@@ -485,7 +545,8 @@ static void meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo
 	m->iters = lo->iters;
 	m->bytes = lo->bytes;
 	m->elapsed_ns = lo->elapsed_ns;
-	m->peak_bps = lo->peak_bps;
+	/* No window long enough (NAN) travels as 0: the wire takes finite numbers only. */
+	m->peak_bps = lo->peak_bps > 0 ? lo->peak_bps : 0;
 	m->cpu_pct = lo->cpu_pct;
 }
 
@@ -502,10 +563,17 @@ static void acc_add(struct acc *a, const struct gdr_msg_meas *cli, const struct 
 	double secs = cli->elapsed_ns / 1e9;
 
 	if (bidir) {
-		/* Both directions at once: the pair moves the sum. */
+		/*
+		 * Both directions at once: the pair moves the sum. Each side's
+		 * peak window lies somewhere in its own run: adding two of them
+		 * would add rates that never coexisted. The repeat itself is the
+		 * window both share.
+		 */
 		bps += meas_bps(srv);
-		peak += srv->peak_bps;
+		peak = cli->peak_bps > 0 && srv->peak_bps > 0 ? bps : 0;
 		msgs += size ? (double)srv->bytes / size : 0;
+		a->dir_bps[0] += meas_bps(cli);
+		a->dir_bps[1] += meas_bps(srv);
 	}
 	a->bps[a->n] = bps;
 	if (peak > a->peak_bps)
@@ -575,7 +643,9 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 	r.bw_median_gbps = st.median * 8 / 1e9;
 	r.bw_min_gbps = st.min * 8 / 1e9;
 	r.bw_max_gbps = st.max * 8 / 1e9;
-	r.bw_peak_gbps = (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9;
+	/* No window long enough: no peak (empty in CSV, "-" in the table), never a guess. */
+	r.bw_peak_gbps =
+	    a->peak_bps > 0 ? (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9 : NAN;
 	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
 	r.cpu_util_pct = a->n ? a->cpu_sum / a->n : -1;
 	gdr_strlcpy(r.status, status, sizeof(r.status));
@@ -653,7 +723,7 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 
 	memset(acc, 0, sizeof(*acc));
 	if (s->plan.validate && checks_dst(s)) {
-		r = poison_dests(s, b, size);
+		r = poison_dests(s, b);
 		if (r)
 			return r;
 	}
@@ -683,8 +753,15 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			return r;
 		}
 		meas_from_loop(&m.u.meas, &lo);
-		if (s->plan.validate && checks_dst(s) && rep + 1 == s->plan.repeat) {
-			r = check_dests(s, b, size, &m.u.meas);
+		/*
+		 * The check needs how many messages the writer issued: our own
+		 * count for READ; for -b WRITE the server's, known up front
+		 * unless -D, where its RESULT brings it.
+		 */
+		int check = s->plan.validate && checks_dst(s) && rep + 1 == s->plan.repeat;
+		int deferred = check && is_write(s) && s->plan.duration_ms;
+		if (check && !deferred) {
+			r = check_dests(s, b, size, s->plan.warmup + lo.iters, &m.u.meas);
 			if (r && r != -EILSEQ)
 				return r;
 		}
@@ -696,6 +773,11 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 		if (reply.u.meas.status) {
 			snprintf(s->why, WHY, "server: %s", reply.u.meas.text);
 			return reply.u.meas.status;
+		}
+		if (deferred) {
+			r = check_dests(s, b, size, s->plan.warmup + reply.u.meas.iters, &m.u.meas);
+			if (r && r != -EILSEQ)
+				return r;
 		}
 		r = record_repeat(s, b, size, &m.u.meas, &reply.u.meas);
 		if (r)
@@ -815,7 +897,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			return -EPROTO;
 		}
 		if (rep == 0 && s->plan.validate && checks_dst(s)) {
-			r = poison_dests(s, b, size);
+			r = poison_dests(s, b);
 			if (r)
 				return r;
 		}
@@ -857,7 +939,10 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 		}
 		if (!res.u.meas.status && s->plan.validate && checks_dst(s) &&
 		    rep + 1 == s->plan.repeat) {
-			r = check_dests(s, b, size, &res.u.meas);
+			/* The writer into our destination: the client for WRITE, us for READ. */
+			uint64_t n = is_write(s) ? done.u.meas.iters : res.u.meas.iters;
+
+			r = check_dests(s, b, size, s->plan.warmup + n, &res.u.meas);
 			if (r && r != -EILSEQ)
 				return r;
 		}
