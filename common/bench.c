@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "lat_opts.h"
 #include "launch.h"
 #include "session.h"
 #include "util.h"
@@ -17,7 +18,7 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
+static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 {
 	struct gdr_opts o;
 	struct gdr_launched launch;
@@ -25,9 +26,16 @@ int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
 	int r, usage;
 
 	gdr_set_progname(argv[0]);
+	if (latency && gdr_lat_wants_help(argc, argv)) {
+		gdr_lat_usage(stdout, verb);
+		return 0;
+	}
 	r = gdr_opts_parse(&o, verb, argc, argv);
 	if (r)
 		return r > 0 ? 0 : 2;
+	if (latency && gdr_lat_opts_check(&o))
+		return 2;
+	o.latency = latency;
 	/* Under mpirun/srun: this rank's pair, role, port, GPU and server. */
 	r = gdr_launch_setup(&launch, &o, &argc, &argv, &stop_flag, &usage);
 	if (r) {
@@ -49,4 +57,14 @@ int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
 	if (stop_flag && !o.persistent)
 		return 130;
 	return r;
+}
+
+int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
+{
+	return bench_main(argc, argv, verb, 0);
+}
+
+int gdr_bench_lat_main(int argc, char **argv, enum gdr_verb verb)
+{
+	return bench_main(argc, argv, verb, 1);
 }

@@ -84,6 +84,7 @@ struct gdr_opts {
 	int no_mpi;		     /* --launch=no-mpi: launched pairs without MPI calls */
 	const struct gdr_sync *sync; /* set by the launcher, NULL when run by hand */
 	unsigned int set;	     /* GDR_SET_* bits given on the command line */
+	int latency;		     /* gdr_write_lat / gdr_read_lat (set by their main) */
 };
 
 /*

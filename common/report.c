@@ -29,6 +29,7 @@ enum col_kind {
 	COL_BW,	  /* Gb/s, 3 decimals; empty unless the row is a measurement */
 	COL_RATE, /* Mpps, 6 decimals as perftest prints it (8 MiB messages run at ~0.001 Mpps) */
 	COL_PCT,  /* %, 1 decimal; empty when < 0 */
+	COL_LAT,  /* us, 3 decimals; empty unless > 0 on a measurement (bandwidth rows) */
 };
 
 struct col {
@@ -58,6 +59,10 @@ static const struct col cols[] = {
 	C(gpu_numa, COL_NUMSTR),   C(nic_numa, COL_NUMSTR),
 	C(status, COL_STR),	   C(note, COL_STR),
 	C(label, COL_STR),	   C(version, COL_STR),
+	C(lat_min_us, COL_LAT),	   C(lat_p50_us, COL_LAT),
+	C(lat_p90_us, COL_LAT),	   C(lat_p99_us, COL_LAT),
+	C(lat_p999_us, COL_LAT),   C(lat_max_us, COL_LAT),
+	C(lat_avg_us, COL_LAT),
 };
 #undef C
 
@@ -67,7 +72,8 @@ static const char csv_header[] =
     "timestamp,host,peer,role,verb,path,path_remote,size_bytes,iters,qps,tx_depth,post_list,"
     "bidir,repeats,bw_peak_gbps,bw_avg_gbps,bw_median_gbps,bw_min_gbps,bw_max_gbps,"
     "msg_rate_mpps,cpu_util_pct,gpu,gpu_bus_id,gpu_name,nic,nic_bus_id,distance,pcie_bridges,"
-    "gpu_numa,nic_numa,status,note,label,version";
+    "gpu_numa,nic_numa,status,note,label,version,"
+    "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us";
 
 const char *gdr_csv_header(void)
 {
@@ -197,6 +203,14 @@ static enum val_type col_value(const struct gdr_result *r, const struct col *c, 
 			return VAL_NULL;
 		}
 		fmt_fixed(d, c->kind == COL_BW ? 3 : 6, buf, len);
+		return VAL_NUM;
+	case COL_LAT:
+		d = *(const double *)(const void *)base;
+		if (!is_measurement(r) || !(d > 0) || !is_finite(d)) {
+			gdr_strlcpy(buf, "", len);
+			return VAL_NULL;
+		}
+		fmt_fixed(d, 3, buf, len);
 		return VAL_NUM;
 	case COL_PCT:
 		d = *(const double *)(const void *)base;
@@ -786,6 +800,39 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
 	fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %s%s%s\n",
 		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,
 		peak, avg, med, min, max, rate, r->status[0] ? r->status : "ok",
+		r->note[0] ? ": " : "", r->note);
+}
+
+/* perftest's ib_*_lat layout, with the path and verb in front and our percentiles. */
+void gdr_table_header_lat(FILE *out)
+{
+	fprintf(out, "%s\n", TABLE_DASHES);
+	fprintf(out, " %-8s %-6s %-10s %-12s %-12s %-12s %-12s %-12s %-14s %-12s %-12s %s\n",
+		"path", "verb", "#bytes", "#iterations", "t_min[usec]", "t_p50[usec]",
+		"t_p90[usec]", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]", "t_avg[usec]",
+		"status");
+}
+
+void gdr_table_row_lat(FILE *out, const struct gdr_result *r)
+{
+	const double v[7] = { r->lat_min_us,  r->lat_p50_us, r->lat_p90_us, r->lat_p99_us,
+			      r->lat_p999_us, r->lat_max_us, r->lat_avg_us };
+	char c[7][32];
+
+	if (!is_measurement(r)) {
+		gdr_table_row(out, r, 0);
+		return;
+	}
+	for (int i = 0; i < 7; i++) {
+		if (v[i] > 0 && is_finite(v[i]))
+			fmt_fixed(v[i], 3, c[i], sizeof(c[i]));
+		else
+			gdr_strlcpy(c[i], "-", sizeof(c[i]));
+	}
+	fprintf(out,
+		" %-8s %-6s %-10llu %-12llu %-12s %-12s %-12s %-12s %-14s %-12s %-12s %s%s%s\n",
+		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,
+		c[0], c[1], c[2], c[3], c[4], c[5], c[6], r->status[0] ? r->status : "ok",
 		r->note[0] ? ": " : "", r->note);
 }
 

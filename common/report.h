@@ -40,10 +40,12 @@ struct gdr_result {
 	char note[256];	 /* reason for skipped/failed, warnings */
 	char label[128];
 	char version[16];
+	/* Latency tools (issue 14), microseconds; empty unless > 0 on an ok row. */
+	double lat_min_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, lat_avg_us;
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 34
+#define GDR_CSV_COLUMNS 41
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */
@@ -78,6 +80,9 @@ int gdr_json_close(struct gdr_json *js, char *why, size_t wlen);
 #define GDR_MBPS_PER_GBPS (1e9 / 8 / 1048576.0)
 void gdr_table_header(FILE *out, int gbits);
 void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits);
+/* The latency tools' table: min, percentiles, max and average in microseconds. */
+void gdr_table_header_lat(FILE *out);
+void gdr_table_row_lat(FILE *out, const struct gdr_result *r);
 
 /*
  * Start a fresh result: zero r (empty strings = unknown), cpu_util_pct = -1

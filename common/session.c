@@ -14,6 +14,7 @@
 #include "bounce.h"
 #include "conn.h"
 #include "cuda.h"
+#include "lat_loop.h"
 #include "loop.h"
 #include "mem.h"
 #include "pattern.h"
@@ -57,6 +58,7 @@ struct sess {
 	char devname[64];  /* -d auto resolved */
 	char bind[64];	   /* the NIC's address, when -d steers rdma_cm */
 	struct acc acc;	   /* the size being measured */
+	double *lat;	   /* latency tools: the client's samples of every repeat, us */
 	volatile sig_atomic_t *stop;
 	char why[WHY];
 };
@@ -73,14 +75,20 @@ struct pbuf {
 	char skip[WHY];
 };
 
+/* WRITE latency is a ping-pong: both sides write into the other. */
+static int both_issue(const struct sess *s)
+{
+	return s->plan.bidir || (s->plan.latency && s->plan.verb == GDR_VERB_WRITE);
+}
+
 static int issues_verb(const struct sess *s)
 {
-	return s->client || s->plan.bidir;
+	return s->client || both_issue(s);
 }
 
 static int peer_issues(const struct sess *s)
 {
-	return !s->client || s->plan.bidir;
+	return !s->client || both_issue(s);
 }
 
 static int is_write(const struct sess *s)
@@ -394,8 +402,11 @@ static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
 static double repeat_budget(const struct sess *s, uint64_t size)
 {
 	double bytes = (double)(s->plan.iters + s->plan.warmup) * size * s->plan.qps;
+	/* Latency: one message at a time, each allowed a millisecond on top of its bytes. */
+	double lat = s->plan.latency ? (double)(s->plan.iters + s->plan.warmup) * 1e-3 : 0;
 
-	return s->o->timeout + (s->plan.duration_ms ? s->plan.duration_ms / 1000.0 : bytes / 1e6);
+	return s->o->timeout + lat +
+	       (s->plan.duration_ms ? s->plan.duration_ms / 1000.0 : bytes / 1e6);
 }
 
 static void exchange_local_buf(struct sess *s, const struct pbuf *b, struct gdr_msg *m)
@@ -540,6 +551,105 @@ static int run_loop(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_lo
 	return gdr_loop_run(s->conn.data_cq, qps, s->plan.qps, &cfg, out, s->why, WHY);
 }
 
+/* ---- latency tools (lat_loop.h) ---------------------------------------------------------- */
+
+struct lat_copy {
+	struct gdr_mem *mem;
+	size_t src_off, dst_off, size;
+	uint8_t *ring;
+};
+
+static int lat_d2h(void *ctx)
+{
+	struct lat_copy *c = ctx;
+
+	return c->mem->ops->read(c->mem, c->src_off, c->ring, c->size);
+}
+
+static int lat_h2d(void *ctx)
+{
+	struct lat_copy *c = ctx;
+
+	return c->mem->ops->write(c->mem, c->dst_off, c->ring, c->size);
+}
+
+/* The byte a host WRITE ping-pong polls; NULL where the CPU cannot poll (GPU memory). */
+static volatile uint8_t *lat_dst_last(const struct sess *s, const struct pbuf *b, uint64_t size)
+{
+	if (!s->plan.latency || !is_write(s) || b->kind != GDR_MEM_HOST)
+		return NULL;
+	return (volatile uint8_t *)(uintptr_t)(b->mem.addr + dst_off(b, 0) + size - 1);
+}
+
+/* Before the peer may write (START/ACK): no stale stamp can read as an arrival. */
+static void lat_arm(const struct sess *s, const struct pbuf *b, uint64_t size)
+{
+	volatile uint8_t *p = lat_dst_last(s, b, size);
+
+	if (p)
+		*p = 0;
+}
+
+/* bounce: one message is staged whole, so it must fit the ring. */
+static int lat_skip_size(const struct sess *s, const struct pbuf *b, uint64_t size, char *why,
+			 size_t wlen)
+{
+	uint64_t ring = (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk;
+	char a[32], c[32];
+
+	if (!s->plan.latency || b->kind != GDR_MEM_BOUNCE || size <= ring)
+		return 0;
+	snprintf(why, wlen,
+		 "bounce latency stages a message whole: %s is larger than the staging ring "
+		 "(%u x %s; raise --bounce-slots or --bounce-chunk)",
+		 gdr_fmt_size(size, a, sizeof(a)), s->plan.bounce_slots,
+		 gdr_fmt_size(s->plan.bounce_chunk, c, sizeof(c)));
+	return 1;
+}
+
+static int run_lat(struct sess *s, struct pbuf *b, uint64_t size, double *samples)
+{
+	struct lat_copy copy = {
+		.mem = &b->mem, .src_off = src_off(b, 0), .dst_off = dst_off(b, 0), .size = size
+	};
+	struct gdr_lat_cfg cfg = {
+		.write = is_write(s),
+		.initiator = s->client,
+		.imm = b->kind != GDR_MEM_HOST,
+		.size = (uint32_t)size,
+		.iters = s->plan.iters,
+		.warmup = s->plan.warmup,
+		.raddr = b->remote[0].addr,
+		.rkey = b->remote[0].rkey,
+		.dst_last = lat_dst_last(s, b, size),
+		.stall_timeout = s->o->timeout,
+		.stop = s->stop,
+		.conn = &s->conn,
+	};
+	struct gdr_bounce_res br;
+
+	if (b->kind == GDR_MEM_BOUNCE) {
+		if (gdr_mem_bounce_res(&b->mem, &br)) {
+			snprintf(s->why, WHY, "bounce: buffers not open");
+			return -EINVAL;
+		}
+		/* Both copies are inside the timed interval: GPU -> ring, ring -> GPU. */
+		copy.ring = br.ring;
+		cfg.laddr = (uintptr_t)br.ring;
+		cfg.lkey = br.lkey;
+		cfg.hooks.ctx = &copy;
+		cfg.hooks.after_recv = s->client || is_write(s) ? lat_h2d : NULL;
+		cfg.hooks.before_send = is_write(s) ? lat_d2h : NULL;
+	} else {
+		cfg.laddr = b->mem.addr + (is_write(s) ? src_off(b, 0) : dst_off(b, 0));
+		cfg.lkey = b->mem.mr->lkey;
+		if (cfg.dst_last)
+			cfg.src_last =
+			    (uint8_t *)(uintptr_t)(b->mem.addr + src_off(b, 0) + size - 1);
+	}
+	return gdr_lat_run(&s->conn, &cfg, samples, s->why, WHY);
+}
+
 static void meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo)
 {
 	m->iters = lo->iters;
@@ -625,7 +735,10 @@ static void record(struct sess *s, const struct gdr_result *r)
 
 static void emit(struct sess *s, const struct gdr_result *r)
 {
-	gdr_table_row(stdout, r, s->o->gbits);
+	if (s->plan.latency)
+		gdr_table_row_lat(stdout, r);
+	else
+		gdr_table_row(stdout, r, s->o->gbits);
 	fflush(stdout);
 	record(s, r);
 }
@@ -652,6 +765,48 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 	if (note)
 		gdr_strlcpy(r.note, note, sizeof(r.note));
 	emit(s, &r);
+}
+
+/* A latency row: the client's samples summarised; no bandwidth columns. */
+static void emit_lat(struct sess *s, enum gdr_mem_kind kind, uint64_t size, const double *us,
+		     const char *status, const char *note)
+{
+	struct gdr_result r;
+
+	row_common(s, &r, kind, size);
+	r.iters = s->plan.iters;
+	r.bw_peak_gbps = r.bw_avg_gbps = r.bw_median_gbps = r.bw_min_gbps = r.bw_max_gbps = NAN;
+	r.msg_rate_mpps = NAN;
+	r.lat_min_us = us[0];
+	r.lat_p50_us = us[1];
+	r.lat_p90_us = us[2];
+	r.lat_p99_us = us[3];
+	r.lat_p999_us = us[4];
+	r.lat_max_us = us[5];
+	r.lat_avg_us = us[6];
+	gdr_strlcpy(r.status, status, sizeof(r.status));
+	if (note)
+		gdr_strlcpy(r.note, note, sizeof(r.note));
+	emit(s, &r);
+}
+
+/* What a latency sample is, on this path. */
+static const char *lat_note(const struct sess *s, const struct pbuf *b)
+{
+	if (!is_write(s))
+		return b->kind == GDR_MEM_BOUNCE
+			   ? "post to completion of the READ from the peer's staging ring, plus "
+			     "the local copy to the GPU (the peer's GPU-to-ring copy is not per "
+			     "message)"
+			   : "post to completion";
+	switch (b->kind) {
+	case GDR_MEM_HOST:
+		return "half round trip; arrival seen by polling the last byte";
+	case GDR_MEM_BOUNCE:
+		return "half round trip, both GPU copies included; arrival by immediate";
+	default:
+		return "half round trip; RDMA WRITE with immediate (GPU memory cannot be polled)";
+	}
 }
 
 /* Note of a measured row: validation, and for bounce the staging ring. */
@@ -788,6 +943,83 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 	return 0;
 }
 
+static int client_lat_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t size)
+{
+	uint64_t n = s->plan.iters;
+	struct gdr_lat_stats st;
+	struct gdr_msg m, reply;
+	int r;
+
+	if (!s->lat) {
+		s->lat = calloc((size_t)n * s->plan.repeat, sizeof(*s->lat));
+		if (!s->lat) {
+			snprintf(s->why, WHY, "out of memory for %" PRIu64 " latency samples",
+				 n * s->plan.repeat);
+			return -ENOMEM;
+		}
+	}
+	for (unsigned int rep = 0; rep < s->plan.repeat; rep++) {
+		r = sync_point(s); /* launch */
+		if (r)
+			return r;
+		lat_arm(s, b, size);
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_START;
+		m.u.start.path = (uint8_t)pi;
+		m.u.start.repeat = (uint16_t)rep;
+		m.u.start.size = size;
+		r = send_msg(s, &m);
+		if (!r)
+			r = recv_msg(s, &reply, GDR_MSG_ACK);
+		if (r)
+			return r;
+		r = run_lat(s, b, size, s->lat + (size_t)rep * n);
+		if (!r)
+			r = gdr_lat_stats_compute(s->lat, (size_t)(rep + 1) * n, &st);
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_DONE;
+		m.u.meas.status = r;
+		if (r) {
+			if (r == -ENOMEM)
+				snprintf(s->why, WHY, "latency: out of memory sorting the samples");
+			gdr_strlcpy(m.u.meas.text, s->why, sizeof(m.u.meas.text));
+			send_msg(s, &m);
+			return r;
+		}
+		m.u.meas.iters = n;
+		m.u.meas.bytes = n * size;
+		const double us[7] = { st.min, st.p50, st.p90, st.p99, st.p999, st.max, st.avg };
+		memcpy(m.u.meas.lat_us, us, sizeof(us));
+		r = send_msg(s, &m);
+		if (!r)
+			r = recv_msg(s, &reply, GDR_MSG_RESULT);
+		if (r)
+			return r;
+		if (reply.u.meas.status) {
+			snprintf(s->why, WHY, "server: %s", reply.u.meas.text);
+			return reply.u.meas.status;
+		}
+		if (rep + 1 == s->plan.repeat)
+			emit_lat(s, b->kind, size, m.u.meas.lat_us, "ok", lat_note(s, b));
+	}
+	return 0;
+}
+
+/* latency: a size this path cannot run is one skipped row on both sides, no exchange. */
+static int skip_lat_size(struct sess *s, const struct pbuf *b, uint64_t size)
+{
+	struct gdr_result r;
+	int rr = 0;
+
+	row_common(s, &r, b->kind, size);
+	gdr_strlcpy(r.status, "skipped", sizeof(r.status));
+	lat_skip_size(s, b, size, r.note, sizeof(r.note));
+	emit(s, &r);
+	for (unsigned int i = 0; s->o->sync && !rr && i < s->plan.repeat; i++)
+		rr = sync_point(s); /* launch */
+	return rr;
+}
+
 /* Once the plan is known: open the GPU if a path needs it, explain the placement, print the header.
  */
 static void prepare(struct sess *s)
@@ -797,7 +1029,10 @@ static void prepare(struct sess *s)
 			ensure_cuda(s);
 	if (s->cuda && !s->have_topo)
 		describe_topology(s);
-	gdr_table_header(stdout, s->o->gbits);
+	if (s->plan.latency)
+		gdr_table_header_lat(stdout);
+	else
+		gdr_table_header(stdout, s->o->gbits);
 	fflush(stdout);
 }
 
@@ -826,8 +1061,16 @@ static int client_path(struct sess *s, unsigned int pi)
 		if (r)
 			goto out;
 	}
-	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++)
-		r = client_size(s, &b, pi, s->plan.sizes[i]);
+	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
+		char why[8];
+
+		if (lat_skip_size(s, &b, s->plan.sizes[i], why, sizeof(why)))
+			r = skip_lat_size(s, &b, s->plan.sizes[i]);
+		else if (s->plan.latency)
+			r = client_lat_size(s, &b, pi, s->plan.sizes[i]);
+		else
+			r = client_size(s, &b, pi, s->plan.sizes[i]);
+	}
 out:
 	pbuf_free(&b);
 	return r;
@@ -901,6 +1144,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			if (r)
 				return r;
 		}
+		lat_arm(s, b, size);
 		memset(&m, 0, sizeof(m));
 		m.type = GDR_MSG_ACK;
 		r = send_msg(s, &m);
@@ -908,7 +1152,12 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			return r;
 		memset(&res, 0, sizeof(res));
 		res.type = GDR_MSG_RESULT;
-		if (s->plan.bidir) {
+		if (s->plan.latency) {
+			/* WRITE: we answer every ping; READ: nothing to do until DONE. */
+			res.u.meas.status = is_write(s) ? run_lat(s, b, size, NULL) : 0;
+			if (res.u.meas.status)
+				gdr_strlcpy(res.u.meas.text, s->why, sizeof(res.u.meas.text));
+		} else if (s->plan.bidir) {
 			struct gdr_loop_out lo;
 
 			res.u.meas.status = run_loop(s, b, size, &lo);
@@ -953,6 +1202,14 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			snprintf(s->why, WHY, "%s", res.u.meas.text);
 			return res.u.meas.status;
 		}
+		if (s->plan.latency) {
+			if (rep + 1 == s->plan.repeat) {
+				emit_lat(s, b->kind, size, done.u.meas.lat_us, "ok",
+					 lat_note(s, b));
+				return 0;
+			}
+			continue;
+		}
 		r = record_repeat(s, b, size, &done.u.meas, &res.u.meas);
 		if (r)
 			return r;
@@ -995,6 +1252,12 @@ static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bu
 			goto out;
 	}
 	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
+		char why[8];
+
+		if (lat_skip_size(s, &b, s->plan.sizes[i], why, sizeof(why))) {
+			r = skip_lat_size(s, &b, s->plan.sizes[i]);
+			continue;
+		}
 		r = sync_point(s); /* launch */
 		if (!r)
 			r = recv_msg(s, &m, GDR_MSG_START);
@@ -1228,6 +1491,7 @@ out_json:
 	}
 	if (s->topo_t)
 		gdr_topo_free(s->topo_t);
+	free(s->lat);
 	if (s->json) {
 		int jr = gdr_json_close(s->json, why, sizeof(why));
 		if (jr) {
