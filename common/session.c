@@ -764,6 +764,14 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 	gdr_strlcpy(r.status, status, sizeof(r.status));
 	if (note)
 		gdr_strlcpy(r.note, note, sizeof(r.note));
+	if (s->plan.bidir && a->n) {
+		/* Each direction, over the same repeats as the sum. */
+		size_t l = strlen(r.note);
+
+		snprintf(r.note + l, sizeof(r.note) - l,
+			 "%sclient->server %.3f Gb/s, server->client %.3f Gb/s", l ? "; " : "",
+			 a->dir_bps[0] / a->n * 8 / 1e9, a->dir_bps[1] / a->n * 8 / 1e9);
+	}
 	emit(s, &r);
 }
 
