@@ -62,6 +62,27 @@ wait_server
 check "write_lat client vs write_bw server: both fail, the cause named" bash -c "
 	[ $CRC = 1 ] && grep -q 'latency tool' '$TMP/cli.err' '$TMP/srv.err'"
 
+# Launched pairs: mpirun -np 4 = two pairs at once, as for the bandwidth tools.
+if command -v mpirun >/dev/null; then
+	PORT=$((PORT + 10))
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TMPDIR=/tmp
+	rm -f "$TMP/m.csv"
+	timeout 300 mpirun -np 4 --oversubscribe --bind-to none --mca btl self,vader \
+		"$B/gdr_write_lat" -p "$PORT" --timeout 30 -n 100 --sizes 64:128 --csv "$TMP/m.csv" \
+		>"$TMP/m.out" 2>&1
+	MRC=$?
+	PORT=$((PORT + 10))
+	LOGS="$TMP/m.out" check "mpirun -np 4 gdr_write_lat: exit 0, 2 pairs x 2 sides x 2 sizes ok latency rows" bash -c "
+		[ $MRC = 0 ] && python3 - '$TMP/m.csv' <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+ok = [r for r in rows if r['status'] == 'ok' and float(r['lat_p50_us']) > 0 and not r['bw_avg_gbps']]
+sys.exit(0 if len(rows) == 8 and len(ok) == 8 else 1)
+PY"
+else
+	echo "# mpirun not installed: launched latency pairs not tested"
+fi
+
 if [ ! -f "$FAKE" ]; then
 	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
 	finish
