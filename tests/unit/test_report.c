@@ -669,6 +669,50 @@ static void test_table(void **state)
 	free(buf);
 }
 
+/* Latency rows: their columns filled, the bandwidth ones empty; the reverse on bandwidth rows. */
+static void test_latency_columns(void **state)
+{
+	struct gdr_result r;
+	char row[GDR_CSV_ROW_MAX], *buf = NULL;
+	const char *p = row;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	fill(&r);
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_string_equal(fields[COL("lat_p50_us")], "");
+	assert_string_equal(fields[COL("lat_avg_us")], "");
+	r.bw_peak_gbps = r.bw_avg_gbps = r.bw_median_gbps = r.bw_min_gbps = r.bw_max_gbps = NAN;
+	r.msg_rate_mpps = NAN;
+	r.lat_min_us = 1.5;
+	r.lat_p50_us = 2.25;
+	r.lat_p90_us = 3;
+	r.lat_p99_us = 4;
+	r.lat_p999_us = 5;
+	r.lat_max_us = 60.125;
+	r.lat_avg_us = 2.5;
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	p = row;
+	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_string_equal(fields[COL("lat_min_us")], "1.500");
+	assert_string_equal(fields[COL("lat_p50_us")], "2.250");
+	assert_string_equal(fields[COL("lat_p999_us")], "5.000");
+	assert_string_equal(fields[COL("lat_max_us")], "60.125");
+	assert_string_equal(fields[COL("bw_avg_gbps")], "");
+	assert_string_equal(fields[COL("msg_rate_mpps")], "");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	gdr_table_header_lat(f);
+	gdr_table_row_lat(f, &r);
+	fclose(f);
+	assert_non_null(strstr(buf, "t_p99.9[usec]"));
+	assert_non_null(strstr(buf, " dmabuf   write  1048576    5000         1.500        2.250"));
+	assert_non_null(strstr(buf, "60.125       2.500        ok"));
+	free(buf);
+}
+
 static void test_result_init(void **state)
 {
 	struct gdr_result r;
@@ -706,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_json_keys_are_csv_columns),
 		cmocka_unit_test(test_json_empty_and_unwritable),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_latency_columns),
 		cmocka_unit_test(test_result_init),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
