@@ -108,10 +108,12 @@ done
 server gdr_write_lat --timeout 30 --csv "$TMP/bs.csv"
 client gdr_write_lat --timeout 30 --gpu 0 --mem bounce --bounce-slots 2 --bounce-chunk 64K -n 50 --sizes 64K:256K --csv "$TMP/b.csv"
 wait_server
-check "bounce lat above the ring: 128K and 256K skipped with the reason, 64K ok, both sides" bash -c "
+# The ring is 2 x 64 KiB: 64K and 128K fit, 256K does not.
+check "bounce lat above the ring: 256K skipped with the reason on both sides, 64K and 128K ok" bash -c "
 	[ $CRC = 0 -a $SRC = 0 ] &&
-	[ \$(grep -c 'skipped,.*larger than the staging ring' '$TMP/b.csv') = 2 ] &&
-	[ \$(grep -c 'skipped,.*larger than the staging ring' '$TMP/bs.csv') = 2 ] &&
-	grep -q ',bounce,bounce,65536,.*,ok,' '$TMP/b.csv'"
+	[ \$(grep -c 'skipped,.*larger than the staging ring' '$TMP/b.csv') = 1 ] &&
+	[ \$(grep -c 'skipped,.*larger than the staging ring' '$TMP/bs.csv') = 1 ] &&
+	grep -q ',bounce,bounce,262144,.*skipped' '$TMP/b.csv' &&
+	[ \$(grep -c ',bounce,bounce,.*,ok,' '$TMP/b.csv') = 2 ]"
 
 finish
