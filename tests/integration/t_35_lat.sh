@@ -31,20 +31,21 @@ if not paths <= seen:
 PY
 }
 
-# Host WRITE ping-pong (memory polling), sizes 2 B .. 4 KiB, CSV on both sides.
+# Host WRITE ping-pong (memory polling), sizes 2 B .. 256 B, CSV on both sides.
+# Small counts: both sides spin, and a loaded TCG guest has millisecond tails.
 server gdr_write_lat --timeout 20 --csv "$TMP/ws.csv"
-client gdr_write_lat --timeout 20 -n 200 --sizes 2:4K --repeat 2 --csv "$TMP/w.csv"
+client gdr_write_lat --timeout 20 -n 100 --sizes 2:256 --repeat 2 --csv "$TMP/w.csv"
 wait_server
 check "write_lat host: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
-check "write_lat host: 12 ok rows, ordered percentiles, no bandwidth" lat_rows "$TMP/w.csv" 12 host
+check "write_lat host: 8 ok rows, ordered percentiles, no bandwidth" lat_rows "$TMP/w.csv" 8 host
 check "write_lat host: the server's rows carry the client's latencies" \
 	[ "$(csv_col "$TMP/ws.csv" lat_p50_us)" = "$(csv_col "$TMP/w.csv" lat_p50_us)" ]
 check "write_lat: the table has the latency header and a row per size" bash -c "
-	grep -q 't_p99.9\[usec\]' '$TMP/cli.out' && [ \$(grep -c '^ host     write' '$TMP/cli.out') = 12 ]"
+	grep -q 't_p99.9\[usec\]' '$TMP/cli.out' && [ \$(grep -c '^ host     write' '$TMP/cli.out') = 8 ]"
 
 # Host READ.
 server gdr_read_lat --timeout 20
-client gdr_read_lat --timeout 20 -n 200 --sizes 8:64K --json "$TMP/r.json" --csv "$TMP/r.csv"
+client gdr_read_lat --timeout 20 -n 100 --sizes 8:64K --json "$TMP/r.json" --csv "$TMP/r.csv"
 wait_server
 check "read_lat host: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 check "read_lat host: ordered percentiles" lat_rows "$TMP/r.csv" 14 host
@@ -68,7 +69,7 @@ if command -v mpirun >/dev/null; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TMPDIR=/tmp
 	rm -f "$TMP/m.csv"
 	timeout 300 mpirun -np 4 --oversubscribe --bind-to none --mca btl self,vader \
-		"$B/gdr_write_lat" -p "$PORT" --timeout 30 -n 100 --sizes 64:128 --csv "$TMP/m.csv" \
+		"$B/gdr_write_lat" -p "$PORT" --timeout 30 -n 50 --sizes 64:128 --csv "$TMP/m.csv" \
 		>"$TMP/m.out" 2>&1
 	MRC=$?
 	PORT=$((PORT + 10))
@@ -94,11 +95,11 @@ export GDRPERF_ROOT=${top_srcdir:-.}/tests/cuda/roots/nvidia_peermem
 # GPU paths: --mem all; peermem and bounce run (immediate data), dmabuf is skipped on rxe.
 for verb in write read; do
 	server gdr_${verb}_lat --timeout 30 --csv "$TMP/gs.csv"
-	client gdr_${verb}_lat --timeout 30 --gpu 0 --mem all -n 100 --sizes 64:4K --csv "$TMP/g$verb.csv"
+	client gdr_${verb}_lat --timeout 30 --gpu 0 --mem all -n 50 --sizes 64:256 --csv "$TMP/g$verb.csv"
 	wait_server
 	check "${verb}_lat --mem all: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
-	check "${verb}_lat --mem all: 4 paths x 7 sizes, host, peermem and bounce ok" \
-		lat_rows "$TMP/g$verb.csv" 28 host peermem bounce
+	check "${verb}_lat --mem all: 4 paths x 3 sizes, host, peermem and bounce ok" \
+		lat_rows "$TMP/g$verb.csv" 12 host peermem bounce
 	check "${verb}_lat --mem all: dmabuf skipped with the provider's reason" bash -c "
 		grep -q ',dmabuf,dmabuf,64,.*skipped' '$TMP/g$verb.csv' && grep -qE 'rxe0.*(Operation not supported|DMA-BUF)' '$TMP/g$verb.csv'"
 	rm -f "$TMP/gs.csv"
