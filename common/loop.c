@@ -153,7 +153,6 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 		qs[i].last_signaled = 1;
 		qs[i].unsignaled = 0;
 	}
-	r = 0;
 	while (finished < nqps) {
 		for (unsigned int i = 0; i < nqps; i++) {
 			uint64_t before = qs[i].posted;
