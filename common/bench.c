@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lat_opts.h"
 #include "launch.h"
 #include "session.h"
 #include "util.h"
@@ -48,7 +49,7 @@ static int data_on_stdout(struct gdr_opts *o, char *name, size_t len)
 	return 0;
 }
 
-int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
+static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 {
 	char data_out[32];
 	struct gdr_opts o;
@@ -57,9 +58,16 @@ int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
 	int r, usage;
 
 	gdr_set_progname(argv[0]);
+	if (latency && gdr_lat_wants_help(argc, argv)) {
+		gdr_lat_usage(stdout, verb);
+		return 0;
+	}
 	r = gdr_opts_parse(&o, verb, argc, argv);
 	if (r)
 		return r > 0 ? 0 : 2;
+	if (latency && gdr_lat_opts_check(&o))
+		return 2;
+	o.latency = latency;
 	if (data_on_stdout(&o, data_out, sizeof(data_out)))
 		return 1;
 	/* Under mpirun/srun: this rank's pair, role, port, GPU and server. */
@@ -83,4 +91,14 @@ int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
 	if (stop_flag && !o.persistent)
 		return 130;
 	return r;
+}
+
+int gdr_bench_main(int argc, char **argv, enum gdr_verb verb)
+{
+	return bench_main(argc, argv, verb, 0);
+}
+
+int gdr_bench_lat_main(int argc, char **argv, enum gdr_verb verb)
+{
+	return bench_main(argc, argv, verb, 1);
 }

@@ -257,8 +257,8 @@ void gdr_rows_print(FILE *out, const struct gdr_rank_rows *ranks, unsigned int n
 {
 	unsigned int npairs = nranks / 2, nl = 0;
 	struct gdr_agg *lines;
-	/* MB/s is 10^6 bytes/s, as in the per-rank table. */
-	double k = gbits ? 1.0 : 125.0;
+	/* MB/sec is perftest's 2^20 bytes/s, as in the per-rank table. */
+	double k = gbits ? 1.0 : GDR_MBPS_PER_GBPS;
 	const char *unit = gbits ? "Gb/sec" : "MB/sec";
 
 	fprintf(out, "gather: rank 0 has the rows of all %u ranks (%u pair(s))\n", nranks, npairs);
@@ -274,9 +274,22 @@ void gdr_rows_print(FILE *out, const struct gdr_rank_rows *ranks, unsigned int n
 						 : "");
 			if (!rr->nrows)
 				continue;
-			gdr_table_header(out, gbits);
+			/* Latency tools' rows (lat_loop.h) have their own table. */
+			int lat = 0;
+
 			for (unsigned int i = 0; i < rr->nrows; i++)
-				gdr_table_row(out, &rr->rows[i], gbits);
+				lat |= rr->rows[i].lat_p50_us > 0;
+
+			if (lat)
+				gdr_table_header_lat(out);
+			else
+				gdr_table_header(out, gbits);
+			for (unsigned int i = 0; i < rr->nrows; i++) {
+				if (lat)
+					gdr_table_row_lat(out, &rr->rows[i]);
+				else
+					gdr_table_row(out, &rr->rows[i], gbits);
+			}
 		}
 	}
 	if (gdr_rows_aggregate(ranks, nranks, &lines, &nl)) {
@@ -292,7 +305,8 @@ void gdr_rows_print(FILE *out, const struct gdr_rank_rows *ranks, unsigned int n
 	for (unsigned int i = 0; i < nl; i++) {
 		char total[32] = "-";
 
-		if (lines[i].npairs)
+		/* Latency rows carry no bandwidth to add up: "-". */
+		if (lines[i].npairs && lines[i].total_gbps >= 0 && lines[i].total_gbps < 1e12)
 			snprintf(total, sizeof(total), "%.3f", lines[i].total_gbps * k);
 		fprintf(out, " %-6s %-8s %-10llu %-16s %u/%-4u %s\n", lines[i].verb, lines[i].path,
 			(unsigned long long)lines[i].size_bytes, total, lines[i].npairs, npairs,

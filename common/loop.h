@@ -18,6 +18,13 @@ struct gdr_loop_qp {
 	uint32_t lkey;
 	uint64_t raddr;
 	uint32_t rkey;
+	/*
+	 * --validate: message k of a run (warmup included) uses local slot
+	 * k mod lslots and remote slot k mod rslots, cfg->stride bytes apart,
+	 * so that every message lands at its own place (validate.h). 0 or 1:
+	 * every message at laddr/raddr.
+	 */
+	unsigned int lslots, rslots;
 };
 
 struct gdr_loop_cfg {
@@ -26,6 +33,7 @@ struct gdr_loop_cfg {
 	uint64_t iters;	 /* per QP; ignored when duration > 0 */
 	double duration; /* seconds */
 	unsigned int tx_depth, post_list, cq_mod;
+	uint64_t stride;      /* bytes between slots (lslots/rslots > 1) */
 	unsigned int warmup;  /* untimed messages per QP first */
 	double stall_timeout; /* no completion for this long = failure */
 	volatile sig_atomic_t *stop;
@@ -54,16 +62,23 @@ static inline int gdr_pace_due(struct gdr_pace *p, uint64_t now)
 }
 
 struct gdr_loop_out {
-	uint64_t iters; /* messages completed per QP (smallest QP) */
+	uint64_t iters; /* messages completed per QP (every QP completes as many) */
 	uint64_t msgs;	/* all QPs */
 	uint64_t bytes;
 	uint64_t elapsed_ns;
-	double peak_bps; /* best of 8 equal segments, bytes/s */
-	double cpu_pct;	 /* this process's CPU time / wall time, percent of one core */
+	/*
+	 * Best rate over windows of at least GDR_PEAK_CQES_PER_QP completions per
+	 * QP, counting only messages posted inside the window (stats.h), bytes/s;
+	 * NAN when the run had no window that long.
+	 */
+	double peak_bps;
+	double cpu_pct; /* this process's CPU time / wall time, percent of one core */
 };
 
-/* Peak bandwidth is measured over this many segments of a repeat. */
+/* Segments of a repeat for the bounce pipeline's peak (bounce.c). */
 #define GDR_LOOP_SEGMENTS 8
+/* A peak window spans at least this many completions per QP. */
+#define GDR_PEAK_CQES_PER_QP 4
 
 int gdr_loop_run(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int nqps,
 		 const struct gdr_loop_cfg *cfg, struct gdr_loop_out *out, char *why, size_t wlen);
@@ -71,8 +86,10 @@ int gdr_loop_run(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 /*
  * Signaling rule, exposed for tests: should the last request of a chain of k
  * posted after `posted` requests (of target, `done` completed) be signaled?
+ * *unsignaled counts the requests posted since the last signaled one (a
+ * counter, not a division per post); it is updated.
  */
-int gdr_loop_signal(uint64_t posted, unsigned int k, uint64_t done, uint64_t target,
-		    const struct gdr_loop_cfg *cfg);
+int gdr_loop_signal(unsigned int *unsignaled, uint64_t posted, unsigned int k, uint64_t done,
+		    uint64_t target, const struct gdr_loop_cfg *cfg);
 
 #endif

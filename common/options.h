@@ -94,6 +94,7 @@ struct gdr_opts {
 	int data_direct;	 /* --use_data_direct */
 	const struct gdr_sync *sync; /* set by the launcher, NULL when run by hand */
 	unsigned int set;	     /* GDR_SET_* bits given on the command line */
+	int latency;		     /* gdr_write_lat / gdr_read_lat (set by their main) */
 };
 
 /*

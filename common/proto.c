@@ -110,6 +110,8 @@ static void enc_meas(struct cur *c, const struct gdr_msg_meas *m)
 	put(c, (uint8_t)m->valid, 1);
 	put(c, m->bad_qp, 2);
 	put(c, m->bad_offset, 8);
+	for (unsigned int i = 0; i < 7; i++)
+		put_dbl(c, m->lat_us[i]);
 	put_text(c, m->text);
 }
 
@@ -146,6 +148,7 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 		put(&c, p->bounce_chunk, 4);
 		put(&c, p->bounce_slots, 2);
 		put(&c, p->seed, 4);
+		put(&c, p->latency, 1);
 		break;
 	case GDR_MSG_ACK:
 	case GDR_MSG_ERROR:
@@ -205,6 +208,8 @@ static int dec_meas(struct cur *c, struct gdr_msg_meas *m, char *why, size_t wle
 	m->valid = (int8_t)get(c, 1);
 	m->bad_qp = (uint16_t)get(c, 2);
 	m->bad_offset = get(c, 8);
+	for (unsigned int i = 0; i < 7; i++)
+		m->lat_us[i] = get_dbl(c);
 	if (get_text(c, m->text))
 		FAIL("measurement text: bad length");
 	if (m->status > 0 || m->status < -4095)
@@ -215,6 +220,9 @@ static int dec_meas(struct cur *c, struct gdr_msg_meas *m, char *why, size_t wle
 		FAIL("measurement QP index %u out of range", m->bad_qp);
 	if (!(m->peak_bps >= 0 && m->peak_bps < 1e15) || !(m->cpu_pct >= -1 && m->cpu_pct < 1e5))
 		FAIL("measurement rates out of range");
+	for (unsigned int i = 0; i < 7; i++)
+		if (!(m->lat_us[i] >= 0 && m->lat_us[i] < 1e12))
+			FAIL("measurement latency out of range");
 	return 0;
 }
 
@@ -254,8 +262,11 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 	p->bounce_chunk = (uint32_t)get(c, 4);
 	p->bounce_slots = (uint16_t)get(c, 2);
 	p->seed = (uint32_t)get(c, 4);
+	p->latency = (uint8_t)get(c, 1);
 	if (c->bad)
 		return 0; /* reported by the caller as truncated */
+	if (p->latency > 1)
+		FAIL("plan latency flag %u out of range", p->latency);
 	if (p->iters == 0 || p->iters > (1ull << 40))
 		FAIL("plan iterations %" PRIu64 " out of range", p->iters);
 	if (p->duration_ms > 86400000u)
@@ -426,6 +437,7 @@ void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan
 	p->bounce_chunk = (uint32_t)o->bounce_chunk;
 	p->bounce_slots = (uint16_t)o->bounce_slots;
 	p->seed = seed;
+	p->latency = (uint8_t) !!o->latency;
 }
 
 #define CHECK(bit, name, mine, theirs, fmt)                                                        \
@@ -445,6 +457,14 @@ int gdr_plan_check(const struct gdr_opts *s, const struct gdr_plan *p, char *why
 	if (p->verb != s->verb) {
 		snprintf(why, wlen, "plan mismatch: verb: server runs %s, client runs %s",
 			 gdr_verb_name(s->verb), gdr_verb_name((enum gdr_verb)p->verb));
+		return -EINVAL;
+	}
+	if (p->latency != !!s->latency) {
+		snprintf(why, wlen,
+			 "plan mismatch: the server runs the %s tool, the client the %s tool (run "
+			 "gdr_%s_%s on both sides)",
+			 s->latency ? "latency" : "bandwidth", p->latency ? "latency" : "bandwidth",
+			 gdr_verb_name(s->verb), s->latency ? "lat" : "bw");
 		return -EINVAL;
 	}
 	gdr_plan_from_opts(s, 0, &mine);

@@ -57,6 +57,7 @@ struct gdr_plan {
 	uint32_t bounce_chunk;
 	uint16_t bounce_slots;
 	uint32_t seed;
+	uint8_t latency; /* 1: gdr_write_lat / gdr_read_lat ping-pong (lat_loop.h) */
 };
 
 struct gdr_remote_buf {
@@ -91,6 +92,8 @@ struct gdr_msg_meas {
 	int8_t valid; /* 0 not checked, 1 ok, -1 mismatch */
 	uint16_t bad_qp;
 	uint64_t bad_offset;
+	/* Latency tools: the client's min, p50, p90, p99, p99.9, max, avg in us (0 otherwise). */
+	double lat_us[7];
 	char text[GDR_TEXT_MAX];
 };
 

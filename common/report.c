@@ -26,6 +26,7 @@ enum col_kind {
 	COL_RATE, /* Mpps, 6 decimals as perftest prints it (8 MiB messages run at ~0.001 Mpps) */
 	COL_PCT,  /* %, 1 decimal; empty when < 0 */
 	COL_US,	  /* microseconds, 1 decimal; empty when < 0 (not measured) */
+	COL_LAT,  /* us, 3 decimals; empty unless > 0 on a measurement (bandwidth rows) */
 };
 
 struct col {
@@ -60,6 +61,10 @@ static const struct col cols[] = {
 	C(gpu_uuid, COL_STR),	   C(cuda_driver, COL_STR),
 	C(kernel, COL_STR),	   C(libibverbs, COL_STR),
 	C(nic_fw, COL_STR),
+	C(lat_min_us, COL_LAT),	   C(lat_p50_us, COL_LAT),
+	C(lat_p90_us, COL_LAT),	   C(lat_p99_us, COL_LAT),
+	C(lat_p999_us, COL_LAT),   C(lat_max_us, COL_LAT),
+	C(lat_avg_us, COL_LAT),
 };
 #undef C
 /* clang-format on */
@@ -72,7 +77,8 @@ static const char csv_header[] =
     "msg_rate_mpps,cpu_util_pct,gpu,gpu_bus_id,gpu_name,nic,nic_bus_id,distance,pcie_bridges,"
     "gpu_numa,nic_numa,status,note,label,version,"
     "reg_us,dereg_us,reg_call,gpu_alloc,dmabuf_mapping,relaxed_ordering,gpu_uuid,cuda_driver,"
-    "kernel,libibverbs,nic_fw";
+    "kernel,libibverbs,nic_fw,"
+    "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us";
 
 const char *gdr_csv_header(void)
 {
@@ -174,6 +180,14 @@ static enum val_type col_value(const struct gdr_result *r, const struct col *c, 
 		}
 		fmt_fixed(d, c->kind == COL_BW ? 3 : 6, buf, len);
 		return VAL_NUM;
+	case COL_LAT:
+		d = *(const double *)(const void *)base;
+		if (!is_measurement(r) || !(d > 0) || !is_finite(d)) {
+			gdr_strlcpy(buf, "", len);
+			return VAL_NULL;
+		}
+		fmt_fixed(d, 3, buf, len);
+		return VAL_NUM;
 	case COL_PCT:
 	case COL_US:
 		d = *(const double *)(const void *)base;
@@ -220,6 +234,7 @@ enum gdr_val_type gdr_report_col_value(const struct gdr_result *r, size_t i, cha
 
 void gdr_table_header(FILE *out, int gbits)
 {
+	/* perftest's units: MB/sec is 2^20 B/s, Gb/sec is 10^9 bit/s (perftest_resources.c). */
 	const char *u = gbits ? "Gb/sec" : "MB/sec";
 	char peak[24], avg[24], med[24], min[24], max[24];
 
@@ -234,10 +249,20 @@ void gdr_table_header(FILE *out, int gbits)
 		"status");
 }
 
+/* A bandwidth cell: "-" when unknown (no window long enough for a peak). */
+static const char *table_bw(double gbps, double k, char *buf, size_t len)
+{
+	if (!is_finite(gbps) || gbps < 0) {
+		gdr_strlcpy(buf, "-", len);
+		return buf;
+	}
+	return fmt_fixed(gbps * k, 3, buf, len);
+}
+
 void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
 {
-	/* MB/s is 10^6 bytes/s: Gb/s * 10^9 / 8 / 10^6. */
-	double k = gbits ? 1.0 : 125.0;
+	/* MB/sec is perftest's 2^20 bytes/s: Gb/s * 10^9 / 8 / 2^20. */
+	double k = gbits ? 1.0 : GDR_MBPS_PER_GBPS;
 	char peak[32], avg[32], med[32], min[32], max[32], rate[32];
 
 	if (!is_measurement(r)) {
@@ -246,15 +271,48 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
 			r->note[0] ? r->note : "(no reason given)");
 		return;
 	}
-	fmt_fixed(r->bw_peak_gbps * k, 3, peak, sizeof(peak));
-	fmt_fixed(r->bw_avg_gbps * k, 3, avg, sizeof(avg));
-	fmt_fixed(r->bw_median_gbps * k, 3, med, sizeof(med));
-	fmt_fixed(r->bw_min_gbps * k, 3, min, sizeof(min));
-	fmt_fixed(r->bw_max_gbps * k, 3, max, sizeof(max));
+	table_bw(r->bw_peak_gbps, k, peak, sizeof(peak));
+	table_bw(r->bw_avg_gbps, k, avg, sizeof(avg));
+	table_bw(r->bw_median_gbps, k, med, sizeof(med));
+	table_bw(r->bw_min_gbps, k, min, sizeof(min));
+	table_bw(r->bw_max_gbps, k, max, sizeof(max));
 	fmt_fixed(r->msg_rate_mpps, 6, rate, sizeof(rate));
 	fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %s%s%s\n",
 		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,
 		peak, avg, med, min, max, rate, r->status[0] ? r->status : "ok",
+		r->note[0] ? ": " : "", r->note);
+}
+
+/* perftest's ib_*_lat layout, with the path and verb in front and our percentiles. */
+void gdr_table_header_lat(FILE *out)
+{
+	fprintf(out, "%s\n", TABLE_DASHES);
+	fprintf(out, " %-8s %-6s %-10s %-12s %-12s %-12s %-12s %-12s %-14s %-12s %-12s %s\n",
+		"path", "verb", "#bytes", "#iterations", "t_min[usec]", "t_p50[usec]",
+		"t_p90[usec]", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]", "t_avg[usec]",
+		"status");
+}
+
+void gdr_table_row_lat(FILE *out, const struct gdr_result *r)
+{
+	const double v[7] = { r->lat_min_us,  r->lat_p50_us, r->lat_p90_us, r->lat_p99_us,
+			      r->lat_p999_us, r->lat_max_us, r->lat_avg_us };
+	char c[7][32];
+
+	if (!is_measurement(r)) {
+		gdr_table_row(out, r, 0);
+		return;
+	}
+	for (int i = 0; i < 7; i++) {
+		if (v[i] > 0 && is_finite(v[i]))
+			fmt_fixed(v[i], 3, c[i], sizeof(c[i]));
+		else
+			gdr_strlcpy(c[i], "-", sizeof(c[i]));
+	}
+	fprintf(out,
+		" %-8s %-6s %-10llu %-12llu %-12s %-12s %-12s %-12s %-14s %-12s %-12s %s%s%s\n",
+		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,
+		c[0], c[1], c[2], c[3], c[4], c[5], c[6], r->status[0] ? r->status : "ok",
 		r->note[0] ? ": " : "", r->note);
 }
 

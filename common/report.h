@@ -53,10 +53,12 @@ struct gdr_result {
 	char kernel[64];	  /* uname -r */
 	char libibverbs[32]; /* the loaded libibverbs' file version (1.14.44.0 = rdma-core 44) */
 	char nic_fw[64];     /* ibv_query_device fw_ver */
+	/* Latency tools (issue 14), microseconds; empty unless > 0 on an ok row. */
+	double lat_min_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, lat_avg_us;
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 45
+#define GDR_CSV_COLUMNS 52
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */
@@ -92,9 +94,16 @@ int gdr_json_add(struct gdr_json *js, const struct gdr_result *r);
  */
 int gdr_json_close(struct gdr_json *js, char *why, size_t wlen);
 
-/* Human table. gbits: Gb/s (1) or MB/s (0, 10^6 bytes/s) as --report_gbits asks. */
+/*
+ * Human table. gbits: Gb/s (1, 10^9 bit/s) or MB/sec (0, perftest's 2^20 bytes/s) as
+ * --report_gbits asks. A bandwidth that is not finite prints "-" (e.g. no peak).
+ */
+#define GDR_MBPS_PER_GBPS (1e9 / 8 / 1048576.0)
 void gdr_table_header(FILE *out, int gbits);
 void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits);
+/* The latency tools' table: min, percentiles, max and average in microseconds. */
+void gdr_table_header_lat(FILE *out);
+void gdr_table_row_lat(FILE *out, const struct gdr_result *r);
 
 /*
  * Start a fresh result: zero r (empty strings = unknown), cpu_util_pct = -1

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "bounce.h"
 #include "conn.h"
 #include "cuda.h"
+#include "lat_loop.h"
 #include "loop.h"
 #include "mem.h"
 #include "pattern.h"
@@ -24,13 +26,15 @@
 #include "topo.h"
 #include "text.h"
 #include "util.h"
+#include "validate.h"
 
 #define WHY 512
 
 /* Per size: what both sides measured in every repeat. */
 struct acc {
 	double bps[GDR_REPEAT_MAX];
-	double peak_bps;
+	double peak_bps;   /* 0: no window long enough for a peak */
+	double dir_bps[2]; /* -b: client->server and server->client, summed over repeats */
 	double mps_sum, cpu_sum;
 	uint64_t iters;
 	unsigned int n;
@@ -58,6 +62,7 @@ struct sess {
 	struct acc acc;		       /* the size being measured */
 	struct gdr_provenance prov;    /* kernel, libibverbs, NIC firmware for the rows */
 	const struct gdr_mem *cur_mem; /* the open path's buffer, for its rows; NULL if skipped */
+	double *lat;		       /* latency tools: the client's samples of every repeat, us */
 	volatile sig_atomic_t *stop;
 	char why[WHY];
 };
@@ -67,20 +72,27 @@ struct pbuf {
 	enum gdr_mem_kind kind;
 	struct gdr_mem mem;
 	int ok;
-	size_t region;
+	size_t src_len, dst_len; /* per QP: the source half, then the destination half */
 	struct gdr_remote_buf remote[GDR_MAX_QPS];
-	uint8_t *tmp; /* host copy of one region for --validate */
+	/* --validate: the destination read back, and what source and poison must be. */
+	uint8_t *tmp, *want_src, *want_poison;
 	char skip[WHY];
 };
 
+/* WRITE latency is a ping-pong: both sides write into the other. */
+static int both_issue(const struct sess *s)
+{
+	return s->plan.bidir || (s->plan.latency && s->plan.verb == GDR_VERB_WRITE);
+}
+
 static int issues_verb(const struct sess *s)
 {
-	return s->client || s->plan.bidir;
+	return s->client || both_issue(s);
 }
 
 static int peer_issues(const struct sess *s)
 {
-	return !s->client || s->plan.bidir;
+	return !s->client || both_issue(s);
 }
 
 static int is_write(const struct sess *s)
@@ -100,12 +112,12 @@ static int checks_dst(const struct sess *s)
 
 static size_t src_off(const struct pbuf *b, unsigned int qp)
 {
-	return (size_t)qp * 2 * b->region;
+	return (size_t)qp * (b->src_len + b->dst_len);
 }
 
 static size_t dst_off(const struct pbuf *b, unsigned int qp)
 {
-	return src_off(b, qp) + b->region;
+	return src_off(b, qp) + b->src_len;
 }
 
 /* bounce: the pipeline runs on QP 0 only. */
@@ -220,7 +232,9 @@ static void pbuf_free(struct sess *s, struct pbuf *b)
 	if (b->mem.ops)
 		gdr_mem_close(&b->mem);
 	free(b->tmp);
-	b->tmp = NULL;
+	free(b->want_src);
+	free(b->want_poison);
+	b->tmp = b->want_src = b->want_poison = NULL;
 }
 
 /* What this path's registration cost, in one line before its rows. */
@@ -252,7 +266,7 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 
 	memset(b, 0, sizeof(*b));
 	b->kind = kind;
-	b->region = (max_size(&s->plan) + 63) & ~(size_t)63;
+	gdr_validate_lengths(max_size(&s->plan), s->plan.validate, &b->src_len, &b->dst_len);
 	if (kind != GDR_MEM_HOST) {
 		ensure_cuda(s);
 		s->env.cuda_why = s->cuda ? NULL : s->cuda_why;
@@ -263,15 +277,17 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk, s->conn.max_msg_sz, b->skip,
 				  sizeof(b->skip)))
 		return;
-	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
-			 sizeof(why));
+	r = gdr_mem_open(&b->mem, kind, &s->env, (b->src_len + b->dst_len) * s->plan.qps,
+			 access_flags(s), why, sizeof(why));
 	if (r) {
 		snprintf(b->skip, sizeof(b->skip), "%s", why);
 		return;
 	}
 	if (s->plan.validate) {
-		b->tmp = malloc(b->region);
-		if (!b->tmp) {
+		b->tmp = malloc(b->src_len);
+		b->want_src = malloc(b->src_len);
+		b->want_poison = malloc(b->dst_len);
+		if (!b->tmp || !b->want_src || !b->want_poison) {
 			snprintf(b->skip, sizeof(b->skip), "out of memory for --validate");
 			gdr_mem_close(&b->mem);
 			return;
@@ -285,8 +301,8 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 static int fill_sources(struct sess *s, struct pbuf *b)
 {
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
-		gdr_pattern_fill(b->tmp, b->region, s->plan.seed, q);
-		int r = b->mem.ops->write(&b->mem, src_off(b, q), b->tmp, b->region);
+		gdr_pattern_fill(b->tmp, b->src_len, s->plan.seed, q);
+		int r = b->mem.ops->write(&b->mem, src_off(b, q), b->tmp, b->src_len);
 		if (r) {
 			snprintf(s->why, WHY, "%s: writing the pattern: %s",
 				 gdr_mem_kind_name(b->kind), strerror(-r));
@@ -296,11 +312,12 @@ static int fill_sources(struct sess *s, struct pbuf *b)
 	return 0;
 }
 
-static int poison_dests(struct sess *s, struct pbuf *b, uint64_t size)
+/* The whole destination half: a message that lands in the wrong slot shows too. */
+static int poison_dests(struct sess *s, struct pbuf *b)
 {
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
-		gdr_pattern_poison(b->tmp, size, s->plan.seed, q);
-		int r = b->mem.ops->write(&b->mem, dst_off(b, q), b->tmp, size);
+		gdr_pattern_poison(b->tmp, b->dst_len, s->plan.seed, q);
+		int r = b->mem.ops->write(&b->mem, dst_off(b, q), b->tmp, b->dst_len);
 		if (r) {
 			snprintf(s->why, WHY, "%s: clearing the destination: %s",
 				 gdr_mem_kind_name(b->kind), strerror(-r));
@@ -310,27 +327,61 @@ static int poison_dests(struct sess *s, struct pbuf *b, uint64_t size)
 	return 0;
 }
 
-/* 0 ok; -EILSEQ with the first bad byte in meas; other -errno on copy failure. */
-static int check_dests(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_msg_meas *m)
+static void layout_for(const struct sess *s, const struct pbuf *b, uint64_t size,
+		       struct gdr_vlayout *l)
 {
+	/* bounce: the pipeline moves one message at a time through its own ring. */
+	gdr_validate_layout(l, size, s->plan.validate && b->kind != GDR_MEM_BOUNCE, b->src_len,
+			    b->dst_len);
+}
+
+/*
+ * n: messages the writer issued per QP in the last repeat, warmup included.
+ * 0 ok; -EILSEQ with the lost message and its first bad byte in meas; other
+ * -errno on copy failure.
+ */
+static int check_dests(struct sess *s, struct pbuf *b, uint64_t size, uint64_t n,
+		       struct gdr_msg_meas *m)
+{
+	struct gdr_vlayout l;
+
+	layout_for(s, b, size, &l);
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
-		size_t off;
-		uint8_t want, got;
-		int r = b->mem.ops->read(&b->mem, dst_off(b, q), b->tmp, size);
+		struct gdr_vbad bad;
+		size_t span = (size_t)l.dst_slots * l.stride;
+		int r = b->mem.ops->read(&b->mem, dst_off(b, q), b->tmp,
+					 span < b->dst_len ? span : b->dst_len);
 
 		if (r) {
 			snprintf(s->why, WHY, "%s: reading the destination: %s",
 				 gdr_mem_kind_name(b->kind), strerror(-r));
 			return r;
 		}
-		if (gdr_pattern_check(b->tmp, size, s->plan.seed, q, &off, &want, &got)) {
+		gdr_pattern_fill(b->want_src, b->src_len, s->plan.seed, q);
+		gdr_pattern_poison(b->want_poison, b->dst_len, s->plan.seed, q);
+		/* Duration mode: earlier repeats wrote further than the last one; no poison check.
+		 */
+		if (gdr_validate_check(b->want_src, b->tmp,
+				       s->plan.duration_ms ? NULL : b->want_poison, size, &l, n,
+				       &bad)) {
+			const char *side = s->client ? "client" : "server";
+
 			m->valid = -1;
 			m->bad_qp = (uint16_t)q;
-			m->bad_offset = off;
-			snprintf(m->text, sizeof(m->text),
-				 "validation failed on the %s: QP %u offset %zu: expected 0x%02x, "
-				 "found 0x%02x",
-				 s->client ? "client" : "server", q, off, want, got);
+			m->bad_offset = bad.off;
+			if (bad.msg == UINT64_MAX)
+				snprintf(m->text, sizeof(m->text),
+					 "validation failed on the %s: QP %u: offset %zu, where no "
+					 "message was meant to land, was written (expected 0x%02x, "
+					 "found 0x%02x): a misplaced message",
+					 side, q, bad.off, bad.want, bad.got);
+			else
+				snprintf(m->text, sizeof(m->text),
+					 "validation failed on the %s: QP %u message %" PRIu64
+					 " of %" PRIu64 " (warmup included) is missing at offset "
+					 "%zu: expected 0x%02x, found 0x%02x (lost, or landed "
+					 "elsewhere)",
+					 side, q, bad.msg, n, bad.off, bad.want, bad.got);
 			return -EILSEQ;
 		}
 	}
@@ -384,8 +435,11 @@ static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
 static double repeat_budget(const struct sess *s, uint64_t size)
 {
 	double bytes = (double)(s->plan.iters + s->plan.warmup) * size * s->plan.qps;
+	/* Latency: one message at a time, each allowed a millisecond on top of its bytes. */
+	double lat = s->plan.latency ? (double)(s->plan.iters + s->plan.warmup) * 1e-3 : 0;
 
-	return s->o->timeout + (s->plan.duration_ms ? s->plan.duration_ms / 1000.0 : bytes / 1e6);
+	return s->o->timeout + lat +
+	       (s->plan.duration_ms ? s->plan.duration_ms / 1000.0 : bytes / 1e6);
 }
 
 static void exchange_local_buf(struct sess *s, const struct pbuf *b, struct gdr_msg *m)
@@ -400,7 +454,7 @@ static void exchange_local_buf(struct sess *s, const struct pbuf *b, struct gdr_
 			size_t off = is_write(s) ? dst_off(b, q) : src_off(b, q);
 			m->u.buf.qp[q].addr = b->mem.addr + off;
 			m->u.buf.qp[q].rkey = b->mem.mr ? b->mem.mr->rkey : 0;
-			m->u.buf.qp[q].len = b->region;
+			m->u.buf.qp[q].len = is_write(s) ? b->dst_len : b->src_len;
 		}
 		struct gdr_bounce_res br;
 		if (b->kind == GDR_MEM_BOUNCE && !gdr_mem_bounce_res(&b->mem, &br)) {
@@ -439,9 +493,10 @@ static int take_remote_buf(struct sess *s, struct pbuf *b, const struct gdr_msg 
 	}
 	for (unsigned int q = 0; q < data_qps(s, b); q++) {
 		/* Never reach past what the peer registered for this QP. */
-		uint64_t need = b->kind == GDR_MEM_BOUNCE /* bounce: the staging ring */
-				    ? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
-				    : max_size(&s->plan);
+		uint64_t need =
+		    b->kind == GDR_MEM_BOUNCE /* bounce: the staging ring */
+			? (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk
+			: is_write(s) ? b->dst_len : b->src_len; /* --validate cycles through it */
 
 		if (m->u.buf.qp[q].len < need) {
 			snprintf(s->why, WHY,
@@ -501,16 +556,131 @@ static int run_loop(struct sess *s, struct pbuf *b, uint64_t size, struct gdr_lo
 		.conn = &s->conn,
 	};
 
-	if (b->kind == GDR_MEM_BOUNCE)
-		return run_bounce(s, b, size, out);
+	struct gdr_vlayout l;
+
+	if (b->kind == GDR_MEM_BOUNCE) {
+		int r = run_bounce(s, b, size, out);
+
+		/*
+		 * The pipeline's segments time credit bursts, not the link: its
+		 * peak is the repeat's average, a window that really was sustained.
+		 */
+		if (!r)
+			out->peak_bps =
+			    out->elapsed_ns ? (double)out->bytes * 1e9 / out->elapsed_ns : NAN;
+		return r;
+	}
+	layout_for(s, b, size, &l);
+	cfg.stride = l.stride;
 	for (unsigned int q = 0; q < s->plan.qps; q++) {
 		qps[q].qp = s->conn.id[q]->qp;
 		qps[q].laddr = b->mem.addr + (is_write(s) ? src_off(b, q) : dst_off(b, q));
 		qps[q].lkey = b->mem.mr->lkey;
 		qps[q].raddr = b->remote[q].addr;
 		qps[q].rkey = b->remote[q].rkey;
+		qps[q].lslots = is_write(s) ? l.src_slots : l.dst_slots;
+		qps[q].rslots = is_write(s) ? l.dst_slots : l.src_slots;
 	}
 	return gdr_loop_run(s->conn.data_cq, qps, s->plan.qps, &cfg, out, s->why, WHY);
+}
+
+/* ---- latency tools (lat_loop.h) ---------------------------------------------------------- */
+
+struct lat_copy {
+	struct gdr_mem *mem;
+	size_t src_off, dst_off, size;
+	uint8_t *ring;
+};
+
+static int lat_d2h(void *ctx)
+{
+	struct lat_copy *c = ctx;
+
+	return c->mem->ops->read(c->mem, c->src_off, c->ring, c->size);
+}
+
+static int lat_h2d(void *ctx)
+{
+	struct lat_copy *c = ctx;
+
+	return c->mem->ops->write(c->mem, c->dst_off, c->ring, c->size);
+}
+
+/* The byte a host WRITE ping-pong polls; NULL where the CPU cannot poll (GPU memory). */
+static volatile uint8_t *lat_dst_last(const struct sess *s, const struct pbuf *b, uint64_t size)
+{
+	if (!s->plan.latency || !is_write(s) || b->kind != GDR_MEM_HOST)
+		return NULL;
+	return (volatile uint8_t *)(uintptr_t)(b->mem.addr + dst_off(b, 0) + size - 1);
+}
+
+/* Before the peer may write (START/ACK): no stale stamp can read as an arrival. */
+static void lat_arm(const struct sess *s, const struct pbuf *b, uint64_t size)
+{
+	volatile uint8_t *p = lat_dst_last(s, b, size);
+
+	if (p)
+		*p = 0;
+}
+
+/* bounce: one message is staged whole, so it must fit the ring. */
+static int lat_skip_size(const struct sess *s, const struct pbuf *b, uint64_t size, char *why,
+			 size_t wlen)
+{
+	uint64_t ring = (uint64_t)s->plan.bounce_slots * s->plan.bounce_chunk;
+	char a[32], c[32];
+
+	if (!s->plan.latency || b->kind != GDR_MEM_BOUNCE || size <= ring)
+		return 0;
+	snprintf(why, wlen,
+		 "bounce latency stages a message whole: %s is larger than the staging ring "
+		 "(%u x %s; raise --bounce-slots or --bounce-chunk)",
+		 gdr_fmt_size(size, a, sizeof(a)), s->plan.bounce_slots,
+		 gdr_fmt_size(s->plan.bounce_chunk, c, sizeof(c)));
+	return 1;
+}
+
+static int run_lat(struct sess *s, struct pbuf *b, uint64_t size, double *samples)
+{
+	struct lat_copy copy = {
+		.mem = &b->mem, .src_off = src_off(b, 0), .dst_off = dst_off(b, 0), .size = size
+	};
+	struct gdr_lat_cfg cfg = {
+		.write = is_write(s),
+		.initiator = s->client,
+		.imm = b->kind != GDR_MEM_HOST,
+		.size = (uint32_t)size,
+		.iters = s->plan.iters,
+		.warmup = s->plan.warmup,
+		.raddr = b->remote[0].addr,
+		.rkey = b->remote[0].rkey,
+		.dst_last = lat_dst_last(s, b, size),
+		.stall_timeout = s->o->timeout,
+		.stop = s->stop,
+		.conn = &s->conn,
+	};
+	struct gdr_bounce_res br;
+
+	if (b->kind == GDR_MEM_BOUNCE) {
+		if (gdr_mem_bounce_res(&b->mem, &br)) {
+			snprintf(s->why, WHY, "bounce: buffers not open");
+			return -EINVAL;
+		}
+		/* Both copies are inside the timed interval: GPU -> ring, ring -> GPU. */
+		copy.ring = br.ring;
+		cfg.laddr = (uintptr_t)br.ring;
+		cfg.lkey = br.lkey;
+		cfg.hooks.ctx = &copy;
+		cfg.hooks.after_recv = s->client || is_write(s) ? lat_h2d : NULL;
+		cfg.hooks.before_send = is_write(s) ? lat_d2h : NULL;
+	} else {
+		cfg.laddr = b->mem.addr + (is_write(s) ? src_off(b, 0) : dst_off(b, 0));
+		cfg.lkey = b->mem.mr->lkey;
+		if (cfg.dst_last)
+			cfg.src_last =
+			    (uint8_t *)(uintptr_t)(b->mem.addr + src_off(b, 0) + size - 1);
+	}
+	return gdr_lat_run(&s->conn, &cfg, samples, s->why, WHY);
 }
 
 static void meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo)
@@ -518,7 +688,8 @@ static void meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo
 	m->iters = lo->iters;
 	m->bytes = lo->bytes;
 	m->elapsed_ns = lo->elapsed_ns;
-	m->peak_bps = lo->peak_bps;
+	/* No window long enough (NAN) travels as 0: the wire takes finite numbers only. */
+	m->peak_bps = lo->peak_bps > 0 ? lo->peak_bps : 0;
 	m->cpu_pct = lo->cpu_pct;
 }
 
@@ -535,10 +706,17 @@ static void acc_add(struct acc *a, const struct gdr_msg_meas *cli, const struct 
 	double secs = cli->elapsed_ns / 1e9;
 
 	if (bidir) {
-		/* Both directions at once: the pair moves the sum. */
+		/*
+		 * Both directions at once: the pair moves the sum. Each side's
+		 * peak window lies somewhere in its own run: adding two of them
+		 * would add rates that never coexisted. The repeat itself is the
+		 * window both share.
+		 */
 		bps += meas_bps(srv);
-		peak += srv->peak_bps;
+		peak = cli->peak_bps > 0 && srv->peak_bps > 0 ? bps : 0;
 		msgs += size ? (double)srv->bytes / size : 0;
+		a->dir_bps[0] += meas_bps(cli);
+		a->dir_bps[1] += meas_bps(srv);
 	}
 	a->bps[a->n] = bps;
 	if (peak > a->peak_bps)
@@ -598,7 +776,10 @@ static void record(struct sess *s, const struct gdr_result *r)
 
 static void emit(struct sess *s, const struct gdr_result *r)
 {
-	gdr_table_row(stdout, r, s->o->gbits);
+	if (s->plan.latency)
+		gdr_table_row_lat(stdout, r);
+	else
+		gdr_table_row(stdout, r, s->o->gbits);
 	fflush(stdout);
 	record(s, r);
 }
@@ -616,7 +797,9 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 	r.bw_median_gbps = st.median * 8 / 1e9;
 	r.bw_min_gbps = st.min * 8 / 1e9;
 	r.bw_max_gbps = st.max * 8 / 1e9;
-	r.bw_peak_gbps = (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9;
+	/* No window long enough: no peak (empty in CSV, "-" in the table), never a guess. */
+	r.bw_peak_gbps =
+	    a->peak_bps > 0 ? (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9 : NAN;
 	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
 	r.cpu_util_pct = a->n ? a->cpu_sum / a->n : -1;
 	gdr_strlcpy(r.status, status, sizeof(r.status));
@@ -627,7 +810,57 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 
 		snprintf(r.note + n, sizeof(r.note) - n, "%s%s", n ? "; " : "", s->cur_mem->note);
 	}
+	if (s->plan.bidir && a->n) {
+		/* Each direction, over the same repeats as the sum. */
+		size_t l = strlen(r.note);
+
+		snprintf(r.note + l, sizeof(r.note) - l,
+			 "%sclient->server %.3f Gb/s, server->client %.3f Gb/s", l ? "; " : "",
+			 a->dir_bps[0] / a->n * 8 / 1e9, a->dir_bps[1] / a->n * 8 / 1e9);
+	}
 	emit(s, &r);
+}
+
+/* A latency row: the client's samples summarised; no bandwidth columns. */
+static void emit_lat(struct sess *s, enum gdr_mem_kind kind, uint64_t size, const double *us,
+		     const char *status, const char *note)
+{
+	struct gdr_result r;
+
+	row_common(s, &r, kind, size);
+	r.iters = s->plan.iters;
+	r.bw_peak_gbps = r.bw_avg_gbps = r.bw_median_gbps = r.bw_min_gbps = r.bw_max_gbps = NAN;
+	r.msg_rate_mpps = NAN;
+	r.lat_min_us = us[0];
+	r.lat_p50_us = us[1];
+	r.lat_p90_us = us[2];
+	r.lat_p99_us = us[3];
+	r.lat_p999_us = us[4];
+	r.lat_max_us = us[5];
+	r.lat_avg_us = us[6];
+	gdr_strlcpy(r.status, status, sizeof(r.status));
+	if (note)
+		gdr_strlcpy(r.note, note, sizeof(r.note));
+	emit(s, &r);
+}
+
+/* What a latency sample is, on this path. */
+static const char *lat_note(const struct sess *s, const struct pbuf *b)
+{
+	if (!is_write(s))
+		return b->kind == GDR_MEM_BOUNCE
+			   ? "post to completion of the READ from the peer's staging ring, plus "
+			     "the local copy to the GPU (the peer's GPU-to-ring copy is not per "
+			     "message)"
+			   : "post to completion";
+	switch (b->kind) {
+	case GDR_MEM_HOST:
+		return "half round trip; arrival seen by polling the last byte";
+	case GDR_MEM_BOUNCE:
+		return "half round trip, both GPU copies included; arrival by immediate";
+	default:
+		return "half round trip; RDMA WRITE with immediate (GPU memory cannot be polled)";
+	}
 }
 
 /* Note of a measured row: validation, and for bounce the staging ring. */
@@ -699,7 +932,7 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 
 	memset(acc, 0, sizeof(*acc));
 	if (s->plan.validate && checks_dst(s)) {
-		r = poison_dests(s, b, size);
+		r = poison_dests(s, b);
 		if (r)
 			return r;
 	}
@@ -729,8 +962,15 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			return r;
 		}
 		meas_from_loop(&m.u.meas, &lo);
-		if (s->plan.validate && checks_dst(s) && rep + 1 == s->plan.repeat) {
-			r = check_dests(s, b, size, &m.u.meas);
+		/*
+		 * The check needs how many messages the writer issued: our own
+		 * count for READ; for -b WRITE the server's, known up front
+		 * unless -D, where its RESULT brings it.
+		 */
+		int check = s->plan.validate && checks_dst(s) && rep + 1 == s->plan.repeat;
+		int deferred = check && is_write(s) && s->plan.duration_ms;
+		if (check && !deferred) {
+			r = check_dests(s, b, size, s->plan.warmup + lo.iters, &m.u.meas);
 			if (r && r != -EILSEQ)
 				return r;
 		}
@@ -743,6 +983,11 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			snprintf(s->why, WHY, "server: %s", reply.u.meas.text);
 			return reply.u.meas.status;
 		}
+		if (deferred) {
+			r = check_dests(s, b, size, s->plan.warmup + reply.u.meas.iters, &m.u.meas);
+			if (r && r != -EILSEQ)
+				return r;
+		}
 		r = record_repeat(s, b, size, &m.u.meas, &reply.u.meas);
 		if (r)
 			return r;
@@ -750,6 +995,83 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 	char note[GDR_TEXT_MAX];
 	emit_measured(s, b->kind, size, acc, "ok", row_note(s, b, note, sizeof(note)));
 	return 0;
+}
+
+static int client_lat_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t size)
+{
+	uint64_t n = s->plan.iters;
+	struct gdr_lat_stats st;
+	struct gdr_msg m, reply;
+	int r;
+
+	if (!s->lat) {
+		s->lat = calloc((size_t)n * s->plan.repeat, sizeof(*s->lat));
+		if (!s->lat) {
+			snprintf(s->why, WHY, "out of memory for %" PRIu64 " latency samples",
+				 n * s->plan.repeat);
+			return -ENOMEM;
+		}
+	}
+	for (unsigned int rep = 0; rep < s->plan.repeat; rep++) {
+		r = sync_point(s); /* launch */
+		if (r)
+			return r;
+		lat_arm(s, b, size);
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_START;
+		m.u.start.path = (uint8_t)pi;
+		m.u.start.repeat = (uint16_t)rep;
+		m.u.start.size = size;
+		r = send_msg(s, &m);
+		if (!r)
+			r = recv_msg(s, &reply, GDR_MSG_ACK);
+		if (r)
+			return r;
+		r = run_lat(s, b, size, s->lat + (size_t)rep * n);
+		if (!r)
+			r = gdr_lat_stats_compute(s->lat, (size_t)(rep + 1) * n, &st);
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_DONE;
+		m.u.meas.status = r;
+		if (r) {
+			if (r == -ENOMEM)
+				snprintf(s->why, WHY, "latency: out of memory sorting the samples");
+			gdr_strlcpy(m.u.meas.text, s->why, sizeof(m.u.meas.text));
+			send_msg(s, &m);
+			return r;
+		}
+		m.u.meas.iters = n;
+		m.u.meas.bytes = n * size;
+		const double us[7] = { st.min, st.p50, st.p90, st.p99, st.p999, st.max, st.avg };
+		memcpy(m.u.meas.lat_us, us, sizeof(us));
+		r = send_msg(s, &m);
+		if (!r)
+			r = recv_msg(s, &reply, GDR_MSG_RESULT);
+		if (r)
+			return r;
+		if (reply.u.meas.status) {
+			snprintf(s->why, WHY, "server: %s", reply.u.meas.text);
+			return reply.u.meas.status;
+		}
+		if (rep + 1 == s->plan.repeat)
+			emit_lat(s, b->kind, size, m.u.meas.lat_us, "ok", lat_note(s, b));
+	}
+	return 0;
+}
+
+/* latency: a size this path cannot run is one skipped row on both sides, no exchange. */
+static int skip_lat_size(struct sess *s, const struct pbuf *b, uint64_t size)
+{
+	struct gdr_result r;
+	int rr = 0;
+
+	row_common(s, &r, b->kind, size);
+	gdr_strlcpy(r.status, "skipped", sizeof(r.status));
+	lat_skip_size(s, b, size, r.note, sizeof(r.note));
+	emit(s, &r);
+	for (unsigned int i = 0; s->o->sync && !rr && i < s->plan.repeat; i++)
+		rr = sync_point(s); /* launch */
+	return rr;
 }
 
 /* Once the plan is known: open the GPU if a path needs it, explain the placement, print the header.
@@ -761,7 +1083,10 @@ static void prepare(struct sess *s)
 			ensure_cuda(s);
 	if (s->cuda && !s->have_topo)
 		describe_topology(s);
-	gdr_table_header(stdout, s->o->gbits);
+	if (s->plan.latency)
+		gdr_table_header_lat(stdout);
+	else
+		gdr_table_header(stdout, s->o->gbits);
 	fflush(stdout);
 }
 
@@ -796,8 +1121,16 @@ static int client_path(struct sess *s, unsigned int pi)
 		if (r)
 			goto out;
 	}
-	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++)
-		r = client_size(s, &b, pi, s->plan.sizes[i]);
+	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
+		char why[8];
+
+		if (lat_skip_size(s, &b, s->plan.sizes[i], why, sizeof(why)))
+			r = skip_lat_size(s, &b, s->plan.sizes[i]);
+		else if (s->plan.latency)
+			r = client_lat_size(s, &b, pi, s->plan.sizes[i]);
+		else
+			r = client_size(s, &b, pi, s->plan.sizes[i]);
+	}
 out:
 	pbuf_free(s, &b);
 	return r;
@@ -875,10 +1208,11 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			return -EPROTO;
 		}
 		if (rep == 0 && s->plan.validate && checks_dst(s)) {
-			r = poison_dests(s, b, size);
+			r = poison_dests(s, b);
 			if (r)
 				return r;
 		}
+		lat_arm(s, b, size);
 		memset(&m, 0, sizeof(m));
 		m.type = GDR_MSG_ACK;
 		r = send_msg(s, &m);
@@ -886,7 +1220,12 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			return r;
 		memset(&res, 0, sizeof(res));
 		res.type = GDR_MSG_RESULT;
-		if (s->plan.bidir) {
+		if (s->plan.latency) {
+			/* WRITE: we answer every ping; READ: nothing to do until DONE. */
+			res.u.meas.status = is_write(s) ? run_lat(s, b, size, NULL) : 0;
+			if (res.u.meas.status)
+				gdr_strlcpy(res.u.meas.text, s->why, sizeof(res.u.meas.text));
+		} else if (s->plan.bidir) {
 			struct gdr_loop_out lo;
 
 			res.u.meas.status = run_loop(s, b, size, &lo);
@@ -917,7 +1256,10 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 		}
 		if (!res.u.meas.status && s->plan.validate && checks_dst(s) &&
 		    rep + 1 == s->plan.repeat) {
-			r = check_dests(s, b, size, &res.u.meas);
+			/* The writer into our destination: the client for WRITE, us for READ. */
+			uint64_t n = is_write(s) ? done.u.meas.iters : res.u.meas.iters;
+
+			r = check_dests(s, b, size, s->plan.warmup + n, &res.u.meas);
 			if (r && r != -EILSEQ)
 				return r;
 		}
@@ -927,6 +1269,14 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 		if (res.u.meas.status) {
 			snprintf(s->why, WHY, "%s", res.u.meas.text);
 			return res.u.meas.status;
+		}
+		if (s->plan.latency) {
+			if (rep + 1 == s->plan.repeat) {
+				emit_lat(s, b->kind, size, done.u.meas.lat_us, "ok",
+					 lat_note(s, b));
+				return 0;
+			}
+			continue;
 		}
 		r = record_repeat(s, b, size, &done.u.meas, &res.u.meas);
 		if (r)
@@ -970,6 +1320,12 @@ static int server_path(struct sess *s, unsigned int pi, const struct gdr_msg *bu
 			goto out;
 	}
 	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
+		char why[8];
+
+		if (lat_skip_size(s, &b, s->plan.sizes[i], why, sizeof(why))) {
+			r = skip_lat_size(s, &b, s->plan.sizes[i]);
+			continue;
+		}
 		r = sync_point(s); /* launch */
 		if (!r)
 			r = recv_msg(s, &m, GDR_MSG_START);
@@ -1219,6 +1575,7 @@ out_json:
 	}
 	if (s->topo_t)
 		gdr_topo_free(s->topo_t);
+	free(s->lat);
 	if (s->json) {
 		int jr = gdr_json_close(s->json, why, sizeof(why));
 		if (jr) {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,10 @@ static const char *const contract[] = {
 	"gpu_alloc",	"dmabuf_mapping", "relaxed_ordering",
 	"gpu_uuid",	"cuda_driver",	  "kernel",
 	"libibverbs",	"nic_fw",
+	/* appended: latency (docs/latency.md) */
+	"lat_min_us",	"lat_p50_us",	  "lat_p90_us",
+	"lat_p99_us",	"lat_p999_us",	  "lat_max_us",
+	"lat_avg_us",
 };
 /* clang-format on */
 #define NCOLS	  ((int)(sizeof(contract) / sizeof(contract[0])))
@@ -657,15 +662,23 @@ static void test_table(void **state)
 	strcpy(r.status, "skipped");
 	strcpy(r.note, "nvidia_peermem not loaded");
 	gdr_table_row(f, &r, 1);
+	/* No peak (no window long enough): "-", never 0 or a number. */
+	strcpy(r.path, "host");
+	strcpy(r.status, "ok");
+	r.note[0] = '\0';
+	r.bw_peak_gbps = NAN;
+	gdr_table_row(f, &r, 1);
 	fclose(f);
+	assert_non_null(
+	    strstr(buf, " host     write  1048576    5000         -                8.000"));
 	assert_non_null(strstr(buf, "BW average[Gb/sec]"));
 	assert_non_null(strstr(buf, "BW average[MB/sec]"));
 	assert_non_null(strstr(buf, "MsgRate[Mpps]"));
 	/* Gb/s row: path, verb, bytes, iterations, then peak and avg. */
 	assert_non_null(
 	    strstr(buf, " dmabuf   write  1048576    5000         97.123           8.000"));
-	/* MB/s = Gb/s * 125: 8 Gb/s is 1000 MB/s. */
-	assert_non_null(strstr(buf, "12140.431        1000.000"));
+	/* MB/sec is perftest's 2^20 B/s: 8 Gb/s is 10^9 B/s = 953.674 MB/sec. */
+	assert_non_null(strstr(buf, "11578.017        953.674"));
 	assert_non_null(
 	    strstr(buf, " peermem  write  1048576    skipped: nvidia_peermem not loaded\n"));
 	/* Columns line up: every data row puts #iterations where the header does. */
@@ -677,6 +690,50 @@ static void test_table(void **state)
 			line_start--;
 		assert_int_equal(h - line_start, strstr(buf, "5000 ") - strstr(buf, " dmabuf"));
 	}
+	free(buf);
+}
+
+/* Latency rows: their columns filled, the bandwidth ones empty; the reverse on bandwidth rows. */
+static void test_latency_columns(void **state)
+{
+	struct gdr_result r;
+	char row[GDR_CSV_ROW_MAX], *buf = NULL;
+	const char *p = row;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	fill(&r);
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_string_equal(fields[COL("lat_p50_us")], "");
+	assert_string_equal(fields[COL("lat_avg_us")], "");
+	r.bw_peak_gbps = r.bw_avg_gbps = r.bw_median_gbps = r.bw_min_gbps = r.bw_max_gbps = NAN;
+	r.msg_rate_mpps = NAN;
+	r.lat_min_us = 1.5;
+	r.lat_p50_us = 2.25;
+	r.lat_p90_us = 3;
+	r.lat_p99_us = 4;
+	r.lat_p999_us = 5;
+	r.lat_max_us = 60.125;
+	r.lat_avg_us = 2.5;
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	p = row;
+	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_string_equal(fields[COL("lat_min_us")], "1.500");
+	assert_string_equal(fields[COL("lat_p50_us")], "2.250");
+	assert_string_equal(fields[COL("lat_p999_us")], "5.000");
+	assert_string_equal(fields[COL("lat_max_us")], "60.125");
+	assert_string_equal(fields[COL("bw_avg_gbps")], "");
+	assert_string_equal(fields[COL("msg_rate_mpps")], "");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	gdr_table_header_lat(f);
+	gdr_table_row_lat(f, &r);
+	fclose(f);
+	assert_non_null(strstr(buf, "t_p99.9[usec]"));
+	assert_non_null(strstr(buf, " dmabuf   write  1048576    5000         1.500        2.250"));
+	assert_non_null(strstr(buf, "60.125       2.500        ok"));
 	free(buf);
 }
 
@@ -717,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_json_keys_are_csv_columns),
 		cmocka_unit_test(test_json_empty_and_unwritable),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_latency_columns),
 		cmocka_unit_test(test_result_init),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

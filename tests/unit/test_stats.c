@@ -85,12 +85,61 @@ static void test_not_finite(void **state)
 	assert_int_equal(gdr_stats_compute(v, 3, &s), -EINVAL);
 }
 
+/* Nearest-rank percentiles: the smallest sample with at least p% at or below it. */
+static void test_percentiles(void **state)
+{
+	double v[1000];
+	struct gdr_lat_stats l;
+
+	(void)state;
+	/* 1000 samples 1..1000 in reverse: p50 500, p90 900, p99 990, p99.9 999. */
+	for (int i = 0; i < 1000; i++)
+		v[i] = 1000 - i;
+	assert_int_equal(gdr_lat_stats_compute(v, 1000, &l), 0);
+	assert_float_equal(l.min, 1, EPS);
+	assert_float_equal(l.p50, 500, EPS);
+	assert_float_equal(l.p90, 900, EPS);
+	assert_float_equal(l.p99, 990, EPS);
+	assert_float_equal(l.p999, 999, EPS);
+	assert_float_equal(l.max, 1000, EPS);
+	assert_float_equal(l.avg, 500.5, EPS);
+	assert_float_equal(v[0], 1000, EPS); /* input untouched */
+	/* Few samples: the tail percentiles are the max, never past the end. */
+	const double few[] = { 3.0, 1.0, 2.0 };
+	assert_int_equal(gdr_lat_stats_compute(few, 3, &l), 0);
+	assert_float_equal(l.p50, 2.0, EPS);
+	assert_float_equal(l.p90, 3.0, EPS);
+	assert_float_equal(l.p999, 3.0, EPS);
+	assert_float_equal(l.avg, 2.0, EPS);
+	/* One outlier in 100: p99 still the body, max the outlier. */
+	for (int i = 0; i < 100; i++)
+		v[i] = i == 37 ? 500.0 : 2.0;
+	assert_int_equal(gdr_lat_stats_compute(v, 100, &l), 0);
+	assert_float_equal(l.p99, 2.0, EPS);
+	assert_float_equal(l.p999, 500.0, EPS);
+	assert_float_equal(l.max, 500.0, EPS);
+	/* 1001 samples: p99.9 = rank ceil(999.999) = 1000. */
+	for (int i = 0; i < 1000; i++)
+		v[i] = i + 1;
+	double sorted1001[1001];
+	for (int i = 0; i < 1001; i++)
+		sorted1001[i] = i + 1;
+	assert_float_equal(gdr_percentile_sorted(sorted1001, 1001, 99.9), 1000, EPS);
+	assert_float_equal(gdr_percentile_sorted(sorted1001, 1001, 50), 501, EPS);
+	assert_true(isnan(gdr_percentile_sorted(sorted1001, 0, 50)));
+	/* Nothing or not finite: refused, all zero. */
+	assert_int_equal(gdr_lat_stats_compute(v, 0, &l), -EINVAL);
+	v[3] = NAN;
+	assert_int_equal(gdr_lat_stats_compute(v, 10, &l), -EINVAL);
+	assert_float_equal(l.max, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_odd),	   cmocka_unit_test(test_even),
 		cmocka_unit_test(test_one),	   cmocka_unit_test(test_zero),
-		cmocka_unit_test(test_not_finite),
+		cmocka_unit_test(test_not_finite), cmocka_unit_test(test_percentiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

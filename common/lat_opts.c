@@ -1,0 +1,94 @@
+#include "config.h"
+
+#include "lat_opts.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void gdr_lat_usage(FILE *out, enum gdr_verb verb)
+{
+	const char *v = gdr_verb_name(verb);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	fprintf(out,
+		"Usage: gdr_%s_lat [options]            start a server (waits for one client)\n"
+		"       gdr_%s_lat [options] SERVER     run the client against SERVER\n"
+		"\n"
+		"RDMA %s latency between two nodes over rdma_cm, perftest style (ib_%s_lat),\n"
+		"on host memory and on GPU memory registered through DMA-BUF, nvidia-peermem\n"
+		"or a host bounce buffer, with the plan exchange and paths of gdr_%s_bw.\n"
+		"%s"
+		"Per size the client's samples of all repeats give min, p50, p90, p99, p99.9,\n"
+		"max and average in microseconds (nearest-rank percentiles after --warmup\n"
+		"untimed exchanges): the table, and the CSV/JSON columns lat_min_us,\n"
+		"lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, lat_avg_us (the\n"
+		"bandwidth columns are empty on these rows). Both sides print the same row.\n"
+		"\n"
+		"One message is in flight on QP 0: -q, -t, -l, -Q, -b, -D and --validate do\n"
+		"not apply and are refused. -n is the number of timed exchanges per repeat\n"
+		"(default 5000). The options below are gdr_%s_bw's.\n"
+		"\n",
+		v, v, verb == GDR_VERB_READ ? "READ" : "WRITE", v, v,
+		verb == GDR_VERB_READ
+		    ? "A sample is one RDMA READ from post to completion (as ib_read_lat).\n"
+		      "bounce: the READ from the peer's staging ring plus the copy to the GPU.\n"
+		    : "A sample is half a round trip: the client writes into the server, which\n"
+		      "writes back (as ib_write_lat). On host memory a side sees the message\n"
+		      "arrive by polling its last byte; GPU memory cannot be polled by the CPU,\n"
+		      "so the GPU paths use RDMA WRITE with immediate and the receive completion\n"
+		      "(as perftest's CUDA latency). bounce: both GPU copies (GPU to staging on\n"
+		      "the sender, staging to GPU on the receiver) are inside the sample.\n",
+		v);
+	/* The shared options, without gdr_*_bw's own usage lines and description. */
+	m = open_memstream(&text, &len);
+	if (!m)
+		return;
+	gdr_opts_usage(m, verb);
+	fclose(m);
+	const char *p = text ? strstr(text, "adopts it;") : NULL;
+	p = p ? strstr(p, "\n\n") : NULL;
+	fputs(p ? p + 2 : text ? text : "", out);
+	free(text);
+}
+
+int gdr_lat_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	}
+	return 0;
+}
+
+int gdr_lat_opts_check(const struct gdr_opts *o)
+{
+	static const struct {
+		unsigned int bit;
+		const char *name;
+	} refused[] = {
+		{ GDR_SET_QPS, "-q/--qp" },
+		{ GDR_SET_TX_DEPTH, "-t/--tx-depth" },
+		{ GDR_SET_POST_LIST, "-l/--post_list" },
+		{ GDR_SET_CQ_MOD, "-Q/--cq-mod" },
+		{ GDR_SET_BIDIR, "-b/--bidirectional" },
+		{ GDR_SET_DURATION, "-D/--duration" },
+		{ GDR_SET_VALIDATE, "--validate" },
+	};
+
+	for (size_t i = 0; i < GDR_ARRAY_SIZE(refused); i++) {
+		if (o->set & refused[i].bit) {
+			gdr_err("%s: not a latency option (one message is in flight on QP 0; "
+				"see --help)",
+				refused[i].name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
