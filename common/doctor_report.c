@@ -14,6 +14,20 @@ void gdr_doctor_init(struct gdr_doctor *doc, const char *root)
 	memset(doc, 0, sizeof(*doc));
 	doc->root = root && *root ? root : "/";
 	doc->dmabuf_usable_gpu = -1;
+	doc->buffer_bytes = 8ull << 20;
+}
+
+const char *gdr_paths_name(unsigned int paths, char *buf, size_t len)
+{
+	static const char *const names[] = { "dmabuf", "peermem", "host", "bounce" };
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < GDR_ARRAY_SIZE(names); i++)
+		if (paths & (1u << i) && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+						names[i]);
+	return buf;
 }
 
 /* Both usable: NCCL takes DMA-BUF, but which path a given program used is then ambiguous. */
@@ -37,6 +51,7 @@ void gdr_doctor_run(struct gdr_doctor *doc)
 	gdr_doctor_node_checks(doc);
 	gdr_doctor_gpu_checks(doc);
 	gdr_doctor_nic_checks(doc);
+	gdr_doctor_pcie_checks(doc);
 	gdr_doctor_nccl_env_checks(doc);
 	gdr_verdict_both_warning(doc);
 }
@@ -176,6 +191,8 @@ static const char *blocks_name(unsigned int b)
 
 void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v)
 {
+	char paths[64];
+
 	fprintf(out, "gdr_doctor: root %s\n", doc->root);
 	for (unsigned int i = 0; i < doc->nchecks; i++) {
 		const struct gdr_check *c = &doc->checks[i];
@@ -183,6 +200,9 @@ void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_
 		fprintf(out, "%-4s  %-22s %s", gdr_check_status_name(c->status), c->name, c->value);
 		if (c->blocks)
 			fprintf(out, " [blocks %s]", blocks_name(c->blocks));
+		if (c->affects && c->status != GDR_CHECK_PASS)
+			fprintf(out, " [slows %s]",
+				gdr_paths_name(c->affects, paths, sizeof(paths)));
 		fputc('\n', out);
 		if (c->fix[0])
 			fprintf(out, "      %-22s fix: %s\n", "", c->fix);
@@ -195,6 +215,8 @@ void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_
 
 void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v)
 {
+	char paths[64];
+
 	fputs("{\n  \"root\": ", out);
 	gdr_json_str(out, doc->root);
 	fputs(",\n  \"checks\": [", out);
@@ -217,6 +239,12 @@ void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_v
 			fputs(", ", out);
 		if (c->blocks & GDR_BLOCK_PEERMEM)
 			fputs("\"peermem\"", out);
+		fputs("], \"affects\": [", out);
+		for (unsigned int bit = 1, n = 0; bit <= GDR_PATH_BOUNCE; bit <<= 1)
+			if (c->affects & bit) {
+				fputs(n++ ? ", " : "", out);
+				gdr_json_str(out, gdr_paths_name(bit, paths, sizeof(paths)));
+			}
 		fputs("]}", out);
 	}
 	fputs("\n  ],\n  \"verdict\": {\"dmabuf\": ", out);
