@@ -247,6 +247,8 @@ static const char *iommu_mode(const char *root, const struct gdr_pcie_dev *d, ch
 
 static const char *ats_text(const struct gdr_pcie_dev *d)
 {
+	if (!d->readable)
+		return "ATS unknown";
 	return !d->has_ats ? "no ATS" : d->ats_enabled ? "ATS on" : "ATS off";
 }
 
@@ -321,7 +323,9 @@ static void check_link(struct gdr_doctor *doc, const char *pn, const struct pair
 		int gen, width, narrow, slow;
 		enum gdr_check_status s;
 
-		if (!ch->is_pcie || !pa->is_pcie || !ch->cap_gen)
+		/* Inside a switch, upstream to downstream port, there is no physical link. */
+		if (!ch->is_pcie || !pa->is_pcie || !ch->cap_gen ||
+		    ch->type == GDR_PCIE_DOWNSTREAM || ch->type == GDR_PCIE_ROOT_PORT)
 			continue;
 		known++;
 		gen = ch->cap_gen < pa->cap_gen ? ch->cap_gen : pa->cap_gen;
