@@ -3,10 +3,11 @@
 
 #include "ceiling.h"
 #include "pcie_cfg.h"
+#include "report.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,11 +91,12 @@ void gdr_ceiling_compute(struct gdr_ceiling *c, int with_gpu)
 {
 	c->gbps = 0;
 	c->limit = "";
-	if (c->port_gbps <= 0 || c->nic_pcie_gbps <= 0 || (with_gpu && c->gpu_pcie_gbps <= 0))
+	if (c->port_gbps <= 0 || (c->nic_pcie_gbps <= 0 && !c->nic_not_pci) ||
+	    (with_gpu && c->gpu_pcie_gbps <= 0))
 		return;
 	c->gbps = c->port_gbps;
 	c->limit = "port";
-	if (c->nic_pcie_gbps < c->gbps) {
+	if (c->nic_pcie_gbps > 0 && c->nic_pcie_gbps < c->gbps) {
 		c->gbps = c->nic_pcie_gbps;
 		c->limit = "NIC PCIe";
 	}
@@ -114,10 +116,13 @@ static const char *part(double v, char *buf, size_t len)
 
 const char *gdr_ceiling_text(const struct gdr_ceiling *c, int with_gpu, char *buf, size_t len)
 {
-	char p[24], n[24], g[24];
+	char p[24], n[32], g[24];
 
 	part(c->port_gbps, p, sizeof(p));
-	part(c->nic_pcie_gbps, n, sizeof(n));
+	if (c->nic_not_pci)
+		gdr_strlcpy(n, "none (not a PCI device)", sizeof(n));
+	else
+		part(c->nic_pcie_gbps, n, sizeof(n));
 	part(c->gpu_pcie_gbps, g, sizeof(g));
 	if (c->gbps > 0)
 		snprintf(buf, len, "%.1f Gb/s, %s-bound (port %s, NIC PCIe %s%s%s)", c->gbps,
@@ -165,12 +170,38 @@ int gdr_ceiling_sysfs(const char *root, const char *nic, int port, const char *g
 	rc = gdr_pcie_open(&p, root);
 	if (rc)
 		goto out_compute;
-	if (!gdr_pcie_ibdev_bdf(root, nic, nic_bdf, sizeof(nic_bdf)))
+	rc = gdr_pcie_ibdev_bdf(root, nic, nic_bdf, sizeof(nic_bdf));
+	if (!rc)
 		c->nic_pcie_gbps = gdr_pcie_endpoint_gbps(p, root, nic_bdf, &gen, &width);
+	c->nic_not_pci = rc == -ENOENT || rc == -ENODEV;
+	rc = 0;
 	if (gpu_bdf && *gpu_bdf && !gdr_pcie_norm_bdf(gpu_bdf, gpu, sizeof(gpu)))
 		c->gpu_pcie_gbps = gdr_pcie_endpoint_gbps(p, root, gpu, &gen, &width);
 	gdr_pcie_close(p);
 out_compute:
 	gdr_ceiling_compute(c, gpu_bdf && *gpu_bdf);
 	return rc;
+}
+
+void gdr_ceiling_row(struct ibv_context *verbs, unsigned int port, const char *nic,
+		     const char *gpu_bdf, struct gdr_result *r)
+{
+	struct ibv_port_attr pa;
+	struct gdr_ceiling c;
+
+	r->ceiling_gbps = 0;
+	if (!nic || !*nic)
+		return;
+	gdr_ceiling_sysfs(NULL, nic, (int)port, gpu_bdf, &c);
+	/* The port rate as the provider reports it now (rxe: from its netdev). */
+	if (verbs && port && !ibv_query_port(verbs, (uint8_t)port, &pa))
+		c.port_gbps = gdr_ib_port_gbps(pa.active_speed, pa.active_width,
+					       pa.link_layer == IBV_LINK_LAYER_ETHERNET);
+	gdr_ceiling_compute(&c, gpu_bdf && *gpu_bdf);
+	r->ceiling_gbps = c.gbps * (r->bidir ? 2 : 1);
+}
+
+void gdr_ceiling_pct(struct gdr_result *r)
+{
+	r->pct_of_ceiling = r->ceiling_gbps > 0 ? r->bw_avg_gbps / r->ceiling_gbps * 100 : -1;
 }

@@ -29,6 +29,7 @@ struct gdr_ceiling {
 	double port_gbps;     /* 0 unknown */
 	double nic_pcie_gbps; /* 0 unknown */
 	double gpu_pcie_gbps; /* 0 unknown or no GPU (host memory) */
+	int nic_not_pci;      /* a software device (rxe, siw): no NIC PCIe link to count */
 	double gbps;	      /* the minimum of the known parts; 0 when the port or a link
 				 that applies is unknown */
 	const char *limit;    /* "port", "NIC PCIe", "GPU PCIe" or "" */
@@ -48,5 +49,20 @@ const char *gdr_ceiling_text(const struct gdr_ceiling *c, int with_gpu, char *bu
  */
 int gdr_ceiling_sysfs(const char *root, const char *nic, int port, const char *gpu_bdf,
 		      struct gdr_ceiling *c);
+
+struct ibv_context;
+struct gdr_result;
+
+/*
+ * A result row's ceiling_gbps for the NIC this run uses: the port rate from
+ * ibv_query_port (active_speed x active_width), the PCIe links from this
+ * system's configuration space; gpu_bdf NULL = host memory. Bidirectional
+ * rows get twice the ceiling (each direction has its own lanes). Leaves 0
+ * (unknown) when a part is missing.
+ */
+void gdr_ceiling_row(struct ibv_context *verbs, unsigned int port, const char *nic,
+		     const char *gpu_bdf, struct gdr_result *r);
+/* pct_of_ceiling from bw_avg_gbps, once the row's bandwidth is in; -1 when unknown. */
+void gdr_ceiling_pct(struct gdr_result *r);
 
 #endif

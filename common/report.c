@@ -29,6 +29,7 @@ enum col_kind {
 	COL_BW,	  /* Gb/s, 3 decimals; empty unless the row is a measurement */
 	COL_RATE, /* Mpps, 6 decimals as perftest prints it (8 MiB messages run at ~0.001 Mpps) */
 	COL_PCT,  /* %, 1 decimal; empty when < 0 */
+	COL_GBPS, /* Gb/s, 3 decimals; empty when <= 0 (unknown), also on skipped rows */
 };
 
 struct col {
@@ -58,6 +59,7 @@ static const struct col cols[] = {
 	C(gpu_numa, COL_NUMSTR),   C(nic_numa, COL_NUMSTR),
 	C(status, COL_STR),	   C(note, COL_STR),
 	C(label, COL_STR),	   C(version, COL_STR),
+	C(ceiling_gbps, COL_GBPS), C(pct_of_ceiling, COL_PCT),
 };
 #undef C
 
@@ -67,7 +69,7 @@ static const char csv_header[] =
     "timestamp,host,peer,role,verb,path,path_remote,size_bytes,iters,qps,tx_depth,post_list,"
     "bidir,repeats,bw_peak_gbps,bw_avg_gbps,bw_median_gbps,bw_min_gbps,bw_max_gbps,"
     "msg_rate_mpps,cpu_util_pct,gpu,gpu_bus_id,gpu_name,nic,nic_bus_id,distance,pcie_bridges,"
-    "gpu_numa,nic_numa,status,note,label,version";
+    "gpu_numa,nic_numa,status,note,label,version,ceiling_gbps,pct_of_ceiling";
 
 const char *gdr_csv_header(void)
 {
@@ -197,6 +199,14 @@ static enum val_type col_value(const struct gdr_result *r, const struct col *c, 
 			return VAL_NULL;
 		}
 		fmt_fixed(d, c->kind == COL_BW ? 3 : 6, buf, len);
+		return VAL_NUM;
+	case COL_GBPS:
+		d = *(const double *)(const void *)base;
+		if (!(d > 0) || !is_finite(d)) {
+			gdr_strlcpy(buf, "", len);
+			return VAL_NULL;
+		}
+		fmt_fixed(d, 3, buf, len);
 		return VAL_NUM;
 	case COL_PCT:
 		d = *(const double *)(const void *)base;
@@ -786,6 +796,7 @@ void gdr_result_init(struct gdr_result *r)
 	/* Callers fill a stack struct field by field: whatever they skip must read as unknown. */
 	memset(r, 0, sizeof(*r));
 	r->cpu_util_pct = -1;
+	r->pct_of_ceiling = -1;
 	gdr_strlcpy(r->status, "ok", sizeof(r->status));
 	if (gmtime_r(&now, &tm))
 		strftime(r->timestamp, sizeof(r->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);

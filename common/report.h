@@ -40,10 +40,14 @@ struct gdr_result {
 	char note[256];	 /* reason for skipped/failed, warnings */
 	char label[128];
 	char version[16];
+	/* Appended columns (docs/pcie-health.md): the pair's expected ceiling, Gb/s (<= 0
+	 * unknown; both directions for bidir rows), and bw_avg_gbps as a share of it (< 0). */
+	double ceiling_gbps;
+	double pct_of_ceiling;
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 34
+#define GDR_CSV_COLUMNS 36
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */

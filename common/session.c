@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bounce.h"
+#include "ceiling.h"
 #include "conn.h"
 #include "cuda.h"
 #include "loop.h"
@@ -229,8 +230,8 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
 	if (kind == GDR_MEM_BOUNCE &&
-	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk,
-				  s->conn.max_msg_sz, b->skip, sizeof(b->skip)))
+	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk, s->conn.max_msg_sz, b->skip,
+				  sizeof(b->skip)))
 		return;
 	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
 			 sizeof(why));
@@ -542,6 +543,8 @@ static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind k
 		gdr_strlcpy(r->gpu_bus_id, s->gpu.bus_id, sizeof(r->gpu_bus_id));
 		gdr_strlcpy(r->gpu_name, s->gpu.name, sizeof(r->gpu_name));
 	}
+	gdr_ceiling_row(s->conn.verbs, s->conn.port_num, s->conn.nic,
+			kind != GDR_MEM_HOST && s->cuda ? s->gpu.bus_id : NULL, r);
 }
 
 /* A row to the CSV, the JSON and, launched with MPI, to what rank 0 gathers. */
@@ -578,6 +581,7 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 	r.bw_peak_gbps = (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9;
 	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
 	r.cpu_util_pct = a->n ? a->cpu_sum / a->n : -1;
+	gdr_ceiling_pct(&r);
 	gdr_strlcpy(r.status, status, sizeof(r.status));
 	if (note)
 		gdr_strlcpy(r.note, note, sizeof(r.note));

@@ -32,7 +32,7 @@ static const char *const contract[] = {
 	"nic",		"nic_bus_id",	  "distance",
 	"pcie_bridges", "gpu_numa",	  "nic_numa",
 	"status",	"note",		  "label",
-	"version",
+	"version",	"ceiling_gbps",	  "pct_of_ceiling",
 };
 #define NCOLS	  ((int)(sizeof(contract) / sizeof(contract[0])))
 #define COL(name) col_index(name)
@@ -159,7 +159,7 @@ static void test_header(void **state)
 	snprintf(line, sizeof(line), "%s\n", gdr_csv_header());
 	p = line;
 	n = parse_record(&p, fields, 64);
-	assert_int_equal(n, 34);
+	assert_int_equal(n, NCOLS);
 	assert_int_equal(n, GDR_CSV_COLUMNS);
 	for (int i = 0; i < NCOLS; i++)
 		assert_string_equal(fields[i], contract[i]);
@@ -178,7 +178,7 @@ static void test_row_values(void **state)
 	assert_true(len > 0);
 	assert_int_equal((size_t)len, strlen(row));
 	assert_int_equal(row[len - 1], '\n');
-	assert_int_equal(parse_line(row), 34);
+	assert_int_equal(parse_line(row), NCOLS);
 	assert_string_equal(fields[COL("size_bytes")], "1048576");
 	assert_string_equal(fields[COL("iters")], "5000");
 	assert_string_equal(fields[COL("bidir")], "1");
@@ -211,13 +211,24 @@ static void test_unknowns_empty(void **state)
 	assert_string_equal(fields[COL("distance")], "");
 	assert_string_equal(fields[COL("gpu_numa")], "");
 	assert_string_equal(fields[COL("bw_avg_gbps")], "96.500");
+	/* No ceiling known: both columns empty, not 0. */
+	assert_string_equal(fields[COL("ceiling_gbps")], "");
+	assert_string_equal(fields[COL("pct_of_ceiling")], "");
+	r.ceiling_gbps = 200;
+	r.pct_of_ceiling = 48.24;
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	parse_line(row);
+	assert_string_equal(fields[COL("ceiling_gbps")], "200.000");
+	assert_string_equal(fields[COL("pct_of_ceiling")], "48.2");
+	r.ceiling_gbps = 0;
+	r.pct_of_ceiling = -1;
 
 	/* A skipped path has no bandwidth: empty, not a misleading 0.000. */
 	strcpy(r.status, "skipped");
 	strcpy(r.note, "peermem: nvidia_peermem not loaded (/sys/module/nvidia_peermem absent)");
 	r.bw_avg_gbps = 0;
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
-	assert_int_equal(parse_line(row), 34);
+	assert_int_equal(parse_line(row), NCOLS);
 	assert_string_equal(fields[COL("bw_peak_gbps")], "");
 	assert_string_equal(fields[COL("bw_avg_gbps")], "");
 	assert_string_equal(fields[COL("msg_rate_mpps")], "");
@@ -240,7 +251,7 @@ static void test_quoting(void **state)
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
 	assert_non_null(strstr(row, ",\"a,b\","));
 	assert_non_null(strstr(row, ",\"GPU \"\"x\"\"\","));
-	assert_int_equal(parse_line(row), 34);
+	assert_int_equal(parse_line(row), NCOLS);
 	assert_string_equal(fields[COL("note")], note);
 	assert_string_equal(fields[COL("label")], "a,b");
 	assert_string_equal(fields[COL("gpu_name")], "GPU \"x\"");
@@ -308,7 +319,7 @@ static void test_locale_independent(void **state)
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
 	setlocale(LC_NUMERIC, "C");
 	unsetenv("LOCPATH");
-	assert_int_equal(parse_line(row), 34);
+	assert_int_equal(parse_line(row), NCOLS);
 	assert_string_equal(fields[COL("bw_peak_gbps")], "97.123");
 	assert_string_equal(fields[COL("cpu_util_pct")], "12.3");
 	assert_string_equal(fields[COL("msg_rate_mpps")], "0.011600");
@@ -389,10 +400,10 @@ static void test_csv_header_once(void **state)
 
 	text = slurp(path);
 	p = text;
-	assert_int_equal(parse_record(&p, fields, 64), 34);
+	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
 	assert_string_equal(fields[0], "timestamp");
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(parse_record(&p, fields, 64), 34);
+		assert_int_equal(parse_record(&p, fields, 64), NCOLS);
 		assert_string_equal(fields[0], "2026-11-29T21:25:51Z");
 	}
 	assert_string_equal(fields[COL("path")], "bounce");
@@ -422,7 +433,9 @@ static void test_csv_mismatched_header(void **state)
 	strcat(other, "\n");
 	spit(path, other);
 	assert_int_equal(gdr_csv_open(&csv, path, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "it has 33 columns, this version writes 34"));
+	snprintf(other, sizeof(other), "it has %d columns, this version writes %d",
+		 GDR_CSV_COLUMNS - 1, GDR_CSV_COLUMNS);
+	assert_non_null(strstr(why, other));
 }
 
 static void test_csv_torn_last_row(void **state)
@@ -442,9 +455,9 @@ static void test_csv_torn_last_row(void **state)
 	gdr_csv_close(csv);
 	p = slurp(path);
 	assert_int_equal(count_lines(p), 3);
-	assert_int_equal(parse_record(&p, fields, 64), 34);
+	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
 	assert_int_equal(parse_record(&p, fields, 64), 3); /* the fragment, on its own line */
-	assert_int_equal(parse_record(&p, fields, 64), 34);
+	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
 	assert_string_equal(fields[COL("path")], "dmabuf");
 	assert_string_equal(p, "");
 }
