@@ -230,8 +230,8 @@ static void pbuf_open(struct sess *s, struct pbuf *b, enum gdr_mem_kind kind)
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
 	if (kind == GDR_MEM_BOUNCE &&
-	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk, s->conn.max_msg_sz, b->skip,
-				  sizeof(b->skip)))
+	    gdr_bounce_plan_check(s->plan.bidir, s->plan.bounce_chunk,
+				  s->conn.max_msg_sz, b->skip, sizeof(b->skip)))
 		return;
 	r = gdr_mem_open(&b->mem, kind, &s->env, b->region * 2 * s->plan.qps, access_flags(s), why,
 			 sizeof(why));
