@@ -83,14 +83,14 @@ void gdr_pcie_decode(const struct gdr_pcie_regs *r, struct gdr_pcie_dev *d)
 int gdr_pcie_norm_bdf(const char *in, char *out, size_t len)
 {
 	unsigned int dom = 0, bus, dev, fn;
-	char tail;
+	int end = -1;
 
-	if (sscanf(in, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4) {
-		/* "00000000:19:00.0" (CUDA) has a 32-bit domain; Linux prints 4 digits. */
-	} else if (sscanf(in, "%x:%x.%x%c", &bus, &dev, &fn, &tail) == 3) {
+	/* "00000000:19:00.0" (CUDA) has a 32-bit domain; Linux prints 4 digits. */
+	if (sscanf(in, "%8x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &end) != 4 || in[end]) {
+		end = -1;
 		dom = 0;
-	} else {
-		return -EINVAL;
+		if (sscanf(in, "%2x:%2x.%1x%n", &bus, &dev, &fn, &end) != 3 || in[end])
+			return -EINVAL;
 	}
 	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
 		return -EINVAL;
