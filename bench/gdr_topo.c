@@ -11,7 +11,7 @@
 #include "util.h"
 
 struct topo_opts {
-	const char *xml, *csv, *json, *level, *read;
+	const char *xml, *csv, *json, *level, *read, *root;
 	int pairs;
 };
 
@@ -25,6 +25,9 @@ static void usage(FILE *out)
 		"Options:\n"
 		"      --topology-xml FILE  read an hwloc XML export (lstopo FILE.xml) instead of\n"
 		"                           this system; $HWLOC_XMLFILE is used when not given\n"
+		"      --root DIR           read sysfs (NIC fallback, links, PCIe configuration\n"
+		"                           space) below DIR instead of /: a fixture tree, or\n"
+		"                           the node an XML export came from\n"
 		"      --pairs              also print one line per GPU x NIC pair: switches and\n"
 		"                           bridges crossed, NUMA nodes, NCCL verdict\n"
 		"      --csv FILE           write one record per GPU x NIC pair as CSV\n"
@@ -34,13 +37,19 @@ static void usage(FILE *out)
 		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1)\n"
 		"  -h, --help               show this help and exit\n"
 		"\n"
+		"When the topology is this system or --root is given, a section \"PCIe health\n"
+		"and ceiling per pair\" follows: each pair's expected ceiling (the lowest of\n"
+		"the NIC port rate and both PCIe links) and the status of gdr_doctor's ACS,\n"
+		"IOMMU/ATS, link, MaxPayload/MaxReadReq and relaxed-ordering checks\n"
+		"(docs/pcie-health.md); --json carries them as \"ceiling_gbps\" and \"pcie\".\n"
+		"\n"
 		"Warnings (on stderr): a GPU whose nearest NIC is SYS, GPUs that must share\n"
 		"their nearest NIC, a NIC with no GPU at PIX or PXB.\n"
 		"Exit status: 0 done (warnings included), 1 the topology or an output file\n"
 		"failed, 2 bad option or bad NCCL_NET_GDR_* value.\n");
 }
 
-enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ };
+enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ, OPT_ROOT };
 
 static int parse(int argc, char **argv, struct topo_opts *o)
 {
@@ -49,6 +58,7 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 		{ .name = "csv", .has_arg = 1, .val = OPT_CSV },
 		{ .name = "json", .has_arg = 1, .val = OPT_JSON },
 		{ .name = "pairs", .has_arg = 0, .val = OPT_PAIRS },
+		{ .name = "root", .has_arg = 1, .val = OPT_ROOT },
 		{ .name = "nccl-gdr-level", .has_arg = 1, .val = OPT_LEVEL },
 		{ .name = "nccl-gdr-read", .has_arg = 1, .val = OPT_READ },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
@@ -71,6 +81,9 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 		case OPT_PAIRS:
 			o->pairs = 1;
 			break;
+		case OPT_ROOT:
+			o->root = optarg;
+			break;
 		case OPT_LEVEL:
 			o->level = optarg;
 			break;
@@ -90,6 +103,10 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 	}
 	if (optind < argc) {
 		gdr_err("unexpected argument '%s' (see --help)", argv[optind]);
+		return -1;
+	}
+	if (o->root && !*o->root) {
+		gdr_err("--root: empty directory name");
 		return -1;
 	}
 	if ((o->csv && !*o->csv) || (o->json && !*o->json) || (o->xml && !*o->xml)) {
@@ -136,11 +153,12 @@ int main(int argc, char **argv)
 	gdr_set_progname(argv[0]);
 	if (parse(argc, argv, &o) || nccl_env(&o, &env))
 		return 2;
-	if (gdr_topo_load(&t, o.xml, NULL, why, sizeof(why))) {
+	if (gdr_topo_load(&t, o.xml, o.root, why, sizeof(why))) {
 		gdr_err("%s", why);
 		return 1;
 	}
 	gdr_topo_print(stdout, t, &env, o.pairs);
+	gdr_topo_print_pcie(stdout, t);
 	gdr_topo_warn(t);
 	if (o.csv && gdr_topo_write_csv(t, &env, o.csv, why, sizeof(why))) {
 		gdr_err("--csv %s", why);

@@ -83,6 +83,12 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc);
 void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc);
 /* PCIe health per GPU x NIC pair, BAR1, NIC firmware (pcie_health.c). */
 void gdr_doctor_pcie_checks(struct gdr_doctor *doc);
+/*
+ * The PCIe checks of one pair (gdr_topo): PAIR.acs ... PAIR.ceiling appended to doc,
+ * read below doc->root. 0, or -errno when the GPU or the NIC is not on PCI there.
+ */
+int gdr_pcie_pair_checks(struct gdr_doctor *doc, const char *pair_name, const char *gpu_bdf,
+			 const char *nic);
 /* "dmabuf,peermem,host,bounce" for a GDR_PATH_* mask into buf. */
 const char *gdr_paths_name(unsigned int paths, char *buf, size_t len);
 

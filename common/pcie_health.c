@@ -570,6 +570,51 @@ static void check_fw(struct gdr_doctor *doc, const struct endpoint *nics, int n)
 	}
 }
 
+static void pair_checks(struct gdr_doctor *doc, struct gdr_pcie *p, const char *pn,
+			const struct endpoint *g, const struct endpoint *nic, struct pair_path *pp)
+{
+	build_path(p, g, nic, pp);
+	check_acs(doc, pn, pp);
+	check_iommu(doc, pn, pp);
+	check_link(doc, pn, pp);
+	check_mps(doc, pn, pp);
+	check_ro(doc, pn, pp);
+	check_ceiling(doc, pn, g, nic);
+}
+
+int gdr_pcie_pair_checks(struct gdr_doctor *doc, const char *pair_name, const char *gpu_bdf,
+			 const char *nic)
+{
+	struct endpoint *ep = calloc(2, sizeof(*ep));
+	struct pair_path *pp = malloc(sizeof(*pp));
+	struct gdr_pcie *p = NULL;
+	int rc = -ENOMEM;
+
+	if (!ep || !pp)
+		goto out_free;
+	rc = gdr_pcie_norm_bdf(gpu_bdf, ep[0].bdf, sizeof(ep[0].bdf));
+	if (rc)
+		goto out_free;
+	gdr_strlcpy(ep[1].name, nic, sizeof(ep[1].name));
+	rc = gdr_pcie_ibdev_bdf(doc->root, nic, ep[1].bdf, sizeof(ep[1].bdf));
+	if (rc)
+		goto out_free;
+	ep[0].nchain = gdr_pcie_chain(doc->root, ep[0].bdf, ep[0].chain, GDR_PCIE_MAX_CHAIN);
+	ep[1].nchain = gdr_pcie_chain(doc->root, ep[1].bdf, ep[1].chain, GDR_PCIE_MAX_CHAIN);
+	rc = ep[0].nchain < 0 ? ep[0].nchain : ep[1].nchain < 0 ? ep[1].nchain : 0;
+	if (rc)
+		goto out_free;
+	rc = gdr_pcie_open(&p, doc->root);
+	if (rc)
+		goto out_free;
+	pair_checks(doc, p, pair_name, &ep[0], &ep[1], pp);
+	gdr_pcie_close(p);
+out_free:
+	free(pp);
+	free(ep);
+	return rc;
+}
+
 void gdr_doctor_pcie_checks(struct gdr_doctor *doc)
 {
 	struct endpoint *gpus = calloc(MAX_GPUS + MAX_NICS, sizeof(*gpus));
@@ -612,13 +657,7 @@ void gdr_doctor_pcie_checks(struct gdr_doctor *doc)
 			if (gpus[i].nchain <= 0 || nics[j].nchain <= 0)
 				continue;
 			snprintf(pn, sizeof(pn), "%s-%s", gpus[i].name, nics[j].name);
-			build_path(p, &gpus[i], &nics[j], pp);
-			check_acs(doc, pn, pp);
-			check_iommu(doc, pn, pp);
-			check_link(doc, pn, pp);
-			check_mps(doc, pn, pp);
-			check_ro(doc, pn, pp);
-			check_ceiling(doc, pn, &gpus[i], &nics[j]);
+			pair_checks(doc, p, pn, &gpus[i], &nics[j], pp);
 		}
 	}
 out_close:
