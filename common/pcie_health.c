@@ -221,9 +221,9 @@ static void check_acs(struct gdr_doctor *doc, const char *pn, const struct pair_
 	    pp->dev[bad].type == GDR_PCIE_DOWNSTREAM ? " instead of turning in the switch" : "");
 	gdr_check_fix(c,
 		      "clear ReqRedir/CmpltRedir: setpci -s %s ECAP_ACS+0x6.w=0000 (root, until "
-		      "reboot), or disable ACS in the BIOS; the kernel enables ACS with the IOMMU "
-		      "on (iommu=pt or the IOMMU off on bare metal)",
-		      pp->dev[bad].bdf);
+		      "reboot), kernel parameter pci=disable_acs_redir=%s, or ACS off in the BIOS; "
+		      "an enabled IOMMU turns ACS on (iommu=pt)",
+		      pp->dev[bad].bdf, pp->dev[bad].bdf);
 }
 
 /* "off", "passthrough", "translated" or "other" for one endpoint's IOMMU group. */
@@ -304,9 +304,10 @@ static void check_iommu(struct gdr_doctor *doc, const char *pn, const struct pai
 	if (!translated)
 		return;
 	c->affects = AFFECTS_GDR;
-	gdr_check_fix(c, "every peer DMA is translated by the IOMMU (and ACS sends it to the root "
-			 "complex): boot with iommu=pt (intel_iommu=on iommu=pt, amd_iommu=on "
-			 "iommu=pt); where translation must stay, enable ATS on both endpoints");
+	gdr_check_fix(c, "every peer DMA is translated by the IOMMU: boot with iommu=pt "
+			 "(intel_iommu=on iommu=pt, amd_iommu=on iommu=pt); where translation "
+			 "must stay, enable ATS on both ends (NVIDIA NICs: mlxconfig "
+			 "ATS_ENABLED=true)");
 }
 
 static void check_link(struct gdr_doctor *doc, const char *pn, const struct pair_path *pp)
