@@ -29,9 +29,11 @@ sys.exit(0 if d and all(isinstance(r['ceiling_gbps'], float) and
 server gdr_read_bw --timeout 20
 client gdr_read_bw --timeout 20 -n 100 -s 8K -b --csv "$TMP/b.csv"
 wait_server
-check "read -b: the ceiling counts both directions" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
-	[ \"\$(csv_get '$TMP/b.csv' 1 ceiling_gbps)\" = \"\$(csv_get '$TMP/w.csv' 1 ceiling_gbps |
-		awk '{printf \"%.3f\", \$1 * 2}')\" ]"
+one=$(csv_get "$TMP/w.csv" 1 ceiling_gbps)
+both=$(csv_get "$TMP/b.csv" 1 ceiling_gbps)
+check "read -b: the ceiling counts both directions ($both = 2 x $one)" bash -c "
+	[ $CRC = 0 -a $SRC = 0 ] && [ -n '$one' ] &&
+	[ '$both' = \"\$(awk -v x='$one' 'BEGIN { printf \"%.3f\", x * 2 }')\" ]"
 
 # The live PCI tree through libpci: no GPU here, so no pair, and no crash.
 "$B/gdr_doctor" >"$TMP/doc.out" 2>&1
