@@ -282,7 +282,7 @@ static int is_bdf(const char *s, size_t n)
 	       tmp[7] == ':' && tmp[10] == '.';
 }
 
-int gdr_pcie_chain(const char *root, const char *bdf, char chain[][GDR_PCIE_BDF_LEN], int max)
+static int chain_by_path(const char *root, const char *bdf, char chain[][GDR_PCIE_BDF_LEN], int max)
 {
 	char rel[128], full[PATH_MAX], devroot[PATH_MAX], real[PATH_MAX], realroot[PATH_MAX];
 	const char *p;
@@ -317,6 +317,56 @@ int gdr_pcie_chain(const char *root, const char *bdf, char chain[][GDR_PCIE_BDF_
 	return n;
 }
 
+/* The bridge whose secondary bus is bus, in domain dom: the device's parent by config space. */
+static struct pci_dev *bridge_above(struct gdr_pcie *p, int dom, unsigned int bus)
+{
+	for (struct pci_dev *d = p->acc->devices; d; d = d->next) {
+		if (d->domain != dom || (pci_read_byte(d, PCI_HEADER_TYPE) & 0x7f) != 1)
+			continue;
+		if (pci_read_byte(d, PCI_SECONDARY_BUS) == bus && bus != 0)
+			return d;
+	}
+	return NULL;
+}
+
+/* Walk up through bridges' secondary bus numbers when sysfs gives no hierarchy. */
+static int chain_by_bus(const char *root, const char *bdf, char chain[][GDR_PCIE_BDF_LEN], int max)
+{
+	char tmp[GDR_PCIE_MAX_CHAIN][GDR_PCIE_BDF_LEN];
+	struct gdr_pcie *p = NULL;
+	struct pci_dev *d;
+	int n = 0, rc = gdr_pcie_open(&p, root);
+
+	if (rc)
+		return rc;
+	d = find_dev(p, bdf);
+	while (d && n < GDR_PCIE_MAX_CHAIN) {
+		snprintf(tmp[n++], GDR_PCIE_BDF_LEN, "%04x:%02x:%02x.%x", (unsigned int)d->domain,
+			 d->bus, d->dev, d->func);
+		d = bridge_above(p, d->domain, d->bus);
+	}
+	gdr_pcie_close(p);
+	if (n == 0)
+		return -ENOENT;
+	if (n > max || d)
+		return -E2BIG;
+	for (int i = 0; i < n; i++)
+		memcpy(chain[i], tmp[n - 1 - i], GDR_PCIE_BDF_LEN);
+	return n;
+}
+
+int gdr_pcie_chain(const char *root, const char *bdf, char chain[][GDR_PCIE_BDF_LEN], int max)
+{
+	int n = chain_by_path(root, bdf, chain, max);
+	int m;
+
+	/* A copy of the tree without its links (a tarball) lists every device flat. */
+	if (n != 1)
+		return n;
+	m = chain_by_bus(root, bdf, chain, max);
+	return m > 1 ? m : n;
+}
+
 int gdr_pcie_ibdev_bdf(const char *root, const char *ibdev, char *bdf, size_t len)
 {
 	char rel[160], full[PATH_MAX], real[PATH_MAX];
@@ -330,8 +380,18 @@ int gdr_pcie_ibdev_bdf(const char *root, const char *ibdev, char *bdf, size_t le
 		return -errno;
 	base = strrchr(real, '/');
 	base = base ? base + 1 : real;
-	if (!is_bdf(base, strlen(base)))
-		return -ENODEV; /* a virtual device (rxe, siw) or not on PCI */
+	if (!is_bdf(base, strlen(base))) {
+		/* Not a link (a copied tree): the device's uevent names its PCI address. */
+		char uevent[1024];
+		const char *slot;
+
+		snprintf(rel, sizeof(rel), "/sys/class/infiniband/%s/device/uevent", ibdev);
+		if (gdr_read_rooted(root, rel, uevent, sizeof(uevent)) < 0 ||
+		    !(slot = strstr(uevent, "PCI_SLOT_NAME=")) || !is_bdf(slot + 14, 12))
+			return -ENODEV; /* a virtual device (rxe, siw) or not on PCI */
+		gdr_strlcpy(bdf, slot + 14, len < 13 ? len : 13);
+		return 0;
+	}
 	gdr_strlcpy(bdf, base, len);
 	return 0;
 }

@@ -233,9 +233,11 @@ static const char *iommu_mode(const char *root, const struct gdr_pcie_dev *d, ch
 	char path[96];
 
 	type[0] = '\0';
-	if (!d->iommu_group[0])
+	/* BDF/iommu_group is the group's directory (a link in sysfs, a copy in a tarball). */
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", d->bdf);
+	if (!d->iommu_group[0] && !gdr_exists_rooted(root, path))
 		return "off";
-	snprintf(path, sizeof(path), "/sys/kernel/iommu_groups/%s/type", d->iommu_group);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group/type", d->bdf);
 	if (gdr_read_rooted(root, path, type, len) < 0)
 		return "translated"; /* kernels before 5.11 have no type: the DMA domain */
 	if (!strcmp(type, "identity"))

@@ -34,6 +34,8 @@ def config_space(dev):
     cfg[0x09:0x0C] = dev["class"].to_bytes(3, "little")
     cfg[0x0E] = 0x01 if bridge else 0x00  # header type
     cfg[0x34] = 0x40  # capabilities pointer
+    if bridge:  # bus numbers: how a copy of the tree without its links is walked
+        cfg[0x18:0x1B] = bytes([dev["bus"], dev["secondary"], dev["subordinate"]])
     # PCI Express capability at 0x40 (version 2).
     cap = 0x40
     struct.pack_into("<BBH", cfg, cap, 0x10, 0x00, 0x0002 | (dev["type"] << 4))
@@ -242,9 +244,22 @@ def symlink(target_abs, link):
     os.symlink(os.path.relpath(target_abs, os.path.dirname(link)), link)
 
 
+def bus_numbers(case):
+    """Primary, secondary and subordinate bus of each bridge, from the tree."""
+    bus = lambda bdf: int(bdf[5:7], 16)
+    for bdf, _, d in case["tree"]:
+        d["bus"] = bus(bdf)
+        below = [bus(b) for b, parent, _ in case["tree"] if parent == bdf]
+        d["secondary"] = min(below) if below else 0
+    for bdf, _, d in reversed(case["tree"]):
+        kids = [k for b, parent, k in case["tree"] if parent == bdf]
+        d["subordinate"] = max([d["secondary"]] + [k.get("subordinate", 0) for k in kids])
+
+
 def build(root, case):
     sysdev = os.path.join(root, "sys/devices/pci0000:00")
     where = {}
+    bus_numbers(case)
     for bdf, parent, d in case["tree"]:
         where[bdf] = os.path.join(where[parent] if parent else sysdev, bdf)
         p = where[bdf]
@@ -252,6 +267,7 @@ def build(root, case):
         write(os.path.join(p, "vendor"), "0x%04x\n" % d["vendor"])
         write(os.path.join(p, "device"), "0x%04x\n" % d["device"])
         write(os.path.join(p, "class"), "0x%06x\n" % d["class"])
+        write(os.path.join(p, "uevent"), "PCI_SLOT_NAME=%s\n" % bdf)
         if not case.get("no_config"):
             write(os.path.join(p, "config"), config_space(d), "wb")
         if d["kind"] == "gpu":
