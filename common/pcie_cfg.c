@@ -364,7 +364,7 @@ int gdr_pcie_chain(const char *root, const char *bdf, char chain[][GDR_PCIE_BDF_
 	if (n != 1)
 		return n;
 	m = chain_by_bus(root, bdf, chain, max);
-	return m > 1 ? m : n;
+	return m > 1 || m == -E2BIG ? m : n;
 }
 
 int gdr_pcie_ibdev_bdf(const char *root, const char *ibdev, char *bdf, size_t len)
