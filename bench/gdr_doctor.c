@@ -4,6 +4,7 @@
 #include "doctor.h"
 #include "doctor_vs_nccl.h"
 #include "nccl_log.h"
+#include "options.h"
 #include "topo.h"
 #include "util.h"
 #include "writer.h"
@@ -24,6 +25,7 @@ struct doctor_opts {
 	enum gdr_expect expect;
 	int quiet;
 	const char *topology_xml;
+	uint64_t buffer_bytes; /* 0 = the default */
 };
 
 static void usage(FILE *out)
@@ -58,11 +60,18 @@ static void usage(FILE *out)
 	    "/;\n"
 	    "                        a FILE that is not a readable regular hwloc XML file is a\n"
 	    "                        usage error\n"
+	    "  -b, --buffer-size SIZE  GPU memory one run registers per GPU, for the BAR1\n"
+	    "                        check (default 8M, the largest size of gdr_write_bw -a;\n"
+	    "                        K/M/G suffixes)\n"
 	    "  -q, --quiet           print only the verdict (or the log's conclusion)\n"
 	    "  -h, --help            this text\n"
 	    "\n"
 	    "Each check prints pass, warn, fail or n-a, the value seen, and the fix; a check\n"
-	    "that rules a path out says [blocks dmabuf|peermem]. The last line is the\n"
+	    "that rules a path out says [blocks dmabuf|peermem]; a PCIe finding that only\n"
+	    "slows paths down says [slows dmabuf,peermem,host,bounce]. PCIe checks run\n"
+	    "per GPU-NIC pair (gpuN-NIC.acs, .iommu, .link, .mps, .ro, .ceiling), per\n"
+	    "GPU (gpuN.bar1, GPUs in PCI bus order) and per NIC (NIC.fw); see\n"
+	    "docs/pcie-health.md. The last line is the\n"
 	    "verdict: \"DMA-BUF available\", \"nvidia-peermem only\", \"both (DMA-BUF\n"
 	    "preferred)\" or \"no GPUDirect RDMA: <first blocking reason>\".\n"
 	    "NCCL_* variables are read from this process's environment.\n"
@@ -144,13 +153,14 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		{ .name = "nccl-log", .has_arg = 1, .val = 'l' },
 		{ .name = "quiet", .has_arg = 0, .val = 'q' },
 		{ .name = "topology-xml", .has_arg = 1, .val = 't' },
+		{ .name = "buffer-size", .has_arg = 1, .val = 'b' },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
 		{}
 	};
 	int c, e;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":r:e:j:l:t:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:e:j:l:t:b:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->root = optarg;
@@ -174,6 +184,12 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 			break;
 		case 't':
 			o->topology_xml = optarg;
+			break;
+		case 'b':
+			if (gdr_parse_size(optarg, &o->buffer_bytes) || o->buffer_bytes == 0) {
+				gdr_err("--buffer-size %s: not a size (e.g. 8M, 1G)", optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -333,6 +349,8 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 	}
 	gdr_doctor_init(doc, o->root);
 	doc->topology_xml = o->topology_xml;
+	if (o->buffer_bytes)
+		doc->buffer_bytes = o->buffer_bytes;
 	gdr_doctor_run(doc);
 	gdr_doctor_verdict(doc, &v);
 	met = gdr_verdict_meets(&v, o->expect);

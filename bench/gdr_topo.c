@@ -14,7 +14,7 @@
 #include "writer.h"
 
 struct topo_opts {
-	const char *xml, *csv, *json, *level, *read;
+	const char *xml, *csv, *json, *level, *read, *root;
 	int pairs;
 };
 
@@ -29,6 +29,9 @@ static void usage(FILE *out)
 		"      --topology-xml FILE  read an hwloc XML export (lstopo FILE.xml) instead of\n"
 		"                           this system; $HWLOC_XMLFILE is used when not given;\n"
 		"                           a regular file of at most 64 MiB\n"
+		"      --root DIR           read sysfs (NIC fallback, links, PCIe configuration\n"
+		"                           space) below DIR instead of /: a fixture tree, or\n"
+		"                           the node an XML export came from\n"
 		"      --pairs              also print one line per GPU x NIC pair: switches and\n"
 		"                           bridges crossed, NUMA nodes, NCCL verdict\n"
 		"      --csv FILE           write one record per GPU x NIC pair as CSV\n"
@@ -42,6 +45,12 @@ static void usage(FILE *out)
 		"                           variable is not read\n"
 		"  -h, --help               show this help and exit\n"
 		"\n"
+		"When the topology is this system or --root is given, a section \"PCIe health\n"
+		"and ceiling per pair\" follows: each pair's expected ceiling (the lowest of\n"
+		"the NIC port rate and both PCIe links) and the status of gdr_doctor's ACS,\n"
+		"IOMMU/ATS, link, MaxPayload/MaxReadReq and relaxed-ordering checks\n"
+		"(docs/pcie-health.md); --json carries them as \"ceiling_gbps\" and \"pcie\".\n"
+		"\n"
 		"Warnings (on stderr): a GPU whose nearest NIC is SYS, GPUs that must share\n"
 		"their nearest NIC, a NIC with no GPU at PIX or PXB.\n"
 		"Control bytes in names from the XML are printed as \\xHH.\n"
@@ -51,7 +60,7 @@ static void usage(FILE *out)
 		"of range) or bad NCCL_NET_GDR_* value.\n");
 }
 
-enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ };
+enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ, OPT_ROOT };
 
 static int parse(int argc, char **argv, struct topo_opts *o)
 {
@@ -60,6 +69,7 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 		{ .name = "csv", .has_arg = 1, .val = OPT_CSV },
 		{ .name = "json", .has_arg = 1, .val = OPT_JSON },
 		{ .name = "pairs", .has_arg = 0, .val = OPT_PAIRS },
+		{ .name = "root", .has_arg = 1, .val = OPT_ROOT },
 		{ .name = "nccl-gdr-level", .has_arg = 1, .val = OPT_LEVEL },
 		{ .name = "nccl-gdr-read", .has_arg = 1, .val = OPT_READ },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
@@ -82,6 +92,9 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 		case OPT_PAIRS:
 			o->pairs = 1;
 			break;
+		case OPT_ROOT:
+			o->root = optarg;
+			break;
 		case OPT_LEVEL:
 			o->level = optarg;
 			break;
@@ -101,6 +114,10 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 	}
 	if (optind < argc) {
 		gdr_err("unexpected argument '%s' (see --help)", argv[optind]);
+		return -1;
+	}
+	if (o->root && !*o->root) {
+		gdr_err("--root: empty directory name");
 		return -1;
 	}
 	if ((o->csv && !*o->csv) || (o->json && !*o->json) || (o->xml && !*o->xml)) {
@@ -182,13 +199,15 @@ int main(int argc, char **argv)
 		gdr_err("%s %s", bad, why);
 		return 1;
 	}
-	if (gdr_topo_load(&t, o.xml, NULL, why, sizeof(why))) {
+	if (gdr_topo_load(&t, o.xml, o.root, why, sizeof(why))) {
 		gdr_err("%s", why);
 		return 1;
 	}
 	/* CSV or JSON on stdout is all that goes there. */
-	if (!(o.csv && gdr_out_fd(o.csv) == 1) && !(o.json && gdr_out_fd(o.json) == 1))
+	if (!(o.csv && gdr_out_fd(o.csv) == 1) && !(o.json && gdr_out_fd(o.json) == 1)) {
 		gdr_topo_print(stdout, t, &env, o.pairs);
+		gdr_topo_print_pcie(stdout, t);
+	}
 	gdr_topo_warn(t);
 	if (o.csv && gdr_topo_write_csv(t, &env, o.csv, why, sizeof(why))) {
 		gdr_err("--csv %s", why);

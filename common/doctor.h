@@ -9,7 +9,8 @@
  * Files: doctor_report.c (check list, verdict, text/JSON output),
  * doctor_node.c (kernel, driver, peer memory, rdma-core, memlock),
  * doctor_gpu.c (per-GPU PCI facts and CUDA attributes), doctor_nic.c (RDMA
- * devices), doctor_nccl_env.c (NCCL environment pitfalls).
+ * devices), doctor_nccl_env.c (NCCL environment pitfalls), pcie_health.c
+ * (PCIe configuration space per GPU-NIC pair, BAR1, NIC firmware).
  */
 #ifndef GDR_DOCTOR_H
 #define GDR_DOCTOR_H
@@ -31,14 +32,22 @@ enum gdr_check_status {
 #define GDR_BLOCK_PEERMEM 0x2
 #define GDR_BLOCK_BOTH	  (GDR_BLOCK_DMABUF | GDR_BLOCK_PEERMEM)
 
-#define GDR_DOCTOR_MAX_CHECKS 128
+/* Which data paths a check's finding slows down (a bit mask; BLOCK bits reused). */
+#define GDR_PATH_DMABUF	 GDR_BLOCK_DMABUF
+#define GDR_PATH_PEERMEM GDR_BLOCK_PEERMEM
+#define GDR_PATH_HOST	 0x4
+#define GDR_PATH_BOUNCE	 0x8
+
+/* 8 GPUs x 8 NICs make 384 PCIe pair checks. */
+#define GDR_DOCTOR_MAX_CHECKS 512
 
 struct gdr_check {
 	char name[48]; /* "kernel", "gpu0.dmabuf", "mlx5_0.port1" */
 	enum gdr_check_status status;
-	char value[256];     /* what was seen */
-	char fix[256];	     /* what to do; empty when nothing to do */
-	unsigned int blocks; /* GDR_BLOCK_* this check blocks */
+	char value[256];      /* what was seen */
+	char fix[256];	      /* what to do; empty when nothing to do */
+	unsigned int blocks;  /* GDR_BLOCK_* this check blocks */
+	unsigned int affects; /* GDR_PATH_* a warn/fail slows down (PCIe checks); 0 = none */
 };
 
 /* What --expect asks for. */
@@ -62,6 +71,7 @@ struct gdr_doctor {
 	int dmabuf_node_ok;    /* kernel and driver allow DMA-BUF (-1 unknown) */
 	int peermem_loaded;
 	int nic_count;
+	unsigned long long buffer_bytes; /* GPU memory one run registers (BAR1 check) */
 };
 
 /* Fill doc with every check; root NULL means "/". */
@@ -73,6 +83,16 @@ void gdr_doctor_node_checks(struct gdr_doctor *doc);
 void gdr_doctor_gpu_checks(struct gdr_doctor *doc);
 void gdr_doctor_nic_checks(struct gdr_doctor *doc);
 void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc);
+/* PCIe health per GPU x NIC pair, BAR1, NIC firmware (pcie_health.c). */
+void gdr_doctor_pcie_checks(struct gdr_doctor *doc);
+/*
+ * The PCIe checks of one pair (gdr_topo): PAIR.acs ... PAIR.ceiling appended to doc,
+ * read below doc->root. 0, or -errno when the GPU or the NIC is not on PCI there.
+ */
+int gdr_pcie_pair_checks(struct gdr_doctor *doc, const char *pair_name, const char *gpu_bdf,
+			 const char *nic);
+/* "dmabuf,peermem,host,bounce" for a GDR_PATH_* mask into buf. */
+const char *gdr_paths_name(unsigned int paths, char *buf, size_t len);
 
 /* Append a check (a full list keeps the first GDR_DOCTOR_MAX_CHECKS and counts the rest). */
 struct gdr_check *gdr_doctor_add(struct gdr_doctor *doc, const char *name,

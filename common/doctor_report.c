@@ -15,6 +15,20 @@ void gdr_doctor_init(struct gdr_doctor *doc, const char *root)
 	memset(doc, 0, sizeof(*doc));
 	doc->root = root && *root ? root : "/";
 	doc->dmabuf_usable_gpu = -1;
+	doc->buffer_bytes = 8ull << 20;
+}
+
+const char *gdr_paths_name(unsigned int paths, char *buf, size_t len)
+{
+	static const char *const names[] = { "dmabuf", "peermem", "host", "bounce" };
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < GDR_ARRAY_SIZE(names); i++)
+		if (paths & (1u << i) && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+						names[i]);
+	return buf;
 }
 
 /* Both usable: NCCL takes DMA-BUF, but which path a given program used is then ambiguous. */
@@ -38,6 +52,7 @@ void gdr_doctor_run(struct gdr_doctor *doc)
 	gdr_doctor_node_checks(doc);
 	gdr_doctor_gpu_checks(doc);
 	gdr_doctor_nic_checks(doc);
+	gdr_doctor_pcie_checks(doc);
 	gdr_doctor_nccl_env_checks(doc);
 	gdr_verdict_both_warning(doc);
 }
@@ -190,6 +205,7 @@ static const char *safe(const char *s, char *buf, size_t len)
 void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v)
 {
 	char a[4 * sizeof(v->text) + 1], b[4 * sizeof(doc->checks[0].name) + 1];
+	char paths[64];
 
 	fprintf(out, "gdr_doctor: root %s\n", safe(doc->root, a, sizeof(a)));
 	for (unsigned int i = 0; i < doc->nchecks; i++) {
@@ -199,6 +215,9 @@ void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_
 			safe(c->name, b, sizeof(b)), safe(c->value, a, sizeof(a)));
 		if (c->blocks)
 			fprintf(out, " [blocks %s]", blocks_name(c->blocks));
+		if (c->affects && c->status != GDR_CHECK_PASS)
+			fprintf(out, " [slows %s]",
+				gdr_paths_name(c->affects, paths, sizeof(paths)));
 		fputc('\n', out);
 		if (c->fix[0])
 			fprintf(out, "      %-22s fix: %s\n", "", safe(c->fix, a, sizeof(a)));
@@ -211,6 +230,8 @@ void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_
 
 void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v)
 {
+	char paths[64];
+
 	fputs("{\n  \"root\": ", out);
 	gdr_json_str(out, doc->root);
 	fputs(",\n  \"checks\": [", out);
@@ -233,6 +254,12 @@ void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_v
 			fputs(", ", out);
 		if (c->blocks & GDR_BLOCK_PEERMEM)
 			fputs("\"peermem\"", out);
+		fputs("], \"affects\": [", out);
+		for (unsigned int bit = 1, n = 0; bit <= GDR_PATH_BOUNCE; bit <<= 1)
+			if (c->affects & bit) {
+				fputs(n++ ? ", " : "", out);
+				gdr_json_str(out, gdr_paths_name(bit, paths, sizeof(paths)));
+			}
 		fputs("]}", out);
 	}
 	fputs("\n  ],\n  \"verdict\": {\"dmabuf\": ", out);

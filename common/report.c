@@ -27,6 +27,7 @@ enum col_kind {
 	COL_PCT,  /* %, 1 decimal; empty when < 0 */
 	COL_US,	  /* microseconds, 1 decimal; empty when < 0 (not measured) */
 	COL_LAT,  /* us, 3 decimals; empty unless > 0 on a measurement (bandwidth rows) */
+	COL_GBPS, /* Gb/s, 3 decimals; empty when <= 0 (unknown), also on skipped rows */
 };
 
 struct col {
@@ -61,6 +62,7 @@ static const struct col cols[] = {
 	C(gpu_uuid, COL_STR),	   C(cuda_driver, COL_STR),
 	C(kernel, COL_STR),	   C(libibverbs, COL_STR),
 	C(nic_fw, COL_STR),
+	C(ceiling_gbps, COL_GBPS), C(pct_of_ceiling, COL_PCT),
 	C(lat_min_us, COL_LAT),	   C(lat_p50_us, COL_LAT),
 	C(lat_p90_us, COL_LAT),	   C(lat_p99_us, COL_LAT),
 	C(lat_p999_us, COL_LAT),   C(lat_max_us, COL_LAT),
@@ -77,7 +79,7 @@ static const char csv_header[] =
     "msg_rate_mpps,cpu_util_pct,gpu,gpu_bus_id,gpu_name,nic,nic_bus_id,distance,pcie_bridges,"
     "gpu_numa,nic_numa,status,note,label,version,"
     "reg_us,dereg_us,reg_call,gpu_alloc,dmabuf_mapping,relaxed_ordering,gpu_uuid,cuda_driver,"
-    "kernel,libibverbs,nic_fw,"
+    "kernel,libibverbs,nic_fw,ceiling_gbps,pct_of_ceiling,"
     "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us";
 
 const char *gdr_csv_header(void)
@@ -183,6 +185,14 @@ static enum val_type col_value(const struct gdr_result *r, const struct col *c, 
 	case COL_LAT:
 		d = *(const double *)(const void *)base;
 		if (!is_measurement(r) || !(d > 0) || !is_finite(d)) {
+			gdr_strlcpy(buf, "", len);
+			return VAL_NULL;
+		}
+		fmt_fixed(d, 3, buf, len);
+		return VAL_NUM;
+	case COL_GBPS:
+		d = *(const double *)(const void *)base;
+		if (!(d > 0) || !is_finite(d)) {
 			gdr_strlcpy(buf, "", len);
 			return VAL_NULL;
 		}
@@ -325,6 +335,7 @@ void gdr_result_init(struct gdr_result *r)
 	memset(r, 0, sizeof(*r));
 	r->cpu_util_pct = -1;
 	r->reg_us = r->dereg_us = -1;
+	r->pct_of_ceiling = -1;
 	gdr_strlcpy(r->status, "ok", sizeof(r->status));
 	if (gmtime_r(&now, &tm))
 		strftime(r->timestamp, sizeof(r->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);

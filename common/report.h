@@ -53,12 +53,16 @@ struct gdr_result {
 	char kernel[64];	  /* uname -r */
 	char libibverbs[32]; /* the loaded libibverbs' file version (1.14.44.0 = rdma-core 44) */
 	char nic_fw[64];     /* ibv_query_device fw_ver */
+	/* Appended columns (docs/pcie-health.md): the pair's expected ceiling, Gb/s (<= 0
+	 * unknown; both directions for bidir rows), and bw_avg_gbps as a share of it (< 0). */
+	double ceiling_gbps;
+	double pct_of_ceiling;
 	/* Latency tools (issue 14), microseconds; empty unless > 0 on an ok row. */
 	double lat_min_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, lat_avg_us;
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 52
+#define GDR_CSV_COLUMNS 54
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bounce.h"
+#include "ceiling.h"
 #include "conn.h"
 #include "cuda.h"
 #include "lat_loop.h"
@@ -761,6 +762,8 @@ static void row_common(struct sess *s, struct gdr_result *r, enum gdr_mem_kind k
 		gdr_provenance_fill(r, &s->prov, kind, s->cur_mem, &s->env, drv,
 				    s->cuda ? s->gpu.uuid : NULL);
 	}
+	gdr_ceiling_row(s->conn.verbs, s->conn.port_num, s->conn.nic,
+			kind != GDR_MEM_HOST && s->cuda ? s->gpu.bus_id : NULL, r);
 }
 
 /* A row to the CSV, the JSON and, launched with MPI, to what rank 0 gathers. */
@@ -802,6 +805,7 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 	    a->peak_bps > 0 ? (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9 : NAN;
 	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
 	r.cpu_util_pct = a->n ? a->cpu_sum / a->n : -1;
+	gdr_ceiling_pct(&r);
 	gdr_strlcpy(r.status, status, sizeof(r.status));
 	if (note)
 		gdr_strlcpy(r.note, note, sizeof(r.note));

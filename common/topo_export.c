@@ -135,6 +135,7 @@ static void json_body(FILE *f, const struct gdr_topo *t, const struct gdr_nccl_e
 				 gdr_nccl_verdict(env, p.cls, verdict, sizeof(verdict)), 0);
 			fputs(", ", f);
 			json_str(f, "reason", p.reason, 0);
+			gdr_topo_json_pcie(f, t, &p);
 			fputc('}', f);
 		}
 	fputs(k ? "\n  ]\n}\n" : "]\n}\n", f);

@@ -20,4 +20,9 @@ int gdr_topo_write_csv(const struct gdr_topo *t, const struct gdr_nccl_env *env,
 int gdr_topo_write_json(const struct gdr_topo *t, const struct gdr_nccl_env *env, const char *path,
 			char *why, size_t wlen);
 
+/* PCIe health and the ceiling per pair (topo_pcie.c): printed only when the topology is
+ * this system or a root was given; in JSON "ceiling_gbps" and "pcie" (null when unknown). */
+void gdr_topo_print_pcie(FILE *out, const struct gdr_topo *t);
+void gdr_topo_json_pcie(FILE *f, const struct gdr_topo *t, const struct gdr_topo_pair *p);
+
 #endif

@@ -2,7 +2,7 @@
 # gdr_doctor on fixture roots: golden text and JSON, and the --expect exit status.
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
-echo "1..28"
+echo "1..45"
 
 run() { # name root [VAR=value...]
 	name=$1 root=$2
@@ -69,6 +69,16 @@ expect old-kernel any 0
 expect no-driver any 1
 expect no-driver dmabuf 1
 expect dmabuf-node dmabuf 0 NCCL_NET_PLUGIN=none
+
+# PCIe health: one fixture per case, written by tests/doctor/gen-pcie-roots.py.
+for r in pcie-*; do
+	run "$r" "$r"
+done
+doctor_env "$DOCTOR" --root pcie-bar1-small --buffer-size 512M >"$WORK/bar1.out" 2>&1
+echo "exit $?" >>"$WORK/bar1.out"
+golden root-pcie-bar1-too-small.out "$WORK/bar1.out"
+doctor_env "$DOCTOR" --root pcie-acs --json "$WORK/acs.json" >/dev/null 2>&1
+golden root-pcie-acs.json "$WORK/acs.json"
 
 doctor_env "$DOCTOR" --root no-driver --quiet >"$WORK/q.out" 2>&1
 golden root-no-driver-quiet.out "$WORK/q.out"

@@ -88,6 +88,16 @@ golden nccl-env-garbage.out env NCCL_NET_GDR_LEVEL=near --topology-xml tests/top
 golden nccl-env-lowercase.out env NCCL_NET_GDR_LEVEL=pxb --topology-xml tests/topo/switches.xml
 golden nccl-read-garbage.out env NCCL_NET_GDR_READ=yes --topology-xml tests/topo/switches.xml
 
+# PCIe health and the ceiling per pair from a fixture root (tests/doctor/gen-pcie-roots.py
+# lays out GPU0 and mlx5_0 of switches.xml); the other pairs are not in the tree.
+golden pcie-root-acs.out --topology-xml tests/topo/switches.xml --root tests/doctor/roots/pcie-acs
+golden pcie-root-link-narrow.out --topology-xml tests/topo/switches.xml \
+	--root tests/doctor/roots/pcie-link-narrow
+golden pcie-root-healthy.out --topology-xml tests/topo/switches.xml \
+	--root tests/doctor/roots/pcie-healthy --json "$tmp/pcie.json"
+compare pcie-root-healthy.json "$tmp/pcie.json"
+golden opt-empty-root.out --topology-xml tests/topo/switches.xml --root=
+
 # Bad command lines: exit 2, naming the option and the value.
 golden opt-unknown.out --topology-xml tests/topo/switches.xml --bogus
 golden opt-missing-value.out --csv
@@ -129,7 +139,7 @@ golden csv-unwritable.out --topology-xml tests/topo/switches.xml --csv /nonexist
 "$bin" --help >"$tmp/help" 2>&1
 rc=$?
 missing=
-for o in --topology-xml --pairs --csv --json --nccl-gdr-level --nccl-gdr-read --help; do
+for o in --topology-xml --root --pairs --csv --json --nccl-gdr-level --nccl-gdr-read --help; do
 	grep -q -- "$o" "$tmp/help" || missing="$missing $o"
 done
 if [ $rc -eq 0 ] && [ -z "$missing" ]; then

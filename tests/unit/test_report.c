@@ -40,6 +40,8 @@ static const char *const contract[] = {
 	"gpu_alloc",	"dmabuf_mapping", "relaxed_ordering",
 	"gpu_uuid",	"cuda_driver",	  "kernel",
 	"libibverbs",	"nic_fw",
+	/* appended: ceiling (docs/pcie-health.md) */
+	"ceiling_gbps",	"pct_of_ceiling",
 	/* appended: latency (docs/latency.md) */
 	"lat_min_us",	"lat_p50_us",	  "lat_p90_us",
 	"lat_p99_us",	"lat_p999_us",	  "lat_max_us",
@@ -223,6 +225,17 @@ static void test_unknowns_empty(void **state)
 	assert_string_equal(fields[COL("distance")], "");
 	assert_string_equal(fields[COL("gpu_numa")], "");
 	assert_string_equal(fields[COL("bw_avg_gbps")], "96.500");
+	/* No ceiling known: both columns empty, not 0. */
+	assert_string_equal(fields[COL("ceiling_gbps")], "");
+	assert_string_equal(fields[COL("pct_of_ceiling")], "");
+	r.ceiling_gbps = 200;
+	r.pct_of_ceiling = 48.24;
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	parse_line(row);
+	assert_string_equal(fields[COL("ceiling_gbps")], "200.000");
+	assert_string_equal(fields[COL("pct_of_ceiling")], "48.2");
+	r.ceiling_gbps = 0;
+	r.pct_of_ceiling = -1;
 
 	/* A skipped path has no bandwidth: empty, not a misleading 0.000. */
 	strcpy(r.status, "skipped");
