@@ -8,6 +8,7 @@ TMP=$(mktemp -d /tmp/gdrbw.XXXXXX)
 PORT=${GDRPERF_TEST_PORT:-19515}
 n=0
 failed=0
+BENCH_ENV=
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -28,14 +29,15 @@ server() {
 	local prog=$1
 	shift
 	PORT=$((PORT + 1))
-	"$B/$prog" -p "$PORT" "$@" >"$TMP/srv.out" 2>"$TMP/srv.err" &
+	# BENCH_ENV: a prefix for the bench alone (env LD_PRELOAD=..., no spaces in it).
+	$BENCH_ENV "$B/$prog" -p "$PORT" "$@" >"$TMP/srv.out" 2>"$TMP/srv.err" &
 	SPID=$!
 }
 # client PROG ARGS...: run a client in the foreground (bounded); status in $CRC.
 client() {
 	local prog=$1
 	shift
-	timeout 120 "$B/$prog" -p "$PORT" "$@" "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
+	timeout 120 $BENCH_ENV "$B/$prog" -p "$PORT" "$@" "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
 	CRC=$?
 }
 # wait_listen PORT [SECONDS]: until an rdma_cm id listens on PORT (a slow

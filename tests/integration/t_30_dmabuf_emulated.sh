@@ -19,18 +19,23 @@ for f in "$FAKE" "$FAKE_VERBS"; do
 	fi
 done
 export GDRPERF_LIBCUDA=$FAKE
+# The interposer goes to the bench processes alone (BENCH_ENV), not to the
+# tools around them. An ASan build (test-all's second pass) must have its
+# runtime first in the library list: preload it ahead of the interposer.
+asan_rt=$(ldd "$B/gdr_write_bw" 2>/dev/null | awk '/libasan/ { print $3; exit }')
+PRELOAD="${asan_rt:+$asan_rt:}$FAKE_VERBS"
 
 # DMA-BUF end to end: the interposer maps the very pages the fake exported, at the offset
 # gdrperf passes, and registers them at iova = the device pointer. Both verbs, both allocators.
 for verb in write read; do
 	for alloc in memalloc vmm; do
-		export LD_PRELOAD=$FAKE_VERBS
+		BENCH_ENV="env LD_PRELOAD=$PRELOAD"
 		server gdr_${verb}_bw --timeout 30 --gpu-alloc $alloc
 		wait_listen "$PORT"
 		client gdr_${verb}_bw --timeout 30 --gpu 0 --mem dmabuf --gpu-alloc $alloc -n 20 --sizes 4K:16K \
 			--validate --csv "$TMP/emu-$verb-$alloc.csv"
 		wait_server
-		unset LD_PRELOAD
+		BENCH_ENV=
 		check "dmabuf $verb $alloc --validate through the emulated registration: both exit 0" \
 			[ "$CRC" = 0 -a "$SRC" = 0 ]
 		check "dmabuf $verb $alloc: 3 ok validated rows, said to be emulated" $ROWS "$TMP/emu-$verb-$alloc.csv" \
@@ -40,12 +45,14 @@ for verb in write read; do
 done
 
 # ...and a deliberately wrong offset (test hook) lands the data elsewhere: validation fails.
-export LD_PRELOAD=$FAKE_VERBS GDRPERF_TEST_DMABUF_OFFSET_SKEW=4096
+BENCH_ENV="env LD_PRELOAD=$PRELOAD"
+export GDRPERF_TEST_DMABUF_OFFSET_SKEW=4096
 server gdr_write_bw --timeout 30
 wait_listen "$PORT"
 client gdr_write_bw --timeout 30 --gpu 0 --mem dmabuf -n 20 -s 16K --validate --csv "$TMP/skew.csv"
 wait_server
-unset LD_PRELOAD GDRPERF_TEST_DMABUF_OFFSET_SKEW
+BENCH_ENV=
+unset GDRPERF_TEST_DMABUF_OFFSET_SKEW
 check "dmabuf with the offset 4 KiB off: the run fails, the row says validation failed" bash -c "[ $CRC != 0 ] &&
 	$ROWS '$TMP/skew.csv' 'any:r[\"status\"] == \"failed\" and \"validation failed\" in r[\"note\"]'"
 
