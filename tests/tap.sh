@@ -13,11 +13,14 @@
 TAP_N=0
 TAP_FAILED=0
 TAP_PLAN=
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdrperf-test.XXXXXX") || {
+# The helper's own files live next to $tmp, not in it: a test may count what $tmp holds.
+TAP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gdrperf-test.XXXXXX") || {
 	echo "Bail out! mktemp -d failed"
 	exit 1
 }
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$TAP_DIR"' EXIT
+tmp=$TAP_DIR/tmp
+mkdir "$tmp" || exit 1
 trap 'exit 1' INT TERM
 
 plan() { TAP_PLAN=$1; echo "1..$1"; }
@@ -28,13 +31,13 @@ diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 check() {
 	tap_name=$1
 	shift
-	if "$@" >"$tmp/.tap.out" 2>&1; then
+	if "$@" >"$TAP_DIR/out" 2>&1; then
 		ok "$tap_name"
 	else
 		tap_rc=$?
 		not_ok "$tap_name"
 		diag "status $tap_rc: $*"
-		sed 's/^/# /' "$tmp/.tap.out"
+		sed 's/^/# /' "$TAP_DIR/out"
 	fi
 }
 same() {
