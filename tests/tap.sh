@@ -1,6 +1,7 @@
 # The one TAP helper of the host-side shell tests (make check). Source it first:
 #	. "$(dirname "$0")/../tap.sh"
 # plan N          print the plan now (else done_testing prints it at the end)
+# skip_all WHY    the whole test cannot run here: say so and exit 0
 # ok NAME / not_ok NAME / skip NAME WHY / diag TEXT...
 # check NAME CMD...  CMD's status decides; its output goes into the log only
 #                    when it fails, so a failure shows why
@@ -23,6 +24,7 @@ tmp=$TAP_DIR/tmp
 mkdir "$tmp" || exit 1
 trap 'exit 1' INT TERM
 
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 plan() { TAP_PLAN=$1; echo "1..$1"; }
 ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $1"; }
 not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N - $1"; }
