@@ -8,7 +8,8 @@
 # same EXPECTED GOT  golden compare (a status, for check); GDRPERF_REGEN=1
 #                    rewrites EXPECTED from GOT instead (review the diff;
 #                    docs/testing.md)
-# golden_file NAME EXPECTED GOT  check NAME same EXPECTED GOT
+# golden_file NAME EXPECTED GOT  check NAME same EXPECTED GOT (NAME says
+#                    "(regenerated)" under GDRPERF_REGEN=1)
 # $tmp            a scratch directory, removed at exit
 # done_testing    the plan (if not given) and the exit status: 1 if any failed
 TAP_N=0
@@ -51,7 +52,13 @@ same() {
 	fi
 	diff -u "$1" "$2"
 }
-golden_file() { check "$1" same "$2" "$3"; }
+golden_file() {
+	if [ "${GDRPERF_REGEN:-0}" = 1 ]; then
+		check "$1 (regenerated)" same "$2" "$3"
+	else
+		check "$1" same "$2" "$3"
+	fi
+}
 done_testing() {
 	[ -n "$TAP_PLAN" ] || echo "1..$TAP_N"
 	if [ -n "$TAP_PLAN" ] && [ "$TAP_PLAN" != "$TAP_N" ]; then
