@@ -10,22 +10,15 @@
 # the build tree.
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t_options.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$(dirname "$0")/../tap.sh"
 LC_ALL=C
 export LC_ALL
 if [ -z "${PYTHON:-}" ]; then
 	if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
 fi
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-
 [ -n "${GDR_MANS:-}" ] || GDR_MANS=$(cd "$srcdir" && ls man/*.1)
-[ -n "$GDR_MANS" ] || { echo "1..1"; echo "not ok 1 - no man pages listed (GDR_MANS)"; exit 1; }
+[ -n "$GDR_MANS" ] || { not_ok "no man pages listed (GDR_MANS)"; done_testing; }
 [ -n "${GDR_PROGRAMS:-}" ] || GDR_PROGRAMS=
 
 # help PROG OUT: PROG's --help into OUT; fails when it cannot run.
@@ -69,7 +62,7 @@ for p in $GDR_PROGRAMS; do
 	p=$(basename "$p")
 	case " $GDR_MANS " in
 	*" man/$p.1 "*) ok "$p: man/$p.1 is installed" ;;
-	*) notok "$p: no man page (write man/$p.1 and add it to GDR_MANS in mk/man.am)" ;;
+	*) not_ok "$p: no man page (write man/$p.1 and add it to GDR_MANS in mk/man.am)" ;;
 	esac
 done
 
@@ -78,12 +71,12 @@ for m in $GDR_MANS; do
 	page=$srcdir/$m
 	[ -f "$builddir/$m" ] && page=$builddir/$m
 	if [ ! -f "$page" ]; then
-		notok "$prog: $m missing"
+		not_ok "$prog: $m missing"
 		continue
 	fi
 	if ! help "$prog" "$tmp/$prog.help" || [ -z "$(defined "$tmp/$prog.help")" ]; then
 		sed 's/^/# /' "$tmp/$prog.help"
-		notok "$prog --help runs and lists its options"
+		not_ok "$prog --help runs and lists its options"
 		continue
 	fi
 	defined "$tmp/$prog.help" >"$tmp/$prog.opts"
@@ -92,11 +85,11 @@ for m in $GDR_MANS; do
 	if [ -z "$miss" ]; then
 		ok "$m has every option of $prog --help ($(wc -l <"$tmp/$prog.opts"))"
 	else
-		notok "$m misses options of $prog --help:$miss"
+		not_ok "$m misses options of $prog --help:$miss"
 	fi
 	docs=$(sed -n 's/^\.\\" gdrperf-docs: *//p' "$tmp/$prog.man" | head -n 1)
 	if [ -z "$docs" ]; then
-		notok "$m names no docs page (.\\\" gdrperf-docs: docs/X.md)"
+		not_ok "$m names no docs page (.\\\" gdrperf-docs: docs/X.md)"
 	elif [ ! -f "$srcdir/$docs" ]; then
 		# A page another branch brings; the check runs once it is in the tree.
 		skip "$docs has every option of $prog --help" "$docs is not in this tree yet"
@@ -105,7 +98,7 @@ for m in $GDR_MANS; do
 		if [ -z "$miss" ]; then
 			ok "$docs has every option of $prog --help"
 		else
-			notok "$docs misses options of $prog --help:$miss"
+			not_ok "$docs misses options of $prog --help:$miss"
 		fi
 	fi
 done
@@ -145,8 +138,7 @@ done <"$readme"
 if [ -z "$bad" ]; then
 	ok "every option README.md mentions exists in --help"
 else
-	notok "README.md mentions options that --help does not list:$bad"
+	not_ok "README.md mentions options that --help does not list:$bad"
 fi
 
-echo "1..$n"
-[ "$fails" -eq 0 ]
+done_testing

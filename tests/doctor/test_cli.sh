@@ -1,7 +1,7 @@
 #!/bin/sh
 # gdr_doctor's command line: usage errors exit 2 and say why; --help names every option.
 . "$top_srcdir/tests/doctor/lib.sh"
-echo "1..8"
+plan 8
 usage() { # name want-substring args...
 	name=$1 want=$2
 	shift 2
@@ -31,4 +31,4 @@ if { [ $rc = 0 ] || [ $rc = 1 ]; } && tail -n 1 "$WORK/live" | grep '^verdict: '
 else
 	sed 's/^/# /' "$WORK/live"; not_ok "live run ends in a verdict (exit $rc)"
 fi
-exit $FAILED
+done_testing

@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
 FAKE="$top_builddir/tests/fake_cuda/libcuda.so.1"
-echo "1..3"
+plan 3
 fake() { # name root [VAR=value...]
 	name=$1 root=$2
 	shift 2
@@ -22,4 +22,4 @@ fake peermem-node peermem-node GDRPERF_FAKE_CUDA_DEVICES=2 \
 # No GPU at all for peer memory: GPU_DIRECT_RDMA_SUPPORTED=0 everywhere blocks peermem.
 fake both-no-gdr both GDRPERF_FAKE_CUDA_BUS_IDS=0000:3b:00.0 GDRPERF_FAKE_CUDA_NAMES=L4 \
 	GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED=0
-exit $FAILED
+done_testing

@@ -3,7 +3,7 @@
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/nccl-logs" || exit 1
 set -- *.log
-echo "1..$((2 * $# + 8))"
+plan $((2 * $# + 8))
 for f in "$@"; do
 	doctor_env "$DOCTOR" --nccl-log "$f" >"$WORK/out" 2>&1
 	echo "exit $?" >>"$WORK/out"
@@ -38,4 +38,4 @@ if [ "$c" = unknown ] && [ "$d" = unknown ]; then ok "two runs without process p
 # A guide's line alone is not evidence either way.
 g=$(doctor_env "$DOCTOR" --nccl-log synth-guide-peermem.log --quiet | cut -d' ' -f2)
 [ "$g" = unknown ] && ok "guide lines alone: unknown" || not_ok "guide lines alone: $g"
-exit $FAILED
+done_testing

@@ -2,7 +2,7 @@
 # gdr_doctor on fixture roots: golden text and JSON, and the --expect exit status.
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
-echo "1..45"
+plan 45
 
 run() { # name root [VAR=value...]
 	name=$1 root=$2
@@ -49,7 +49,7 @@ if command -v python3 >/dev/null 2>&1; then
 	python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' \
 		"$WORK/old.json" "$WORK/both.json" && ok "JSON parses" || not_ok "JSON parses"
 else
-	ok "JSON parses # SKIP no python3"
+	skip "JSON parses" "no python3"
 fi
 
 expect() { # root path want [VAR=value...]
@@ -82,4 +82,4 @@ golden root-pcie-acs.json "$WORK/acs.json"
 
 doctor_env "$DOCTOR" --root no-driver --quiet >"$WORK/q.out" 2>&1
 golden root-no-driver-quiet.out "$WORK/q.out"
-exit $FAILED
+done_testing

@@ -5,7 +5,7 @@
 # Relative paths, so that the golden report is the same in every checkout.
 cd "$top_srcdir/tests" || exit 1
 R=doctor/roots L=doctor/nccl-logs X=topo
-echo "1..14"
+plan 14
 # vs NAME WANT-STATUS WANT-SUBSTRING args...: the nccl-vs-node check's status and words.
 vs() {
 	name=$1 want=$2 words=$3
@@ -49,4 +49,4 @@ doctor_env "$DOCTOR" --root "$R/both" --nccl-log "$L/synth-2.24-dmabuf-disabled-
 echo "exit $?" >>"$WORK/vs-full.out"
 cat "$WORK/vs.json" >>"$WORK/vs-full.out"
 golden vs-both-dmabuf-disabled.out "$WORK/vs-full.out"
-exit $FAILED
+done_testing

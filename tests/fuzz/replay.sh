@@ -3,11 +3,10 @@
 # target built without libFuzzer; one TAP line per target. Under the
 # sanitizer build a bad input fails here as it would in the fuzzer.
 : "${top_srcdir:=.}" "${top_builddir:=.}"
+. "$(dirname "$0")/../tap.sh"
 targets="proto options nccl_log"
-echo "1..3"
-n=0
+plan 3
 for t in $targets; do
-	n=$((n + 1))
 	# The NCCL log reader's seeds are the doctor's NCCL logs, stored once
 	# (tests/doctor/nccl-logs); its own corpus folder holds past crashers only.
 	set --
@@ -18,11 +17,12 @@ for t in $targets; do
 		set -- "$@" "$top_srcdir"/tests/doctor/nccl-logs/*.log
 	fi
 	if [ $# -eq 0 ]; then
-		echo "not ok $n - fuzz_$t corpus: no inputs found"
+		not_ok "fuzz_$t corpus: no inputs found"
 	elif "$top_builddir/tests/fuzz/replay_$t" "$@" 2>"$top_builddir/tests/fuzz/replay_$t.err"; then
-		echo "ok $n - fuzz_$t corpus ($# inputs)"
+		ok "fuzz_$t corpus ($# inputs)"
 	else
-		echo "not ok $n - fuzz_$t corpus: exit $? (see tests/fuzz/replay_$t.err)"
+		not_ok "fuzz_$t corpus: exit $? (see tests/fuzz/replay_$t.err)"
 		tail -20 "$top_builddir/tests/fuzz/replay_$t.err" | sed 's/^/# /'
 	fi
 done
+done_testing

@@ -1,6 +1,7 @@
-# Shared by the t_gdr_ab_*.sh tests: TAP counters, running gdr-ab with its
-# stdout/stderr/status kept, golden comparisons. Source it; it sets $ab, $fx,
-# $exp, $tmp (removed at exit) and $PYTHON.
+# Shared by the t_gdr_ab*.sh tests: running gdr-ab with its stdout/stderr/status
+# kept, golden comparisons. Source it; it sources ../tap.sh (TAP, $tmp) and sets
+# $ab, $fx, $exp and $PYTHON.
+. "$(dirname "$0")/../tap.sh"
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 ab="$srcdir/scripts/gdr-ab"
 fx="$srcdir/tests/scripts/fixtures"
@@ -9,19 +10,6 @@ exp="$srcdir/tests/scripts/expected"
 if [ -z "$PYTHON" ]; then
 	if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t_gdr_ab.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { # name, then a command whose status decides
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else notok "$name"; fi
-}
 # run NAME ARGS...: runs gdr-ab, keeps stdout/stderr/status in $tmp/NAME.*
 run() {
 	name=$1
@@ -34,14 +22,10 @@ rc_is() { [ "$(cat "$tmp/$1.rc")" = "$2" ]; }
 no_traceback() { ! grep -q 'Traceback' "$tmp/$1.err"; }
 has() { grep -q -- "$2" "$tmp/$1.$3"; } # NAME PATTERN out|err
 # golden NAME EXPECTED [out|err]: the output equals the golden file, with the
-# temp dir as TMP and the fixture dir as FX.
+# temp dir as TMP and the fixture dir as FX (GDRPERF_REGEN=1: see tap.sh).
 golden() {
 	sed -e "s|$tmp|TMP|g" -e "s|$fx|FX|g" "$tmp/$1.${3:-out}" >"$tmp/$1.norm"
-	if diff -u "$2" "$tmp/$1.norm" >"$tmp/$1.diff"; then
-		return 0
-	fi
-	sed 's/^/# /' "$tmp/$1.diff"
-	return 1
+	same "$2" "$tmp/$1.norm"
 }
 is_png() { # 8-byte PNG signature, an IHDR chunk, and more than a header's worth of data
 	[ -s "$1" ] || return 1

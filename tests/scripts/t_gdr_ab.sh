@@ -1,62 +1,14 @@
 #!/bin/sh
 # gdr-ab on hand-written gdrperf CSV fixtures: verdict tables against golden
 # files, exit codes, and a real PNG. TAP output.
-srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-ab="$srcdir/scripts/gdr-ab"
-fx="$srcdir/tests/scripts/fixtures"
-exp="$srcdir/tests/scripts/expected"
-# The script's interpreter is Debian's python3 (where python3-matplotlib lives);
-# PYTHON overrides it.
-if [ -z "$PYTHON" ]; then
-	if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t_gdr_ab.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$(dirname "$0")/ab_lib.sh"
 out="$tmp/results"
-
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { # name, then a command whose status decides
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else notok "$name"; fi
-}
-# run NAME ARGS...: runs gdr-ab, keeps stdout/stderr/status in $tmp/NAME.*
-run() {
-	name=$1
-	shift
-	"$PYTHON" "$ab" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-	echo $? >"$tmp/$name.rc"
-}
-rc_is() { [ "$(cat "$tmp/$1.rc")" = "$2" ]; }
-# same EXPECTED GOT: GOT equals the golden file; GDRPERF_REGEN=1 rewrites the
-# golden file instead (docs/testing.md).
-same() {
-	if [ "${GDRPERF_REGEN:-0}" = 1 ]; then
-		cp "$2" "$1"
-		return
-	fi
-	diff -u "$1" "$2"
-}
 golden() { # NAME EXPECTED: stdout equals the golden file, with the output dir as OUT
 	sed "s|$out|OUT|g" "$tmp/$1.out" >"$tmp/$1.norm"
-	if same "$2" "$tmp/$1.norm" >"$tmp/$1.diff"; then
-		return 0
-	fi
-	sed 's/^/# /' "$tmp/$1.diff"
-	return 1
-}
-is_png() { # 8-byte PNG signature, an IHDR chunk, and more than a header's worth of data
-	[ -s "$1" ] || return 1
-	[ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" = "89504e470d0a1a0a" ] || return 1
-	[ "$(dd if="$1" bs=1 skip=12 count=4 2>/dev/null)" = "IHDR" ] || return 1
-	[ "$(wc -c <"$1")" -gt 1000 ]
+	same "$2" "$tmp/$1.norm"
 }
 
-echo "1..20"
+plan 20
 
 run basic --no-plot --csv-out "$tmp/verdict.csv" "$fx/ab-basic.csv"
 check "basic: exit 0" rc_is basic 0
@@ -93,7 +45,7 @@ run help --help
 check "--help: exit 0, names the bandwidth column" \
 	sh -c "[ \$(cat '$tmp/help.rc') = 0 ] && grep -q bw_avg_gbps '$tmp/help.out'"
 
-if "$PYTHON" -c 'import matplotlib' 2>/dev/null; then
+if have_mpl; then
 	run plot --out "$out" --title "A/B test" "$fx/ab-basic.csv"
 	check "plot: exit 0, PNG path printed last" \
 		sh -c "[ \$(cat '$tmp/plot.rc') = 0 ] && [ \"\$(tail -n 1 '$tmp/plot.out')\" = 'plot: $out/ab-basic.png' ]"
@@ -112,4 +64,4 @@ else
 	done
 fi
 
-[ "$fails" -eq 0 ]
+done_testing

@@ -3,7 +3,7 @@
 # fails with its reason (never a silent pass), a malformed rule is a usage
 # error before anything is read. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-echo "1..41"
+plan 41
 C="$fx/ab-ceiling.csv"
 L="$fx/ab-latency.csv"
 B="$fx/ab-basic.csv"
@@ -20,7 +20,7 @@ expect() {
 	if [ "$got" = "$want" ] && grep -Eq -- "$pat" "$tmp/g.out"; then
 		ok "$name"
 	else
-		notok "$name"
+		not_ok "$name"
 		echo "# exit $got (want $want), no line matching: $pat"
 		sed 's/^/#   /' "$tmp/g.out" "$tmp/g.err" | grep -v '^#   *[0-9]' | tail -n 8
 	fi
@@ -97,7 +97,7 @@ for r in 'dmabuf' 'dmabuf>=' 'dmabuf=>0.9*host' 'dmabuf.p50>=1' 'dmabuf>=5us' 'c
 	if [ $rc = 2 ] && grep -qF -- "--expect '$r'" "$tmp/bad.err" && [ ! -s "$tmp/bad.out" ]; then
 		ok "malformed rule '$r': usage error naming it"
 	else
-		notok "malformed rule '$r': usage error naming it (exit $rc)"
+		not_ok "malformed rule '$r': usage error naming it (exit $rc)"
 		sed 's/^/# /' "$tmp/bad.err"
 	fi
 done
@@ -110,4 +110,4 @@ else
 	skip "gate with a PNG" "no matplotlib for $PYTHON"
 fi
 
-[ "$fails" -eq 0 ]
+done_testing

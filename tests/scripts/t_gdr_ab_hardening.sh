@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-echo "1..45"
+plan 45
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
@@ -202,8 +202,8 @@ run nul --no-plot "$tmp/nul.csv"
 check "a NUL byte: no traceback, never printed raw" \
 	sh -c "! grep -q Traceback '$tmp/nul.err' && [ \$(tr -cd '\\000' <'$tmp/nul.out' | wc -c) = 0 ]"
 for f in bad latbad dollarnp outfile overin csvdir replace devfull nofifo indir; do
-	[ -f "$tmp/$f.err" ] && ! grep -q Traceback "$tmp/$f.err" || { notok "no traceback anywhere ($f)"; continue 2; }
+	[ -f "$tmp/$f.err" ] && ! grep -q Traceback "$tmp/$f.err" || { not_ok "no traceback anywhere ($f)"; continue 2; }
 done
 ok "no traceback in any of the runs above"
 
-[ "$fails" -eq 0 ]
+done_testing

@@ -3,7 +3,7 @@
 # a 3-node sweep with node-c slow on dmabuf) as a node x node matrix per verb
 # and path, the heatmap PNG, and --expect checked per node pair. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-echo "1..9"
+plan 9
 S="$fx/ab-sweep.csv"
 
 run m --no-plot --matrix "$S"
@@ -29,4 +29,4 @@ else
 	skip "heatmap valid PNG" "no matplotlib for $PYTHON"
 fi
 
-[ "$fails" -eq 0 ]
+done_testing

@@ -7,13 +7,15 @@ dockerfile=$src/scripts/k8s/Dockerfile
 gate=$src/scripts/k8s/gdrperf-gate-init.yaml
 ab=$src/scripts/gdr-ab
 fx=$src/tests/scripts/fixtures
+. "$(dirname "$0")/../tap.sh"
 
 if ! python3 -c 'import yaml' 2>/dev/null; then
-	echo "1..0 # SKIP python3-yaml not installed (scripts/install-deps)"
-	exit 0
+	skip_all "python3-yaml not installed (scripts/install-deps)"
 fi
 
-python3 - "$manifest" "$dockerfile" "$gate" "$ab" "$fx" <<'PY'
+# The checks are Python (YAML); each prints one line, "pass NAME" or "fail NAME"
+# (then "# DIAG" lines), that tap.sh turns into TAP below.
+python3 - "$manifest" "$dockerfile" "$gate" "$ab" "$fx" >"$tmp/checks" 2>&1 <<'PY'
 import re
 import shlex
 import subprocess
@@ -22,28 +24,19 @@ import sys
 import yaml
 
 manifest, dockerfile, gate_manifest, ab, fx = sys.argv[1:6]
-n = 0
-failed = 0
 
 
 def check(name, cond, diag=""):
-    global n, failed
-    n += 1
-    if cond:
-        print(f"ok {n} - {name}")
-    else:
-        failed += 1
-        print(f"not ok {n} - {name}")
-        if diag:
-            print(f"#   {diag}")
+    print(f"{'pass' if cond else 'fail'} {name}")
+    if not cond and diag:
+        for line in str(diag).splitlines():
+            print(f"#   {line}")
 
 
 try:
     docs = [d for d in yaml.safe_load_all(open(manifest)) if d]
 except (OSError, yaml.YAMLError) as e:
-    print("1..1")
-    print(f"not ok 1 - {manifest} parses as YAML")
-    print(f"#   {e}")
+    check(f"{manifest} parses as YAML", False, e)
     sys.exit(1)
 check("one document, an MPIJob of kubeflow.org/v2beta1",
       len(docs) == 1 and docs[0].get("apiVersion") == "kubeflow.org/v2beta1"
@@ -186,6 +179,16 @@ check("Dockerfile configures --with-mpi", re.search(r"\./configure\b[^\n]*--with
 check("the image's programs are on PATH (gdr_doctor for the init step)",
       re.search(r"make\b[^\n]*install|make install", df) and "PATH=" in df)
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
 PY
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	"pass "*) ok "${line#pass }" ;;
+	"fail "*) not_ok "${line#fail }" ;;
+	"#"*) echo "$line" ;;
+	*) diag "$line" ;;
+	esac
+done <"$tmp/checks"
+# A Python error part way must not pass as fewer checks.
+[ $rc = 0 ] || [ "$TAP_FAILED" != 0 ] || not_ok "the checks ran to the end (python3 exit $rc)"
+done_testing

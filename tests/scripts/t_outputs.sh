@@ -4,7 +4,7 @@
 # system or the input holds; "--json -" puts only JSON on stdout; a FIFO is
 # written in place; write errors name the file and the errno text. Runs on the
 # host: gdr_topo and gdr_doctor need no RDMA, and a bandwidth client that
-# cannot run (no RDMA device, or no server) fails all the same. Every target
+# cannot run (no RDMA device, or no server) fails all the same_inode. Every target
 # is in a temporary directory, never the real /dev/null or stdout. TAP output.
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
@@ -13,22 +13,11 @@ doctor=$builddir/bench/gdr_doctor
 if [ -z "$PYTHON" ]; then
 	if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t_outputs.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$(dirname "$0")/../tap.sh"
 unset NCCL_NET_GDR_LEVEL NCCL_NET_GDR_READ HWLOC_XMLFILE
 LC_ALL=C
 export LC_ALL
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { # name, then a command whose status decides
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else notok "$name"; fi
-}
 # show FILE...: put files into the TAP log as comments (for a failure).
 show() { for f in "$@"; do [ -f "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"; done; }
 # valid_json FILE: the whole file is one JSON document, read as strict UTF-8.
@@ -36,8 +25,8 @@ valid_json() {
 	"$PYTHON" -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$1" 2>"$tmp/json.err" ||
 		{ show "$tmp/json.err"; return 1; }
 }
-# same A B: byte-identical, and the same inode (not replaced by an equal copy).
-same() { cmp -s "$1" "$2" && [ "$(stat -c %i "$1")" = "$3" ]; }
+# same_inode A B INODE: byte-identical, and the same_inode inode (not replaced by an equal copy).
+same_inode() { cmp -s "$1" "$2" && [ "$(stat -c %i "$1")" = "$3" ]; }
 doctor_env() { env -i PATH=/usr/bin:/bin GDRPERF_LIBCUDA=/nonexistent/libcuda.so.1 "$@"; }
 
 # Bandwidth tools: a client that fails before it measures (no RDMA device here,
@@ -54,7 +43,7 @@ for tool in gdr_write_bw gdr_read_bw; do
 	else
 		show "$d/out"
 		ls -la "$d" | sed 's/^/# /'
-		notok "$tool: a failed run creates no --json and no --csv file (exit $rc)"
+		not_ok "$tool: a failed run creates no --json and no --csv file (exit $rc)"
 	fi
 	printf '[{"earlier": "report"}]\n' >"$d/old.json"
 	printf '%s\n%s\n' "$header" "$(echo "$header" | sed 's/[^,]*/x/g')" >"$d/old.csv"
@@ -64,12 +53,12 @@ for tool in gdr_write_bw gdr_read_bw; do
 	ic=$(stat -c %i "$d/old.csv")
 	"$bin" --timeout 1 -p 1 --json "$d/old.json" --csv "$d/old.csv" 127.0.0.1 >"$d/out" 2>&1
 	rc=$?
-	if [ $rc != 0 ] && same "$d/old.json" "$d/old.json.orig" "$ij" &&
-		same "$d/old.csv" "$d/old.csv.orig" "$ic" && [ "$(ls -A "$d" | wc -l)" = 5 ]; then
+	if [ $rc != 0 ] && same_inode "$d/old.json" "$d/old.json.orig" "$ij" &&
+		same_inode "$d/old.csv" "$d/old.csv.orig" "$ic" && [ "$(ls -A "$d" | wc -l)" = 5 ]; then
 		ok "$tool: a failed run leaves an existing --json and --csv byte-identical"
 	else
 		show "$d/out" "$d/old.json" "$d/old.csv"
-		notok "$tool: a failed run leaves an existing --json and --csv byte-identical"
+		not_ok "$tool: a failed run leaves an existing --json and --csv byte-identical"
 	fi
 	"$bin" --json "$d/no/such/dir/x.json" 127.0.0.1 >"$d/out" 2>&1
 	rc=$?
@@ -91,7 +80,7 @@ check "gdr_doctor --json -: the odd bytes are escaped, not dropped" \
 doctor_env "$doctor" --root "$root" --json - -q >"$tmp/docq.json" 2>"$tmp/doc.err"
 check "gdr_doctor --json - -q: stdout is still only JSON" valid_json "$tmp/docq.json"
 
-# The NCCL log reader: the same bytes in every line of a log.
+# The NCCL log reader: the same_inode bytes in every line of a log.
 sed "s/\$/ $(printf '\377\001\300')/" "$srcdir/tests/doctor/nccl-logs/case01.log" >"$tmp/bad.log"
 doctor_env "$doctor" --nccl-log - --json - <"$tmp/bad.log" >"$tmp/log.json" 2>"$tmp/log.err"
 check "gdr_doctor --nccl-log --json -: valid JSON from a log with control bytes and bad UTF-8" \
@@ -105,11 +94,11 @@ cp "$tmp/rep.json" "$tmp/rep.orig"
 ir=$(stat -c %i "$tmp/rep.json")
 doctor_env "$doctor" --nccl-log "$tmp/no-such.log" --json "$tmp/rep.json" >"$tmp/out" 2>&1
 rc=$?
-if [ $rc = 2 ] && same "$tmp/rep.json" "$tmp/rep.orig" "$ir"; then
+if [ $rc = 2 ] && same_inode "$tmp/rep.json" "$tmp/rep.orig" "$ir"; then
 	ok "gdr_doctor: a run that fails (missing log) leaves the report as it was"
 else
 	show "$tmp/out"
-	notok "gdr_doctor: a run that fails (missing log) leaves the report as it was (exit $rc)"
+	not_ok "gdr_doctor: a run that fails (missing log) leaves the report as it was (exit $rc)"
 fi
 # A write that fails (file size limit, as on a full disk): the old report stays whole.
 # (The messages go through a pipe: the limit must not cut them short.)
@@ -120,12 +109,12 @@ fi
 	echo $? >"$tmp/rc"
 ) | cat >"$tmp/out"
 rc=$(cat "$tmp/rc")
-if [ $rc = 2 ] && same "$tmp/rep.json" "$tmp/rep.orig" "$ir" &&
+if [ $rc = 2 ] && same_inode "$tmp/rep.json" "$tmp/rep.orig" "$ir" &&
 	grep -q "rep.json.*File too large" "$tmp/out" && [ -z "$(ls -A "$tmp" | grep '^\.rep')" ]; then
 	ok "gdr_doctor: a failed write keeps the old report and names the file and the errno text"
 else
 	show "$tmp/out"
-	notok "gdr_doctor: a failed write keeps the old report and names the file and the errno text (exit $rc)"
+	not_ok "gdr_doctor: a failed write keeps the old report and names the file and the errno text (exit $rc)"
 fi
 doctor_env "$doctor" --root "$srcdir/tests/doctor/roots/both" --json "$tmp/rep.json" >/dev/null 2>&1
 check "gdr_doctor: a run that works replaces the report" valid_json "$tmp/rep.json"
@@ -143,7 +132,7 @@ if [ $rc = 0 ] && [ -p "$tmp/fifo" ] && valid_json "$tmp/fifo.out"; then
 	ok "gdr_doctor --json FIFO: written in place, still a FIFO"
 else
 	show "$tmp/fifo.err"
-	notok "gdr_doctor --json FIFO: written in place, still a FIFO (exit $rc)"
+	not_ok "gdr_doctor --json FIFO: written in place, still a FIFO (exit $rc)"
 fi
 
 # gdr_topo: GPU names with control bytes and bad UTF-8 (hwloc's own XML parser
@@ -171,15 +160,14 @@ cp "$tmp/topo-old.json" "$tmp/topo-old.orig"
 it=$(stat -c %i "$tmp/topo-old.json")
 "$topo" --topology-xml "$tmp/no-such.xml" --json "$tmp/topo-old.json" >"$tmp/out" 2>&1
 check "gdr_topo: a run that fails (missing XML) leaves the --json report as it was" \
-	same "$tmp/topo-old.json" "$tmp/topo-old.orig" "$it"
+	same_inode "$tmp/topo-old.json" "$tmp/topo-old.orig" "$it"
 "$topo" --topology-xml "$srcdir/tests/topo/switches.xml" --json "$tmp/no/dir/t.json" >"$tmp/out" 2>&1
 rc=$?
 if [ $rc = 1 ] && grep -q "no/dir/t.json.*No such file or directory" "$tmp/out" && ! grep -q '^GPUs' "$tmp/out"; then
 	ok "gdr_topo: an unwritable --json fails before the topology is read, naming file and errno"
 else
 	show "$tmp/out"
-	notok "gdr_topo: an unwritable --json fails before the topology is read (exit $rc)"
+	not_ok "gdr_topo: an unwritable --json fails before the topology is read (exit $rc)"
 fi
 
-echo "1..$n"
-[ $fails = 0 ]
+done_testing

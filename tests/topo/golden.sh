@@ -9,8 +9,7 @@ srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 bin=$builddir/bench/gdr_topo
 exp=$srcdir/tests/topo/expected
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdr-topo-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../tap.sh"
 
 # The output must not depend on the caller's environment.
 unset NCCL_NET_GDR_LEVEL NCCL_NET_GDR_READ HWLOC_XMLFILE HWLOC_XML_VERBOSE HWLOC_THISSYSTEM
@@ -19,22 +18,8 @@ export LC_ALL
 # Relative XML paths keep the "Topology:" line the same in every build tree.
 cd "$srcdir" || exit 1
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-
-# compare NAME FILE: FILE against expected/NAME (or regenerate it).
-compare() {
-	if [ "${GDRPERF_REGEN:-0}" = 1 ]; then
-		cp "$2" "$exp/$1" && ok "$1 (regenerated)"
-	elif diff -u "$exp/$1" "$2" >"$tmp/diff" 2>&1; then
-		ok "$1"
-	else
-		sed 's/^/# /' "$tmp/diff"
-		notok "$1"
-	fi
-}
+# compare NAME FILE: FILE against expected/NAME (GDRPERF_REGEN=1: see tap.sh).
+compare() { golden_file "$1" "$exp/$1" "$2"; }
 
 # golden NAME [env VAR=...] ARGS...: run gdr_topo, keep both streams and the status.
 golden() {
@@ -65,7 +50,7 @@ for f in tests/topo/*.xml tests/topo/xml/*.xml; do
 	base=$(basename "$f" .xml)
 	[ "$base" = truncated ] && continue
 	if [ $crlf_ok = 0 ] && grep -q "$(printf '\r')" "$f"; then
-		ok "$base.out # SKIP CRLF file and hwloc without libxml2"
+		skip "$base.out" "CRLF file and hwloc without libxml2"
 		continue
 	fi
 	golden "$base.out" --topology-xml "$f" --pairs
@@ -113,12 +98,12 @@ rc=$?
 if [ $rc -eq 0 ] && [ -f "$tmp/pairs.csv" ] && [ -f "$tmp/pairs.json" ]; then
 	ok "--csv and --json write their files (exit $rc)"
 else
-	notok "--csv and --json write their files (exit $rc)"
+	not_ok "--csv and --json write their files (exit $rc)"
 fi
 compare switches.csv "$tmp/pairs.csv"
 compare switches.json "$tmp/pairs.json"
 if ls "$tmp"/*.tmp >/dev/null 2>&1; then
-	notok "no temporary file left behind"
+	not_ok "no temporary file left behind"
 else
 	ok "no temporary file left behind"
 fi
@@ -128,10 +113,10 @@ if command -v python3 >/dev/null 2>&1; then
 		ok "JSON parses and holds 4 GPUs x 3 NICs"
 	else
 		sed 's/^/# /' "$tmp/py"
-		notok "JSON parses and holds 4 GPUs x 3 NICs"
+		not_ok "JSON parses and holds 4 GPUs x 3 NICs"
 	fi
 else
-	ok "# SKIP python3 not found"
+	skip "JSON parses and holds 4 GPUs x 3 NICs" "python3 not found"
 fi
 golden csv-unwritable.out --topology-xml tests/topo/switches.xml --csv /nonexistent-dir/x.csv
 
@@ -145,8 +130,7 @@ done
 if [ $rc -eq 0 ] && [ -z "$missing" ]; then
 	ok "--help is complete"
 else
-	notok "--help is complete (exit $rc, missing:$missing)"
+	not_ok "--help is complete (exit $rc, missing:$missing)"
 fi
 
-echo "1..$n"
-[ $fails -eq 0 ]
+done_testing

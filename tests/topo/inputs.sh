@@ -11,18 +11,12 @@ srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 topo=$builddir/bench/gdr_topo
 bw=$builddir/bench/gdr_write_bw
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdr-topo-inputs-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../tap.sh"
 unset NCCL_NET_GDR_LEVEL NCCL_NET_GDR_READ HWLOC_XMLFILE HWLOC_XML_VERBOSE HWLOC_THISSYSTEM
 LC_ALL=C
 export LC_ALL
 LIMIT=120 # seconds: generous for a loaded machine; a blocked read never ends
 sw=$srcdir/tests/topo/switches.xml
-
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
 # expect NAME STATUS WANT-SUBSTRING PROGRAM ARGS...: the status and WANT in stderr.
 expect() {
@@ -34,7 +28,7 @@ expect() {
 		ok "$name"
 	else
 		sed 's/^/# /' "$tmp/err" | cut -c1-300
-		notok "$name (exit $rc, wanted $want_rc and: $want)"
+		not_ok "$name (exit $rc, wanted $want_rc and: $want)"
 	fi
 }
 
@@ -66,22 +60,22 @@ done
 expect "--nccl-gdr-level over a garbage NCCL_NET_GDR_LEVEL" 0 "" \
 	env NCCL_NET_GDR_LEVEL=near "$topo" --topology-xml "$sw" --nccl-gdr-level PHB
 grep -F "NCCL_NET_GDR_LEVEL=PHB," "$tmp/out" >/dev/null && ok "the option's level is used" ||
-	notok "the option's level is used"
+	not_ok "the option's level is used"
 expect "--nccl-gdr-read over a garbage NCCL_NET_GDR_READ" 0 "" \
 	env NCCL_NET_GDR_READ=yes "$topo" --topology-xml "$sw" --nccl-gdr-read 0
 grep -F "NCCL_NET_GDR_READ=0)" "$tmp/out" >/dev/null && ok "the option's read is used" ||
-	notok "the option's read is used"
+	not_ok "the option's read is used"
 expect "both options over both garbage variables" 0 "" \
 	env NCCL_NET_GDR_LEVEL=near NCCL_NET_GDR_READ=yes "$topo" --topology-xml "$sw" \
 	--nccl-gdr-level SYS --nccl-gdr-read 1
 expect "--nccl-gdr-level over a valid variable" 0 "" \
 	env NCCL_NET_GDR_LEVEL=SYS "$topo" --topology-xml "$sw" --nccl-gdr-level LOC
 grep -F "NCCL_NET_GDR_LEVEL=LOC," "$tmp/out" >/dev/null && ok "the option wins over a valid variable" ||
-	notok "the option wins over a valid variable"
+	not_ok "the option wins over a valid variable"
 expect "--topology-xml over a FIFO in HWLOC_XMLFILE" 0 "" \
 	env HWLOC_XMLFILE="$tmp/fifo" "$topo" --topology-xml "$sw"
 grep -F "Topology: $sw" "$tmp/out" >/dev/null && ok "the option's file is read" ||
-	notok "the option's file is read"
+	not_ok "the option's file is read"
 # ...but the other variable is still read, and garbage there is still an error.
 expect "--nccl-gdr-level leaves NCCL_NET_GDR_READ checked" 2 "NCCL_NET_GDR_READ=yes" \
 	env NCCL_NET_GDR_READ=yes "$topo" --topology-xml "$sw" --nccl-gdr-level PHB
@@ -119,7 +113,7 @@ if grep -F 'H100\xc2\x9b31m\x7f' "$tmp/out" >/dev/null && grep -F 'mlx5_\xc2\x85
 	ok "control bytes in names are shown as \\xHH"
 else
 	sed 's/^/# /' "$tmp/out" | head -20
-	notok "control bytes in names are shown as \\xHH"
+	not_ok "control bytes in names are shown as \\xHH"
 fi
 
 # A long path: the message is shortened in the middle, the cause and the newline stay.
@@ -127,7 +121,7 @@ long=$tmp$(printf '/ddddddddd%.0s' $(seq 300))
 expect "a 3000-byte path" 1 ": No such file or directory" "$topo" --topology-xml "$long"
 [ "$(wc -l <"$tmp/err")" = 1 ] && [ "$(wc -c <"$tmp/err")" -le 1024 ] &&
 	grep -q '^gdr_topo: /.*\.\.\.[d/]*: No such file or directory$' "$tmp/err" &&
-	ok "the long message is one line under 1 KiB" || notok "the long message is one line under 1 KiB"
+	ok "the long message is one line under 1 KiB" || not_ok "the long message is one line under 1 KiB"
 
 # Scale: 1024 GPUs and 1024 NICs (GPU i and mlx5_i below one bridge, PIX; all
 # else NODE) gives the right matrix, nearest NICs and no warning. The time is
@@ -136,7 +130,7 @@ awk -v gpus=1024 -v nics=1024 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/big.x
 expect "1024 GPUs x 1024 NICs" 0 "" "$topo" --topology-xml "$tmp/big.xml"
 if [ -s "$tmp/err" ]; then
 	sed 's/^/# /' "$tmp/err" | head -5
-	notok "no warning for 1024 GPUs with a NIC each"
+	not_ok "no warning for 1024 GPUs with a NIC each"
 else
 	ok "no warning for 1024 GPUs with a NIC each"
 fi
@@ -146,10 +140,10 @@ awk '/^GPU[0-9]+ / && NF == 1026 {
 	for (c = 2; c <= 1025; c++) if (($c == "PIX") != (c - 2 == i) || ($c != "PIX" && $c != "NODE")) bad = 1
 	if (!bad) good++
 } END { exit good == 1024 ? 0 : 1 }' "$tmp/out" && ok "the matrix: PIX on the diagonal, NODE elsewhere" ||
-	notok "the matrix: PIX on the diagonal, NODE elsewhere"
+	not_ok "the matrix: PIX on the diagonal, NODE elsewhere"
 grep -Fx "  GPU1023: mlx5_1023 (PIX); NCCL would use GPUDirect RDMA: PIX <= PXB" "$tmp/out" >/dev/null &&
 	[ "$(grep -c '^  GPU[0-9]*: mlx5_[0-9]* (PIX)' "$tmp/out")" = 1024 ] &&
-	ok "each GPU's nearest NIC is its own" || notok "each GPU's nearest NIC is its own"
+	ok "each GPU's nearest NIC is its own" || not_ok "each GPU's nearest NIC is its own"
 # Many GPUs sharing few NICs: the matching still finishes and names the sharers.
 awk -v gpus=1024 -v nics=2 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/share.xml"
 expect "1024 GPUs x 2 NICs" 0 "GPU2, GPU3, GPU4" "$topo" --topology-xml "$tmp/share.xml"
@@ -161,5 +155,4 @@ awk -v gpus=1 -v nics=2049 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/over.xml
 expect "2049 NICs: refused" 1 "1 GPUs and 2049 RDMA NICs: more than any real machine has" \
 	"$topo" --topology-xml "$tmp/over.xml"
 
-echo "1..$n"
-[ $fails -eq 0 ]
+done_testing
