@@ -254,9 +254,9 @@ void gdr_table_header(FILE *out, int gbits)
 	snprintf(min, sizeof(min), "BW min[%s]", u);
 	snprintf(max, sizeof(max), "BW max[%s]", u);
 	fprintf(out, "%s\n", TABLE_DASHES);
-	fprintf(out, " %-8s %-6s %-10s %-12s %-16s %-19s %-18s %-15s %-15s %-14s %s\n", "path",
-		"verb", "#bytes", "#iterations", peak, avg, med, min, max, "MsgRate[Mpps]",
-		"status");
+	fprintf(out, " %-8s %-6s %-10s %-12s %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s\n",
+		"path", "verb", "#bytes", "#iterations", peak, avg, med, min, max, "MsgRate[Mpps]",
+		"%ceiling", "status");
 }
 
 /* A bandwidth cell: "-" when unknown (no window long enough for a peak). */
@@ -273,7 +273,7 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
 {
 	/* MB/sec is perftest's 2^20 bytes/s: Gb/s * 10^9 / 8 / 2^20. */
 	double k = gbits ? 1.0 : GDR_MBPS_PER_GBPS;
-	char peak[32], avg[32], med[32], min[32], max[32], rate[32];
+	char peak[32], avg[32], med[32], min[32], max[32], rate[32], pct[32];
 
 	if (!is_measurement(r)) {
 		fprintf(out, " %-8s %-6s %-10llu %s: %s\n", r->path, r->verb,
@@ -287,9 +287,15 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
 	table_bw(r->bw_min_gbps, k, min, sizeof(min));
 	table_bw(r->bw_max_gbps, k, max, sizeof(max));
 	fmt_fixed(r->msg_rate_mpps, 6, rate, sizeof(rate));
-	fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %s%s%s\n",
+	/* The average as a share of the pair's expected ceiling (docs/pcie-health.md). */
+	if (r->pct_of_ceiling >= 0 && is_finite(r->pct_of_ceiling))
+		fmt_fixed(r->pct_of_ceiling, 1, pct, sizeof(pct));
+	else
+		gdr_strlcpy(pct, "-", sizeof(pct));
+	fprintf(out,
+		" %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s%s%s\n",
 		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,
-		peak, avg, med, min, max, rate, r->status[0] ? r->status : "ok",
+		peak, avg, med, min, max, rate, pct, r->status[0] ? r->status : "ok",
 		r->note[0] ? ": " : "", r->note);
 }
 

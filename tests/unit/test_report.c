@@ -681,12 +681,18 @@ static void test_table(void **state)
 	r.note[0] = '\0';
 	r.bw_peak_gbps = NAN;
 	gdr_table_row(f, &r, 1);
+	/* The share of the ceiling, when the pair's ceiling is known. */
+	strcpy(r.path, "bounce");
+	r.bw_peak_gbps = 9.0;
+	r.pct_of_ceiling = 12.34;
+	gdr_table_row(f, &r, 1);
 	fclose(f);
+	assert_non_null(strstr(buf, " 12.3      ok\n"));
 	assert_non_null(
 	    strstr(buf, " host     write  1048576    5000         -                8.000"));
 	assert_non_null(strstr(buf, "BW average[Gb/sec]"));
 	assert_non_null(strstr(buf, "BW average[MB/sec]"));
-	assert_non_null(strstr(buf, "MsgRate[Mpps]"));
+	assert_non_null(strstr(buf, "MsgRate[Mpps]  %ceiling  status"));
 	/* Gb/s row: path, verb, bytes, iterations, then peak and avg. */
 	assert_non_null(
 	    strstr(buf, " dmabuf   write  1048576    5000         97.123           8.000"));
