@@ -254,8 +254,8 @@ void gdr_table_header(FILE *out, int gbits)
 	snprintf(min, sizeof(min), "BW min[%s]", u);
 	snprintf(max, sizeof(max), "BW max[%s]", u);
 	fprintf(out, "%s\n", TABLE_DASHES);
-	fprintf(out, " %-8s %-6s %-10s %-12s %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s\n",
-		"path", "verb", "#bytes", "#iterations", peak, avg, med, min, max, "MsgRate[Mpps]",
+	fprintf(out, " %-8s %-6s %-10s %-12s %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s\n", "path",
+		"verb", "#bytes", "#iterations", peak, avg, med, min, max, "MsgRate[Mpps]",
 		"%ceiling", "status");
 }
 
@@ -292,8 +292,7 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
 		fmt_fixed(r->pct_of_ceiling, 1, pct, sizeof(pct));
 	else
 		gdr_strlcpy(pct, "-", sizeof(pct));
-	fprintf(out,
-		" %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s%s%s\n",
+	fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s%s%s\n",
 		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,
 		peak, avg, med, min, max, rate, pct, r->status[0] ? r->status : "ok",
 		r->note[0] ? ": " : "", r->note);
