@@ -418,8 +418,7 @@ void gdr_nccl_log_finish(struct gdr_nccl_log *log)
 	 * decides alone or they agree with it. Several: only processes decide,
 	 * each with its own version, whatever the order of the runs.
 	 */
-	if (log->nversions <= 1 &&
-	    (log->nprocs <= 1 || agreed < 0 || (int)whole.path == agreed)) {
+	if (log->nversions <= 1 && (log->nprocs <= 1 || agreed < 0 || (int)whole.path == agreed)) {
 		copy_verdict(log, &whole);
 		if (log->nprocs > 1 && log->procs_decided) {
 			size_t len = strlen(log->reason);
