@@ -34,8 +34,14 @@ static void print_procs(FILE *out, const struct gdr_nccl_log *log)
 		fprintf(out, "    %s", p->id[0] ? p->id : p->launch[0] ? p->launch : "(no prefix)");
 		if (p->id[0] && p->launch[0])
 			fprintf(out, " (%s)", p->launch);
-		if (p->dev >= 0)
-			fprintf(out, " [%d%s]", p->dev, p->devs & ~(1ULL << p->dev) ? ",..." : "");
+		if (p->dev >= 0) {
+			/* devs records devices 0..63 only: a first device past that is not in it.
+			 */
+			unsigned long long others =
+			    p->dev < 64 ? p->devs & ~(1ULL << p->dev) : p->devs;
+
+			fprintf(out, " [%d%s]", p->dev, others ? ",..." : "");
+		}
 		fprintf(out, ": %u network channels, %u with /GDRDMA%s", p->chan_net, p->chan_gdr,
 			p->gpu_dmabuf ? ", GPU DMA-BUF available" : "");
 		if (p->facts.version[0])
