@@ -165,13 +165,18 @@ static size_t cloudwatch(const char *s)
 static size_t journald(const char *s, char *launch, size_t llen)
 {
 	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	const char *host, *prog, *colon;
+	const char *host, *prog, *colon, *m;
 	size_t i;
 	char mon[4];
 
+	/* Length first: a short line must not be read past its end. */
+	if (strlen(s) < 16 || !isupper((unsigned char)s[0]) || s[3] != ' ')
+		return 0;
 	memcpy(mon, s, 3);
 	mon[3] = '\0';
-	if (strlen(s) < 16 || !isupper((unsigned char)s[0]) || !strstr(months, mon) || s[3] != ' ')
+	/* A month's own three letters, not three that straddle two ("anF"). */
+	m = strstr(months, mon);
+	if (!m || (m - months) % 3)
 		return 0;
 	i = 4;
 	if (s[i] == ' ')
