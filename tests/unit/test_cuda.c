@@ -618,8 +618,8 @@ static void test_async_order_and_events(void **state)
 	assert_int_equal(gdr_cuda_htod_async(cu, d, a, len, s), 0);
 	assert_int_equal(gdr_cuda_dtoh_async(cu, b, d, len, s), 0);
 	assert_int_equal(gdr_cuda_event_record(cu, e, s), 0);
-	/* Enqueueing does not wait for the copies. */
-	assert_true(gdr_now_s() - t0 < 0.1);
+	/* Enqueueing does not wait for the copies (which take 0.3 s together). */
+	assert_true(gdr_now_s() - t0 < 0.29);
 	assert_int_equal(gdr_cuda_event_query(cu, e), 0);
 	assert_int_equal(b[0], 0);
 	assert_int_equal(gdr_cuda_event_sync(cu, e), 0);
