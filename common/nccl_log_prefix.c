@@ -151,7 +151,8 @@ static size_t cloudwatch(const char *s)
 		i++;
 	if (digits(s + i) < 4)
 		return 0;
-	while (isdigit((unsigned char)s[i]) || strchr("-:.TZ+ ", s[i]))
+	/* s[i] first: strchr finds the terminator too, and would run past the end. */
+	while (isdigit((unsigned char)s[i]) || (s[i] && strchr("-:.TZ+ ", s[i])))
 		i++;
 	if (s[i] != '|')
 		return 0;
