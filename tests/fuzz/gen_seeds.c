@@ -2,7 +2,7 @@
  * Writes the fuzz_proto seed corpus: one real encoded message of each type
  * (and a hello), as the programs build them. Not part of the build; rerun
  * after a protocol change:
- *   cc -I../.. -iquote ../../common gen_seeds.c ../../common/libgdrperf.a \
+ *   cc -I../.. -iquote ../../common/core (one -iquote per common/ part) gen_seeds.c ../../common/libgdrperf.a \
  *      -libverbs -lrdmacm -lhwloc -ldl -o /tmp/gen_seeds && /tmp/gen_seeds corpus/fuzz_proto
  */
 #include "config.h"

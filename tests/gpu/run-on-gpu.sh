@@ -178,10 +178,10 @@ if [ -z "$built" ]; then
 			$cc -x c -c -o /dev/null - 2>/dev/null && echo '#define HAVE_IBV_REG_DMABUF_MR 1'
 	} >"$cfg/config.h"
 	cd "$top" || exit 1
-	run $cc -std=c11 -O2 -Wall -Wextra -I"$cfg" -iquote common -I"$cuda_dir/include" \
-		-o "$probe" tests/gpu/gpu_probe.c common/util.c common/cuda.c common/cuda_uuid.c \
-		common/mem_gpu.c common/mem_dmabuf.c common/mem_peermem.c common/mem_data_direct.c \
-		common/mem_host.c -libverbs -ldl -lpthread || {
+	run $cc -std=c11 -O2 -Wall -Wextra -I"$cfg" $(for d in common/*/; do printf -- "-iquote %s " "${d%/}"; done) -I"$cuda_dir/include" \
+		-o "$probe" tests/gpu/gpu_probe.c common/core/util.c common/mem/cuda.c common/mem/cuda_uuid.c \
+		common/mem/mem_gpu.c common/mem/mem_dmabuf.c common/mem/mem_peermem.c common/mem/mem_data_direct.c \
+		common/mem/mem_host.c -libverbs -ldl -lpthread || {
 		say "RESULT: probe build failed (see $log)"
 		rm -rf "$cfg"
 		exit 1

@@ -1,5 +1,5 @@
 /*
- * The bounce pipeline's state machine (common/bounce_sm.c): a producer and a
+ * The bounce pipeline's state machine (common/mem/bounce_sm.c): a producer and a
  * consumer wired through a simulated QP (two in-order wires, send
  * completions after delivery) and simulated copy streams, driven in random
  * orders, with the staging slots' contents tracked so that any reuse before

@@ -1,5 +1,5 @@
 /*
- * The provenance columns (common/provenance.c): what a row says about the
+ * The provenance columns (common/mem/provenance.c): what a row says about the
  * software under it and about its GPU path, with and without a built buffer.
  */
 #include "cmocka_common.h"

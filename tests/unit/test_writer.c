@@ -1,5 +1,5 @@
 /*
- * common/writer.c: what each kind of target gets (regular file, symlink,
+ * common/output/writer.c: what each kind of target gets (regular file, symlink,
  * FIFO, pipe, character device, our own descriptors), that a failed write
  * leaves the old file, that a planted link is never followed, whole-row
  * appends, and the two escapers. Every target lives in a temporary

@@ -1,6 +1,6 @@
 /*
  * Results as CSV: one whole row per write(2), appended, the header together
- * with the first row of a new file (common/writer.c does the file part).
+ * with the first row of a new file (common/output/writer.c does the file part).
  */
 #include "config.h"
 

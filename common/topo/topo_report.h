@@ -13,7 +13,7 @@ void gdr_topo_print(FILE *out, const struct gdr_topo *t, const struct gdr_nccl_e
 /* Warnings an operator needs, through gdr_warn(). Returns how many. */
 int gdr_topo_warn(const struct gdr_topo *t);
 
-/* One record per GPU x NIC pair, written by gdr_out_replace (common/writer.h).
+/* One record per GPU x NIC pair, written by gdr_out_replace (common/output/writer.h).
  * 0 or -errno with why. */
 int gdr_topo_write_csv(const struct gdr_topo *t, const struct gdr_nccl_env *env, const char *path,
 		       char *why, size_t wlen);
