@@ -3,6 +3,7 @@
 
 #include "doctor.h"
 #include "doctor_vs_nccl.h"
+#include "input.h"
 #include "nccl_log.h"
 #include "options.h"
 #include "topo.h"
@@ -54,7 +55,8 @@ static void usage(FILE *out)
 	    "                        checking the node; with --root or --topology-xml, check\n"
 	    "                        the node too and say whether NCCL did what the node\n"
 	    "                        predicts (checks nccl-log and nccl-vs-node; --expect\n"
-	    "                        then judges the path the log shows)\n"
+	    "                        then judges the path the log shows); FILE is a regular\n"
+	    "                        file or a pipe, read up to 4 GiB\n"
 	    "  -t, --topology-xml FILE  hwloc XML export for the GPU-NIC distance checks\n"
 	    "                        (NCCL_NET_GDR_LEVEL); default: this machine when --root is "
 	    "/;\n"
@@ -249,6 +251,26 @@ static int write_out(const char *path, FILE *mem, char **buf, size_t *len)
 	return r;
 }
 
+/*
+ * A log is a regular file or a pipe (a FIFO, `<(zcat log.gz)`); a directory,
+ * a device (/dev/zero never ends) or a socket is refused before it is opened.
+ */
+static int log_readable(const char *path)
+{
+	struct stat st;
+	char why[96];
+
+	if (stat(path, &st) < 0) {
+		gdr_err("%s: cannot read the NCCL log: %s", path, strerror(errno));
+		return 0;
+	}
+	if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))
+		return 1;
+	gdr_err("%s: cannot read the NCCL log: %s (give a regular file, a pipe or -)", path,
+		gdr_input_strerror(path, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL, why, sizeof(why)));
+	return 0;
+}
+
 /* Read --nccl-log; NULL (and the error said) when it cannot be read. */
 static struct gdr_nccl_log *read_log(const struct doctor_opts *o, const char *name)
 {
@@ -260,6 +282,10 @@ static struct gdr_nccl_log *read_log(const struct doctor_opts *o, const char *na
 		gdr_err("out of memory");
 		return NULL;
 	}
+	if (strcmp(o->nccl_log, "-") && !log_readable(o->nccl_log)) {
+		free(log);
+		return NULL;
+	}
 	in = strcmp(o->nccl_log, "-") ? fopen(o->nccl_log, "r") : stdin;
 	if (!in) {
 		gdr_err("%s: cannot read the NCCL log: %s", o->nccl_log, strerror(errno));
@@ -269,6 +295,12 @@ static struct gdr_nccl_log *read_log(const struct doctor_opts *o, const char *na
 	rc = gdr_nccl_log_read(in, log);
 	if (in != stdin)
 		fclose(in);
+	if (rc == -EFBIG) {
+		gdr_err("%s: more than %llu GiB: not read whole, no conclusion drawn", name,
+			(unsigned long long)(GDR_NCCL_MAX_BYTES >> 30));
+		free(log);
+		return NULL;
+	}
 	if (rc) {
 		gdr_err("%s: read error: %s", name, strerror(-rc));
 		free(log);

@@ -480,18 +480,46 @@ void gdr_nccl_log_record(struct gdr_nccl_log *log, unsigned long lineno, const c
 		log->nccl_lines++;
 }
 
+/*
+ * Read one line into buf (at most len - 1 bytes kept, NUL-terminated); the rest of
+ * a longer line is read and dropped, so a stream without newlines (/dev/zero
+ * through a pipe) costs no memory. Returns the bytes consumed, 0 at EOF.
+ */
+static size_t read_line(FILE *in, char *buf, size_t len)
+{
+	size_t n = 0, kept = 0;
+	int c;
+
+	while ((c = getc_unlocked(in)) != EOF) {
+		n++;
+		if (kept < len - 1)
+			buf[kept++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	buf[kept] = '\0';
+	return n;
+}
+
 int gdr_nccl_log_read(FILE *in, struct gdr_nccl_log *log)
 {
-	char *line = NULL;
-	size_t cap = 0;
+	/* Only a line's first bytes matter: the prefix, then 512 bytes of body. */
+	char line[4096];
+	uint64_t total = 0;
+	size_t n;
 	int rc = 0;
 
 	gdr_nccl_log_init(log);
-	while (getline(&line, &cap, in) >= 0)
+	while ((n = read_line(in, line, sizeof(line))) > 0) {
+		total += n;
+		if (total > GDR_NCCL_MAX_BYTES) {
+			rc = -EFBIG;
+			break;
+		}
 		gdr_nccl_log_line(log, line);
-	if (ferror(in))
-		rc = -EIO;
-	free(line);
+	}
+	if (!rc && ferror(in))
+		rc = errno ? -errno : -EIO;
 	gdr_nccl_log_finish(log);
 	return rc;
 }

@@ -83,6 +83,8 @@ struct gdr_nccl_verdict {
 };
 
 #define GDR_NCCL_MAX_PROCS    64
+/* A log is read up to this many bytes (a stream such as /dev/zero ends there). */
+#define GDR_NCCL_MAX_BYTES    (4ULL << 30)
 #define GDR_NCCL_MAX_VERSIONS 4
 
 struct gdr_nccl_proc {

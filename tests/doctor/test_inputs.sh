@@ -141,4 +141,48 @@ else
 	not_ok "a 3000-byte --root: one line, shortened, cause kept (exit $rc, $lines lines)"
 fi
 
+# --nccl-log: a regular file, a pipe or -; a device (/dev/zero never ends), a
+# directory or a socket is refused before it is read, naming what it is.
+fails "--nccl-log /dev/zero" "/dev/zero: cannot read the NCCL log: is a character device" \
+	--nccl-log /dev/zero
+fails "--nccl-log a directory" "cannot read the NCCL log: is a directory" --nccl-log "$WORK"
+fails "--nccl-log missing" "$WORK/no.log: cannot read the NCCL log: No such file or directory" \
+	--nccl-log "$WORK/no.log"
+# A pipe is a log like any other (zcat log.gz | ..., or a FIFO with a writer).
+log=$(ls "$top_srcdir"/tests/doctor/nccl-logs/*.log | head -1)
+rm -f "$WORK/logfifo"
+mkfifo "$WORK/logfifo"
+cat "$log" >"$WORK/logfifo" &
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --nccl-log "$WORK/logfifo" --quiet >"$WORK/fifo.out" 2>&1
+rc=$?
+wait
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --nccl-log "$log" --quiet >"$WORK/file.out" 2>&1
+frc=$?
+sed "s|$WORK/logfifo|LOG|" "$WORK/fifo.out" >"$WORK/fifo.cmp"
+sed "s|$log|LOG|" "$WORK/file.out" >"$WORK/file.cmp"
+if [ $rc = $frc ] && cmp -s "$WORK/fifo.cmp" "$WORK/file.cmp"; then
+	ok "--nccl-log a FIFO with a writer: read as the file is"
+else
+	sed 's/^/# /' "$WORK/fifo.out" "$WORK/file.out"
+	not_ok "--nccl-log a FIFO with a writer: read as the file is (exit $rc vs $frc)"
+fi
+# A line without end costs no memory: only its first 4 KiB are kept, and the
+# log after it is read as if the line were short. 300 MB of zero bytes, then
+# the log, under a 150 MB address-space limit (not under ASan: it reserves more).
+if ldd "$DOCTOR" 2>/dev/null | grep -q libasan; then
+	skip "--nccl-log: a 300 MB line, then the log, in 150 MB" "ASan build"
+else
+	{ head -c 300000000 /dev/zero; echo; cat "$log"; } |
+		doctor_env "$TIMEOUT" $LIMIT /bin/sh -c 'ulimit -v 150000 && exec "$@"' sh \
+			"$DOCTOR" --nccl-log - --quiet >"$WORK/out" 2>&1
+	rc=$?
+	sed "s|(stdin)|LOG|" "$WORK/out" >"$WORK/big.cmp"
+	if [ $rc = $frc ] && cmp -s "$WORK/big.cmp" "$WORK/file.cmp"; then
+		ok "--nccl-log: a 300 MB line, then the log, in 150 MB"
+	else
+		sed 's/^/# /' "$WORK/out" | cut -c1-200
+		not_ok "--nccl-log: a 300 MB line, then the log, in 150 MB (exit $rc, want $frc)"
+	fi
+fi
+
 done_testing
