@@ -81,14 +81,16 @@ def read_rows(paths):
 
 
 def open_input(path):
-    """A text stream on PATH. A directory or block device is refused; a FIFO
-    is opened without blocking (a FIFO nobody writes to reads as empty instead
-    of hanging), then read normally."""
+    """A text stream on PATH. A directory, a device (/dev/zero never ends) or a
+    socket is refused; a FIFO is opened without blocking (a FIFO nobody writes
+    to reads as empty instead of hanging), then read normally."""
     st = os.stat(path)
     if stat.S_ISDIR(st.st_mode):
         raise OSError(21, os.strerror(21))  # EISDIR
-    if stat.S_ISBLK(st.st_mode):
-        raise OSError(0, "a block device, not a CSV file")
+    for test, what in ((stat.S_ISBLK, "a block device"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(st.st_mode):
+            raise OSError(0, f"{what}, not a CSV file (give a regular file or a pipe)")
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
     if stat.S_ISFIFO(st.st_mode):
         fd = os.open(path, flags | os.O_NONBLOCK)

@@ -195,13 +195,18 @@ check "input FIFO with no writer: exit 1 (no hang), empty file" \
 run indir --no-plot "$tmp/adir"
 check "input directory: exit 1, Is a directory" \
 	sh -c "[ \$(cat '$tmp/indir.rc') = 1 ] && grep -q 'adir: cannot read: Is a directory' '$tmp/indir.err'"
+# A device is refused before it is read: /dev/zero would never end.
+timeout 60 "$PYTHON" "$ab" --no-plot /dev/zero >/dev/null 2>"$tmp/indev.err"
+echo $? >"$tmp/indev.rc"
+check "input /dev/zero: exit 1 at once (no hang), a character device" \
+	sh -c "[ \$(cat '$tmp/indev.rc') = 1 ] && grep -q '/dev/zero: cannot read: a character device' '$tmp/indev.err'"
 printf 'verb,path,size_bytes,bw_avg_gbps,status\nwrite,host,4096,1,ok\0\n' >"$tmp/nul.csv"
 run nul --no-plot "$tmp/nul.csv"
 # (Python < 3.11's csv refuses a NUL, newer ones read it: either way no crash
 # and no raw NUL in the report.)
 check "a NUL byte: no traceback, never printed raw" \
 	sh -c "! grep -q Traceback '$tmp/nul.err' && [ \$(tr -cd '\\000' <'$tmp/nul.out' | wc -c) = 0 ]"
-for f in bad latbad dollarnp outfile overin csvdir replace devfull nofifo indir; do
+for f in bad latbad dollarnp outfile overin csvdir replace devfull nofifo indir indev; do
 	[ -f "$tmp/$f.err" ] && ! grep -q Traceback "$tmp/$f.err" || { not_ok "no traceback anywhere ($f)"; continue 2; }
 done
 ok "no traceback in any of the runs above"
