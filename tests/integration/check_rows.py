@@ -12,7 +12,8 @@ row is the rank's local rank: on one node (no --hosts) pair k's server is
 rank k and its client rank k + NPAIRS; with --hosts A,B the servers run on A
 and the clients on B (the `host` column), both local rank k. --gathered: one
 writer (rank 0) wrote the rows pair by pair, server block then client block.
-Prints up to 20 problems as TAP comments; exit 1 if there is any.
+Prints up to 20 problems (`check` in tests/tap.sh shows them as TAP comments
+when the case fails); exit 1 if there is any.
 """
 import argparse
 import csv
@@ -99,7 +100,7 @@ def main():
     except (OSError, KeyError, ValueError) as e:
         bad = [f"{a.csv}: {e!r}"]
     for b in bad[:20]:
-        print("#   " + b)
+        print("  " + b)
     return 1 if bad else 0
 
 

@@ -10,7 +10,8 @@ is one check on the rows, r being a row as a dict (csv.DictReader):
 e.g.  gpu_rows.py out.csv 'count:4:r["path"] == "peermem"' \\
           'all:r["relaxed_ordering"] in ("0", "1")'
 Helpers usable in EXPR: num(v) (float, or None when empty/not a number).
-Prints the failing check and up to 5 offending rows as TAP comments;
+Prints the failing check and up to 5 offending rows (`check` in
+tests/tap.sh shows them as TAP comments when the case fails);
 exit status 1 if any check fails, 2 on a bad check or a missing column.
 """
 import csv
@@ -48,16 +49,16 @@ def main(argv):
                     ok = any(v for _, v in res)
                     offenders = [] if ok else ["no row matches"]
             else:
-                print(f"# bad check {check!r}")
+                print(f"bad check {check!r}")
                 return 2
         except KeyError as e:
-            print(f"# {check}: no column {e}")
+            print(f"{check}: no column {e}")
             return 2
         if not ok:
             bad = 1
-            print(f"# failed: {check}")
+            print(f"failed: {check}")
             for o in offenders:
-                print(f"#   {o}")
+                print(f"  {o}")
     return bad
 
 

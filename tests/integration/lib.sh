@@ -1,108 +1,196 @@
-# Helpers for the integration tests (tests/integration/t_*.sh), sourced with
-#   . "$(dirname "$0")/lib.sh"
-# Each test is a bash script that prints TAP: `ok N - name`, `not ok N - name`,
-# `# diagnostics`, and a plan (`1..N`, printed by tap_done unless tap_plan
-# printed it first).  run-suite runs them one by one inside the Soft-RoCE VM
-# (scripts/softroce-vm) and counts every ok / not ok line.
+# The integration tests' helpers (tests/integration/t_*.sh and
+# two-hosts/t_*.sh): the one TAP layer (../tap.sh) with the RDMA helpers on
+# top.  A test is a bash script that starts with
+#   . "$(dirname "$0")/lib.sh"            (two-hosts/: "$(dirname "$0")/../lib.sh")
+# and ends with done_testing (or its old name finish).  run-suite runs the
+# files one by one inside the Soft-RoCE VM (scripts/softroce-vm) and counts
+# every `ok` / `not ok` line of column 0 ("N passed, N failed").
 #
-# Environment (set by softroce-vm; run-suite fills in defaults):
+# TAP (../tap.sh): plan, skip_all, ok, not_ok NAME [FILE...], skip NAME WHY,
+#   diag, check NAME CMD... (the files in $LOGS are shown when it fails),
+#   at_exit CMD, done_testing; $tmp (= $TMP = $T) the scratch directory.
+# Old names, kept for files written against the two earlier helpers:
+#   finish = done_testing; tap_plan, tap_skip_all, tap_ok, tap_skip, tap_check,
+#   tap_done; tap_fail NAME TEXT... and tap_diag TEXT... (one comment block per
+#   argument).  bw_lib.sh is this file under its old name.
+#
+# Environment (set by softroce-vm; defaults here):
 #   GDRPERF_RDMA_DEV, GDRPERF_RDMA_ADDR   the rxe device and its IPv4 address
 #   GDRPERF_ADDR_A/B, GDRPERF_RDMA_DEV_A/B  the --pair "hosts", when present
 #   top_srcdir, top_builddir               the source and build trees
+#   GDRPERF_TEST_PORT                      the first port - 1 (a test may set PORT)
 #   GDRPERF_BG_TIMEOUT                     default limit for run_bg (120 s)
+#   GDRPERF_KEEP_TMP=1                     keep the scratch directory
 #
 # Never point a server or client at anything but these addresses or loopback.
+# Waits are on conditions (wait_until and the wait_* below), never a fixed sleep.
 
-set -u
+[ -z "${GDRPERF_IT_LIB_LOADED:-}" ] || return 0
+GDRPERF_IT_LIB_LOADED=1
 
 : "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 export top_srcdir top_builddir
+# This file's own directory: the checkers next to it, the TAP layer above it.
+IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$IT_DIR/../tap.sh"
+
 BENCH=$top_builddir/bench
+B=$BENCH
+ADDR=${GDRPERF_RDMA_ADDR:-169.254.77.1}
+PORT=${GDRPERF_TEST_PORT:-19515}
+T=$tmp
+TMP=$tmp
+# BENCH_ENV: a prefix for the bench alone (env LD_PRELOAD=..., no spaces in it).
+BENCH_ENV=
+# The logs check and not_ok show when a case fails.
+LOGS="$TMP/srv.out $TMP/srv.err $TMP/cli.out $TMP/cli.err"
 
-_tap_n=0
-_tap_failed=0
-_tap_planned=
-
-# A scratch directory per test, removed at exit with every background job.
-T=$(mktemp -d "${TMPDIR:-/tmp}/gdrperf-it.XXXXXX") || exit 1
-declare -A _bg_pid=()
-_lib_cleanup() {
-	local n
-	for n in "${!_bg_pid[@]}"; do
-		kill "${_bg_pid[$n]}" 2>/dev/null
-	done
-	wait 2>/dev/null
-	[ -n "${GDRPERF_KEEP_TMP:-}" ] || rm -rf "$T"
-}
-trap _lib_cleanup EXIT
-
-tap_plan() {
-	_tap_planned=$1
-	echo "1..$1"
-}
-
-# tap_skip_all REASON: nothing in this file can run here.
-tap_skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-
-# tap_diag TEXT...: each line of each argument as a TAP comment.
+# --- old names --------------------------------------------------------------
+finish() { done_testing; }
+tap_plan() { plan "$1"; }
+tap_skip_all() { skip_all "$*"; }
+tap_ok() { ok "$*"; }
+tap_skip() { skip "$1" "$2"; }
+tap_check() { check "$@"; }
+tap_done() { done_testing; }
 tap_diag() {
-	local arg line
+	local arg
 	for arg; do
-		while IFS= read -r line; do
-			echo "# $line"
-		done <<<"$arg"
+		diag "$arg"
 	done
 }
-
-tap_ok() {
-	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - $*"
-}
-
-# tap_fail NAME [DIAGNOSTIC...]
+# tap_fail NAME [TEXT...]: a failure with each TEXT as comments.
 tap_fail() {
-	_tap_n=$((_tap_n + 1))
-	_tap_failed=$((_tap_failed + 1))
-	echo "not ok $_tap_n - $1"
+	not_ok "$1"
 	shift
-	local d
-	for d; do
-		tap_diag "$d"
+	tap_diag "$@"
+}
+
+# --- waiting on a condition -------------------------------------------------
+# wait_until SECS CMD...: until CMD succeeds, trying every WAIT_STEP seconds
+# (default 0.1), about SECS tries' worth (the probes' own time comes on top:
+# a loaded machine gets more, never less).  1 if it never did.
+wait_until() {
+	local limit=$1 step=${WAIT_STEP:-0.1} i tries
+	shift
+	tries=$(awk -v s="$limit" -v t="$step" 'BEGIN { printf "%d", s / t }')
+	for ((i = 0; i < tries; i++)); do
+		"$@" && return 0
+		sleep "$step"
 	done
+	return 1
 }
 
-# tap_skip NAME REASON: counts as skipped, neither passed nor failed.
-tap_skip() {
-	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - $1 # SKIP $2"
-}
-
-# tap_check NAME CMD...: ok if CMD exits 0; its output becomes diagnostics
-# when it fails.
-tap_check() {
-	local name=$1 out rc
-	shift
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		tap_ok "$name"
-	else
-		tap_fail "$name" "command: $*" "exit status: $rc" "$(tail -n 20 <<<"$out")"
-	fi
+# retry TRIES DELAY CMD...: run CMD until it succeeds, DELAY s between tries.
+# Under TCG a server may take seconds to listen; a client started too early
+# is rejected.
+retry() {
+	local tries=$1 delay=$2 i rc=1
+	shift 2
+	for ((i = 1; i <= tries; i++)); do
+		"$@" && return 0
+		rc=$?
+		[ $i -lt $tries ] && sleep "$delay"
+	done
 	return $rc
 }
 
-# tap_done: prints the trailing plan if none was given; the exit status says
-# whether everything passed (run-suite also checks the count).
-tap_done() {
-	[ -n "$_tap_planned" ] || echo "1..$_tap_n"
-	[ "$_tap_failed" -eq 0 ]
-	exit $?
+# listening PORT: an rdma_cm id listens on PORT now.
+listening() {
+	rdma resource show cm_id 2>/dev/null | grep -E "LISTEN" | grep -q ":$1\b"
 }
+# wait_listen PORT [SECONDS]: until an rdma_cm id listens on PORT (a slow
+# server, e.g. under valgrind, may take many seconds to get there; 40).
+wait_listen() { WAIT_STEP=0.2 wait_until "${2:-40}" listening "$1"; }
+
+# wait_for FILE REGEX [SECONDS]: until FILE has a line matching REGEX (a
+# server's "accepted", a client's debug "retrying"); 1 after SECONDS (30).
+wait_for() { wait_until "${3:-30}" grep -Eq -- "$2" "$1" 2>/dev/null; }
+
+# rxe_sent: RDMA packets sent so far by every rxe device of this kernel.
+rxe_sent() {
+	local f t=0 v
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/sent_pkts; do
+		[ -r "$f" ] && read -r v <"$f" && t=$((t + v))
+	done
+	echo "$t"
+}
+_sent_since() { [ $(($(rxe_sent) - $1)) -ge "$2" ]; }
+# wait_traffic [PACKETS] [SECONDS]: until the rxe devices have sent PACKETS
+# (default 100) more packets than when called: data is moving.
+wait_traffic() { wait_until "${2:-60}" _sent_since "$(rxe_sent)" "${1:-100}"; }
+
+# wait_running OUT [SECONDS]: until a bench whose stdout is OUT has printed
+# its table header (connected, measuring) and data moves on the wire: a
+# fault injected then hits the measurement, however slow the start (ASan,
+# a loaded VM).
+wait_running() {
+	wait_for "$1" "BW peak" "${2:-60}" && wait_traffic 100 "${2:-60}"
+}
+
+_has_cm_id() { rdma resource show cm_id 2>/dev/null | grep -v LISTEN | grep -Eq "pid $1 "; }
+# wait_cm_id PID [SECONDS]: until process PID owns an rdma_cm id that is not
+# a listener (a client's connect attempt is under way).
+wait_cm_id() { wait_until "${2:-30}" _has_cm_id "$1"; }
+
+_idle() {
+	! { rdma resource show qp; rdma resource show cq; rdma resource show mr; } 2>/dev/null |
+		grep -Eq "pid $1 "
+}
+# wait_idle PID [SECONDS]: until process PID holds no QP, CQ or MR (a
+# persistent server between clients).
+wait_idle() { wait_until "${2:-30}" _idle "$1"; }
+
+_rxe_up() {
+	rdma link show "$1/1" 2>/dev/null | grep -q "state ACTIVE" &&
+		grep -qs ':ffff:' /sys/class/infiniband/"$1"/ports/1/gids/*
+}
+# wait_rxe DEV [SECONDS]: until DEV is back, ACTIVE, with an IPv4 GID.
+wait_rxe() { wait_until "${2:-30}" _rxe_up "$1"; }
+
+# --- one server and one client of the bench ---------------------------------
+# server PROG ARGS...: start a server on the next port in the background; its
+# pid in $SPID, its output in $TMP/srv.out and srv.err.
+server() {
+	local prog=$1
+	shift
+	PORT=$((PORT + 1))
+	$BENCH_ENV "$B/$prog" -p "$PORT" "$@" >"$TMP/srv.out" 2>"$TMP/srv.err" &
+	SPID=$!
+}
+# client PROG ARGS...: run a client of that port in the foreground (bounded,
+# 120 s); status in $CRC, output in $TMP/cli.out and cli.err.
+client() {
+	local prog=$1
+	shift
+	timeout 120 $BENCH_ENV "$B/$prog" -p "$PORT" "$@" "$ADDR" >"$TMP/cli.out" 2>"$TMP/cli.err"
+	CRC=$?
+}
+_spid_gone() { ! kill -0 "$SPID" 2>/dev/null; }
+# wait_server [SECONDS]: wait for the server (60 s at most, then it is
+# killed); status in $SRC, 124 if it had to be killed.
+wait_server() {
+	if wait_until "${1:-60}" _spid_gone; then
+		wait "$SPID"
+		SRC=$?
+	else
+		kill -9 "$SPID" 2>/dev/null
+		wait "$SPID" 2>/dev/null
+		SRC=124
+	fi
+}
+
+# --- named background jobs --------------------------------------------------
+declare -A _bg_pid=()
+_bg_cleanup() {
+	local n
+	for n in "${!_bg_pid[@]}"; do
+		kill "${_bg_pid[$n]}" 2>/dev/null
+		wait "${_bg_pid[$n]}" 2>/dev/null
+	done
+}
+at_exit _bg_cleanup
 
 # run_bg NAME CMD...: start CMD in the background under `timeout`
 # (GDRPERF_BG_TIMEOUT seconds, default 120) with stdout+stderr in $T/NAME.log.
@@ -113,23 +201,18 @@ run_bg() {
 	_bg_pid[$name]=$!
 }
 
+_pid_gone() { ! kill -0 "$1" 2>/dev/null; }
 # wait_bg NAME [SEC]: wait for a run_bg job, at most SEC seconds (default:
 # the job's own timeout).  Returns its exit status, 124 if it timed out.
 wait_bg() {
-	local name=$1 limit=${2:-} pid i rc
+	local name=$1 limit=${2:-} pid rc
 	pid=${_bg_pid[$name]:-}
 	[ -n "$pid" ] || { echo "wait_bg: no job named $name" >&2; return 127; }
-	if [ -n "$limit" ]; then
-		for ((i = 0; i < limit * 10; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		if kill -0 "$pid" 2>/dev/null; then
-			kill "$pid" 2>/dev/null
-			wait "$pid" 2>/dev/null
-			unset "_bg_pid[$name]"
-			return 124
-		fi
+	if [ -n "$limit" ] && ! wait_until "$limit" _pid_gone "$pid"; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		unset "_bg_pid[$name]"
+		return 124
 	fi
 	wait "$pid"
 	rc=$?
@@ -152,36 +235,25 @@ bg_log() {
 	cat "$T/$1.log" 2>/dev/null
 }
 
+# _log_or_gone NAME REGEX: the job's log matches, or the job has exited (2).
+_log_or_gone() {
+	grep -Eq -- "$2" "$T/$1.log" 2>/dev/null && return 0
+	[ -n "${_bg_pid[$1]:-}" ] && ! kill -0 "${_bg_pid[$1]}" 2>/dev/null && return 0
+	return 1
+}
 # wait_for_log NAME REGEX [SEC]: wait until a run_bg job's output matches
 # (a server printing that it listens).  Fails after SEC s (default 30) or
 # as soon as the job has exited without matching.
 wait_for_log() {
-	local name=$1 re=$2 limit=${3:-30} i pid=${_bg_pid[$1]:-}
-	for ((i = 0; i < limit * 10; i++)); do
-		grep -Eq -- "$re" "$T/$name.log" 2>/dev/null && return 0
-		[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -Eq -- "$re" "$T/$name.log" 2>/dev/null
+	wait_until "${3:-30}" _log_or_gone "$1" "$2"
+	grep -Eq -- "$2" "$T/$1.log" 2>/dev/null
 }
 
-# retry TRIES DELAY CMD...: run CMD until it succeeds.  Under TCG a server
-# may take seconds to listen; a client started too early is rejected.
-retry() {
-	local tries=$1 delay=$2 i rc=1
-	shift 2
-	for ((i = 1; i <= tries; i++)); do
-		"$@" && return 0
-		rc=$?
-		[ $i -lt $tries ] && sleep "$delay"
-	done
-	return $rc
-}
-
+# --- what a file needs ------------------------------------------------------
 # require_rdma: skip the whole file when no RDMA device was provided.
 require_rdma() {
 	[ -n "${GDRPERF_RDMA_DEV:-}" ] && [ -n "${GDRPERF_RDMA_ADDR:-}" ] ||
-		tap_skip_all "no RDMA device (run under scripts/softroce-vm)"
+		skip_all "no RDMA device (run under scripts/softroce-vm)"
 }
 
 # require_prog PROG...: skip the whole file when a program is missing.
@@ -189,12 +261,13 @@ require_prog() {
 	local p
 	for p; do
 		[ -x "$p" ] || command -v "$p" >/dev/null 2>&1 ||
-			tap_skip_all "$p not found"
+			skip_all "$p not found"
 	done
 }
 
-# CSV helpers: RFC 4180 fields (quotes, doubled quotes, commas in quotes),
-# one record per line.  Plain awk, so they run without python in the guest.
+# --- CSV, columns by name ---------------------------------------------------
+# RFC 4180 fields (quotes, doubled quotes, commas in quotes), one record per
+# line: the awk helpers need no python; the python ones use csv.DictReader.
 _CSV_AWK='
 function csv_split(line, f,    n, i, c, q, cur) {
 	n = 0; cur = ""; q = 0
@@ -214,10 +287,23 @@ function csv_split(line, f,    n, i, c, q, cur) {
 }
 '
 
-# csv_rows FILE: number of data rows (records after the header).
+# csv_rows FILE: number of data rows (records after the header); 0 and
+# status 1 for a missing file.
 csv_rows() {
 	[ -f "$1" ] || { echo 0; return 1; }
 	awk 'NR > 1 && length($0) > 0 { n++ } END { print n + 0 }' "$1"
+}
+
+# csv_whole FILE: a header and rows of as many fields, ending with a newline.
+csv_whole() {
+	local f=$1
+	[ -s "$f" ] || return 1
+	[ -z "$(tail -c1 "$f")" ] || return 1 # ends in a newline
+	python3 - "$f" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+sys.exit(0 if rows and all(len(r) == len(rows[0]) for r in rows) else 1)
+PY
 }
 
 # assert_csv_rows FILE N: the file has a header and exactly N data rows, and
@@ -245,6 +331,42 @@ csv_get() {
 	NR == row + 1 { csv_split($0, f); print f[col[name]]; found = 1; exit }
 	END { if (!found) exit 1 }' row="$2" name="$3" "$1"
 }
+
+# csv_col FILE COLUMN: the values of one column, one per line, in row order
+# (status 2 when there is no such column).
+csv_col() {
+	awk "$_CSV_AWK"'
+	NR == 1 { nh = csv_split($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i
+		  if (!(name in col)) { printf "no column %s\n", name > "/dev/stderr"; exit 2 } next }
+	length($0) == 0 { next }
+	{ csv_split($0, f); print f[col[name]] }' name="$2" "$1"
+}
+
+# csv_vals FILE COLUMN: one column's values, space-separated, in row order.
+csv_vals() {
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+print(" ".join(r[sys.argv[2]] for r in csv.DictReader(open(sys.argv[1], newline=''))))
+PY
+}
+
+# csv_all FILE PYEXPR: every data row r (a dict by column name) satisfies
+# PYEXPR, and there is at least one row; the offending rows are printed.
+csv_all() {
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+expr = compile("(" + sys.argv[2] + ")", "csv_all", "eval")
+bad = [r for r in rows if not eval(expr, {}, {"r": r, "f": float})]
+for r in bad:
+    print("row fails %s: %s" % (sys.argv[2], dict(r)))
+sys.exit(0 if rows and not bad else 1)
+PY
+}
+
+# csv_check FILE CHECK...: gpu_rows.py's checks on the rows by column name:
+#   all:EXPR  any:EXPR  count:N  count:N:EXPR   (r a row as a dict, num(v))
+csv_check() { python3 "$IT_DIR/gpu_rows.py" "$@"; }
 
 # assert_csv_col FILE COLUMN AWK-CONDITION: every data row satisfies the
 # condition, in which v is the column's text and n its numeric value, e.g.

@@ -3,25 +3,27 @@
 # fails, every later integration result is suspect.
 # timeout: 240
 . "$(dirname "$0")/lib.sh"
+set -u
 require_rdma
 require_prog ibv_devinfo rping ib_write_bw stdbuf
 
 dev=$GDRPERF_RDMA_DEV
 addr=$GDRPERF_RDMA_ADDR
-tap_diag "device $dev, address $addr${GDRPERF_VM:+, in the Soft-RoCE VM}"
+diag "device $dev, address $addr${GDRPERF_VM:+, in the Soft-RoCE VM}"
 
-tap_check "$dev: port 1 is PORT_ACTIVE" \
+check "$dev: port 1 is PORT_ACTIVE" \
 	sh -c "ibv_devinfo -d '$dev' -i 1 | grep -q 'state:.*PORT_ACTIVE'"
 
 if [ -n "${GDRPERF_VM:-}" ]; then
 	host=$(hostname)
 	if [ "$host" != "(none)" ] && [ -n "$host" ]; then
-		tap_ok "hostname is set ($host): Open MPI needs one"
+		ok "hostname is set ($host): Open MPI needs one"
 	else
-		tap_fail "hostname is set: Open MPI needs one" "hostname: '$host'"
+		not_ok "hostname is set: Open MPI needs one"
+		diag "hostname: '$host'"
 	fi
 	# Open MPI puts sockets in /tmp; 9p would refuse them.
-	tap_check "/tmp takes special files" mkfifo "$T/fifo"
+	check "/tmp takes special files" mkfifo "$T/fifo"
 fi
 
 # rdma_cm: resolve address and route, connect, 3 SEND/RDMA round trips.
@@ -29,10 +31,9 @@ run_bg rping_srv rping -s -a "$addr" -C 3 -v
 if retry 10 1 timeout 30 rping -c -a "$addr" -C 3 -v >"$T/rping_cli.log" 2>&1 &&
 	wait_bg rping_srv 30 &&
 	[ "$(grep -c 'ping data' "$T/rping_cli.log")" = 3 ]; then
-	tap_ok "rping: 3 round trips over rdma_cm to $addr"
+	ok "rping: 3 round trips over rdma_cm to $addr"
 else
-	tap_fail "rping: 3 round trips over rdma_cm to $addr" \
-		"client:" "$(tail -n 5 "$T/rping_cli.log")" "server:" "$(bg_log rping_srv | tail -n 5)"
+	not_ok "rping: 3 round trips over rdma_cm to $addr" "$T/rping_cli.log" "$T/rping_srv.log"
 	kill_bg rping_srv
 fi
 
@@ -52,13 +53,12 @@ if retry 3 1 bw_try; then
 	# The result row: size, iterations, peak, average, message rate.
 	bw=$(awk '$1 == 65536 && $2 == 100 { print $4 }' "$T/bw_cli.log")
 	if awk -v b="$bw" 'BEGIN { exit !(b + 0 > 0) }'; then
-		tap_ok "ib_write_bw -R: 64 KiB RDMA WRITEs at $bw MB/s"
+		ok "ib_write_bw -R: 64 KiB RDMA WRITEs at $bw MB/s"
 	else
-		tap_fail "ib_write_bw -R: bandwidth > 0" "$(tail -n 5 "$T/bw_cli.log")"
+		not_ok "ib_write_bw -R: bandwidth > 0" "$T/bw_cli.log"
 	fi
 else
-	tap_fail "ib_write_bw -R: client and server complete" \
-		"client:" "$(tail -n 5 "$T/bw_cli.log")" "server:" "$(bg_log bw_srv | tail -n 5)"
+	not_ok "ib_write_bw -R: client and server complete" "$T/bw_cli.log" "$T/bw_srv.log"
 fi
 
 # --pair: a client connecting to A goes out of rxeB/vB and across the veth
@@ -70,15 +70,15 @@ if [ -n "${GDRPERF_ADDR_A:-}" ]; then
 		wait_bg pair_srv 30; then
 		read -r rx1 </sys/class/net/vA/statistics/rx_bytes
 		if [ "$rx1" -gt "$rx0" ]; then
-			tap_ok "pair: rping $GDRPERF_RDMA_DEV_B -> $GDRPERF_RDMA_DEV_A over the veth ($((rx1 - rx0)) bytes into vA)"
+			ok "pair: rping $GDRPERF_RDMA_DEV_B -> $GDRPERF_RDMA_DEV_A over the veth ($((rx1 - rx0)) bytes into vA)"
 		else
-			tap_fail "pair: traffic crosses the veth" "vA rx_bytes $rx0 -> $rx1"
+			not_ok "pair: traffic crosses the veth"
+			diag "vA rx_bytes $rx0 -> $rx1"
 		fi
 	else
-		tap_fail "pair: rping to $GDRPERF_ADDR_A" \
-			"client:" "$(tail -n 5 "$T/pair_cli.log")" "server:" "$(bg_log pair_srv | tail -n 5)"
+		not_ok "pair: rping to $GDRPERF_ADDR_A" "$T/pair_cli.log" "$T/pair_srv.log"
 		kill_bg pair_srv
 	fi
 fi
 
-tap_done
+done_testing

@@ -1,6 +1,6 @@
 #!/bin/bash
 # gdr_write_bw / gdr_read_bw on real Soft-RoCE: measurements, options, CSV.
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 # WRITE, several sizes, 2 QPs, validated, CSV on both sides.
 server gdr_write_bw --timeout 20 --csv "$TMP/srv.csv"

@@ -2,8 +2,8 @@
 # The pair's expected ceiling on real Soft-RoCE: ceiling_gbps is the port rate rxe reports
 # (rxe has no PCI function, host memory has no GPU link), pct_of_ceiling follows bw_avg_gbps,
 # bidirectional rows count both directions; gdr_doctor and gdr_topo read the live PCI tree.
-. "$(dirname "$0")/bw_lib.sh"
 . "$(dirname "$0")/lib.sh"
+set -u
 
 dev=$(ls /sys/class/infiniband | head -n 1)
 rate=$(awk '{print $1; exit}' "/sys/class/infiniband/$dev/ports/1/rate" 2>/dev/null)

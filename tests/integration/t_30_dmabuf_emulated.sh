@@ -7,7 +7,7 @@
 # allocators, and a deliberately wrong offset (test hook) must fail it.
 # The skip path on plain rxe is in t_30_gpu_paths.sh. Columns by name.
 # timeout: 900
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 FAKE_VERBS=$(cd "${top_builddir:-.}" && pwd)/tests/fake_verbs/libfake_verbs.so
 ROWS="python3 ${top_srcdir:-.}/tests/integration/gpu_rows.py"

@@ -7,7 +7,7 @@
 # through tests/fake_verbs is t_30_dmabuf_emulated.sh. CSV columns are picked
 # by name (gpu_rows.py).
 # timeout: 900
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 ROWS="python3 ${top_srcdir:-.}/tests/integration/gpu_rows.py"
 if [ ! -f "$FAKE" ]; then

@@ -2,7 +2,7 @@
 # gdr_write_lat / gdr_read_lat on real Soft-RoCE: every path (GPU paths on the
 # test-only fake libcuda.so.1), the latency columns by name, skip reasons,
 # refused options and a bandwidth/latency mismatch.
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 
 # lat_rows CSV N PATHS...: N rows; ok rows on the given paths have
@@ -85,7 +85,7 @@ ok = [r for r in rows if r['status'] == 'ok' and float(r['lat_p50_us']) > 0 and 
 sys.exit(0 if len(rows) == 8 and len(ok) == 8 else 1)
 PY"
 else
-	echo "# mpirun not installed: launched latency pairs not tested"
+	diag "mpirun not installed: launched latency pairs not tested"
 fi
 
 if [ ! -f "$FAKE" ]; then
@@ -104,8 +104,9 @@ for verb in write read; do
 	check "${verb}_lat --mem all: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 	check "${verb}_lat --mem all: 4 paths x 3 sizes, host, peermem and bounce ok" \
 		lat_rows "$TMP/g$verb.csv" 12 host peermem bounce
-	check "${verb}_lat --mem all: dmabuf skipped with the provider's reason" bash -c "
-		grep -q ',dmabuf,dmabuf,64,.*skipped' '$TMP/g$verb.csv' && grep -qE 'rxe0.*(Operation not supported|DMA-BUF)' '$TMP/g$verb.csv'"
+	check "${verb}_lat --mem all: dmabuf skipped with the provider's reason" csv_check "$TMP/g$verb.csv" \
+		'any:r["path"] == r["path_remote"] == "dmabuf" and r["size_bytes"] == "64" and r["status"] == "skipped"' \
+		'any:r["path"] == "dmabuf" and r["nic"] == "rxe0" and ("Operation not supported" in r["note"] or "DMA-BUF" in r["note"])'
 	rm -f "$TMP/gs.csv"
 done
 
@@ -114,11 +115,14 @@ server gdr_write_lat --timeout 30 --csv "$TMP/bs.csv"
 client gdr_write_lat --timeout 30 --gpu 0 --mem bounce --bounce-slots 2 --bounce-chunk 64K -n 50 --sizes 64K:256K --csv "$TMP/b.csv"
 wait_server
 # The ring is 2 x 64 KiB: 64K and 128K fit, 256K does not.
-check "bounce lat above the ring: 256K skipped with the reason on both sides, 64K and 128K ok" bash -c "
-	[ $CRC = 0 -a $SRC = 0 ] &&
-	[ \$(grep -c 'skipped,.*larger than the staging ring' '$TMP/b.csv') = 1 ] &&
-	[ \$(grep -c 'skipped,.*larger than the staging ring' '$TMP/bs.csv') = 1 ] &&
-	grep -q ',bounce,bounce,262144,.*skipped' '$TMP/b.csv' &&
-	[ \$(grep -c ',bounce,bounce,.*,ok,' '$TMP/b.csv') = 2 ]"
+too_big='count:1:r["status"] == "skipped" and "larger than the staging ring" in r["note"]'
+ring_rows() {
+	[ "$CRC" = 0 ] && [ "$SRC" = 0 ] &&
+		csv_check "$TMP/b.csv" "$too_big" \
+			'any:r["path"] == r["path_remote"] == "bounce" and r["size_bytes"] == "262144" and r["status"] == "skipped"' \
+			'count:2:r["path"] == r["path_remote"] == "bounce" and r["status"] == "ok"' &&
+		csv_check "$TMP/bs.csv" "$too_big"
+}
+check "bounce lat above the ring: 256K skipped with the reason on both sides, 64K and 128K ok" ring_rows
 
 finish

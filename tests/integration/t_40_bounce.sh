@@ -5,7 +5,7 @@
 # rings, --mem host,bounce rows read back from the CSV, -q 2 (QP 0 only), and
 # -D (duration mode), and the skip reasons for what bounce does not do (-b,
 # a side without a GPU).
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 if [ ! -f "$FAKE" ]; then
 	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
@@ -28,7 +28,7 @@ same_rows() {
 	shift
 	for f in "$@"; do
 		rows "$f" >"$TMP/got" 2>&1 && cmp -s "$want" "$TMP/got" || {
-			sed 's/^/#   got: /' "$TMP/got"
+			sed 's/^/got: /' "$TMP/got"
 			return 1
 		}
 	done
@@ -113,7 +113,7 @@ server gdr_write_bw --timeout 30
 client gdr_write_bw --timeout 30 --mem bounce -s 65536 -n 10 -b --csv "$TMP/c.csv"
 wait_server
 rows "$TMP/c.csv" >"$TMP/r" 2>&1
-check "-b: bounce skipped with the reason" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
+LOGS="$TMP/r $LOGS" check "-b: bounce skipped with the reason" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
 	grep -qx 'bounce,65536,skipped,1,bounce: -b/--bidirectional is not supported on this path' '$TMP/r'"
 rm -f "$TMP/c.csv"
 
@@ -122,9 +122,8 @@ GDRPERF_FAKE_CUDA_DEVICES=0 server gdr_write_bw --timeout 30
 client gdr_write_bw --timeout 30 --mem host,bounce -s 65536 -n 10 --csv "$TMP/c.csv"
 wait_server
 rows "$TMP/c.csv" >"$TMP/r" 2>&1
-check "server without a GPU: host ok, bounce skipped with the server's reason" bash -c "
+LOGS="$TMP/r $LOGS" check "server without a GPU: host ok, bounce skipped with the server's reason" bash -c "
 	[ $CRC = 0 -a $SRC = 0 ] && grep -q '^host,65536,ok,' '$TMP/r' &&
-	grep -q '^bounce,65536,skipped,1,server: .*CUDA_ERROR_NO_DEVICE' '$TMP/r'" ||
-	sed 's/^/#   /' "$TMP/r"
+	grep -q '^bounce,65536,skipped,1,server: .*CUDA_ERROR_NO_DEVICE' '$TMP/r'"
 
 finish

@@ -3,7 +3,7 @@
 # tests/tools/evil_peer misbehaves, the server logs exactly one line about it,
 # keeps serving (a good client afterwards gets exit 0), and holds no more fds,
 # QPs, MRs or cm_ids than before (/proc/PID/fd, `rdma resource show`).
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 PORT=${GDRPERF_TEST_PORT:-25000}
 EVIL=${top_builddir:-.}/tests/tools/evil_peer
 MODES="no-hello garbage-hello short-hello old-version new-version hello-qps
@@ -15,18 +15,13 @@ nfds() { ls "/proc/$SPID/fd" 2>/dev/null | wc -l; }
 # One line per device: pd/cq/qp/cm_id/mr/ctx counts (only the server is left running).
 res() { rdma resource show 2>/dev/null | tr '\n' ' '; }
 lines() { wc -l <"$TMP/srv.err"; }
+settled() { [ "$(nfds)" = "$FD0" ] && [ "$(res)" = "$RES0" ]; }
 # settle: wait (up to 10 s) until the server is back to its idle fds and resources.
-settle() {
-	local i
-	for i in $(seq 50); do
-		[ "$(nfds)" = "$FD0" ] && [ "$(res)" = "$RES0" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
+settle() { WAIT_STEP=0.2 wait_until 10 settled; }
+said_more() { [ "$(lines)" -gt "$1" ]; }
 good_client() { client gdr_write_bw --timeout 10 -s 64K -n 200; }
 
-[ -x "$EVIL" ] || { echo "1..0 # SKIP $EVIL not built (make check builds it)"; exit 0; }
+[ -x "$EVIL" ] || skip_all "$EVIL not built (make check builds it)"
 server gdr_write_bw --persistent --timeout 5
 wait_listen "$PORT" 40
 good_client
@@ -40,7 +35,7 @@ for mode in $MODES; do
 	timeout 60 "$EVIL" -p "$PORT" --timeout 5 "$mode" "$ADDR" >"$TMP/evil.out" 2>"$TMP/evil.err"
 	erc=$?
 	# The server's one line may follow the peer's exit (it notices the disconnect).
-	for i in $(seq 50); do [ "$(lines)" -gt "$before" ] && break; sleep 0.2; done
+	WAIT_STEP=0.2 wait_until 10 said_more "$before"
 	settle
 	fd=$(nfds) r=$(res)
 	good_client
@@ -52,7 +47,7 @@ for mode in $MODES; do
 		check "$mode: one server line [$said], fds $fd/$FD0, resources back, next client ok ($erc/$CRC)" \
 		bash -c "[ $erc = 0 ] && [ $new = 1 ] && [ '$fd' = '$FD0' ] && [ '$r' = '$RES0' ] &&
 			[ $CRC = 0 ] && kill -0 $SPID"
-	[ "$r" = "$RES0" ] || echo "# resources after $mode: $r (baseline $RES0)"
+	[ "$r" = "$RES0" ] || diag "resources after $mode: $r (baseline $RES0)"
 done
 
 kill -TERM "$SPID"

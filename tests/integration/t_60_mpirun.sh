@@ -18,14 +18,11 @@
 # initial namespace's loopback ("OPAL ERROR: Unreachable" in MPI_Init).
 #
 # timeout: 900
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 PORT=${GDRPERF_TEST_PORT:-25600}
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 
-if ! command -v mpirun >/dev/null; then
-	echo "1..0 # SKIP mpirun not installed (openmpi-bin)"
-	exit 0
-fi
+command -v mpirun >/dev/null || skip_all "mpirun not installed (openmpi-bin)"
 if [ ! -f "$FAKE" ]; then
 	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
 	finish
@@ -33,7 +30,7 @@ if [ ! -f "$FAKE" ]; then
 fi
 mpi=0
 grep -q '^#define HAVE_MPI 1' "${top_builddir:-.}/config.h" 2>/dev/null && mpi=1
-echo "# built with MPI: $mpi"
+diag "built with MPI: $mpi"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export GDRPERF_LIBCUDA=$FAKE

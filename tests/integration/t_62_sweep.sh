@@ -15,21 +15,14 @@
 # (as softroce-vm --pair does for two nodes).
 #
 # timeout: 900
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 PORT=${GDRPERF_TEST_PORT:-27000}
 
-if ! command -v mpirun >/dev/null; then
-	echo "1..0 # SKIP mpirun not installed (openmpi-bin)"
-	exit 0
-fi
-if ! grep -q '^#define HAVE_MPI 1' "${top_builddir:-.}/config.h" 2>/dev/null; then
-	echo "1..0 # SKIP built without MPI (--sweep needs it)"
-	exit 0
-fi
-if ! ip link add gdrsw type bridge 2>/dev/null; then
-	echo "1..0 # SKIP no bridge support in this kernel (softroce-vm loads the module)"
-	exit 0
-fi
+command -v mpirun >/dev/null || skip_all "mpirun not installed (openmpi-bin)"
+grep -q '^#define HAVE_MPI 1' "${top_builddir:-.}/config.h" 2>/dev/null ||
+	skip_all "built without MPI (--sweep needs it)"
+ip link add gdrsw type bridge 2>/dev/null ||
+	skip_all "no bridge support in this kernel (softroce-vm loads the module)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TMPDIR=/tmp
 NODES="A B C"
 addr() { case $1 in A) echo 169.254.79.1 ;; B) echo 169.254.79.2 ;; C) echo 169.254.79.3 ;; esac; }
@@ -46,7 +39,7 @@ teardown() {
 	ip link del gdrsw 2>/dev/null
 	[ -n "${moved_local:-}" ] && ip rule add pref 0 lookup local && ip rule del pref 200 lookup local
 }
-trap 'teardown; rm -rf "$TMP"' EXIT
+at_exit teardown
 
 ip link set gdrsw up
 # Local delivery after the per-node rules (softroce-vm --pair does this already).

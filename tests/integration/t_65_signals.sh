@@ -3,7 +3,7 @@
 # or full results disk (refused before the run), the RDMA device removed
 # mid-run. Each: the surviving side exits non-zero within --timeout with one
 # line, and a CSV that existed stays whole (parsed after every fault).
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 PORT=${GDRPERF_TEST_PORT:-26000}
 CSV=$TMP/keep.csv
 
@@ -15,7 +15,6 @@ elapsed() {
 	SECS=$(echo "$(date +%s.%N) - $t0" | bc)
 }
 within() { [ "$(echo "$SECS < $1" | bc)" = 1 ]; }
-# killafter SECS SIG PID: send SIG to PID after SECS, in the background.
 rows0() { csv_rows "$CSV"; }
 
 # A CSV with real rows to protect.
@@ -23,7 +22,7 @@ server gdr_write_bw --timeout 10 -n 200 -s 4K --csv "$CSV"
 client gdr_write_bw --timeout 10 -n 200 -s 4K --csv "$CSV"
 wait_server 20
 check "setup: a good run writes whole CSV rows" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
-	[ \$(tail -n +2 '$CSV' | wc -l) -ge 2 ]"
+	[ $(rows0) -ge 2 ]"
 R0=$(rows0)
 
 # SIGTERM to a client still retrying its connect (no server).
@@ -37,7 +36,7 @@ wait "$CPID"
 RC=$?
 SECS=$(echo "$(date +%s.%N) - $t0" | bc)
 check "SIGTERM during connect retries: exit 130 within 8 s (the client's timeout is 30), CSV whole" bash -c "[ $RC = 130 ] &&
-	[ \"\$(echo '$SECS < 8' | bc)\" = 1 ] && [ \$(tail -n +2 '$CSV' | wc -l) = $R0 ]"
+	[ \"\$(echo '$SECS < 8' | bc)\" = 1 ] && [ $(rows0) = $R0 ]"
 
 # SIGINT to a server waiting for its client.
 server gdr_write_bw --timeout 30 --csv "$CSV"
@@ -59,7 +58,7 @@ c=$RC cs=$SECS
 elapsed wait_server 15
 check "SIGTERM to the client mid-run: client 130 before its timeout, server 1 with one line, CSV whole" \
 	bash -c "[ $c = 130 ] && [ \"\$(echo '$cs < 8' | bc)\" = 1 ] && [ $SRC = 1 ] &&
-	[ \$(wc -l <'$TMP/srv.err') = 1 ] && [ \$(tail -n +2 '$CSV' | wc -l) = $R0 ]"
+	[ \$(wc -l <'$TMP/srv.err') = 1 ] && [ $(rows0) = $R0 ]"
 check "CSV whole after the client was killed" csv_whole "$CSV"
 
 # SIGTERM to the server mid-measurement: the client ends within its timeout, CSV whole.
@@ -98,8 +97,8 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
 		[ \"\$(echo '$SECS < 8' | bc)\" = 1 ] && grep -q 'No space left' '$TMP/cli.err'"
 	umount "$TMP/full"
 else
-	ok "# SKIP full disk: cannot mount a tmpfs here"
-	ok "# SKIP full disk: cannot mount a tmpfs here"
+	skip "--csv on a full disk: exit 1 before any connection" "cannot mount a tmpfs here"
+	skip "new --csv on a full disk: exit 1 before any connection" "cannot mount a tmpfs here"
 fi
 
 # The RDMA device removed mid-run: both sides end within --timeout; the device comes back.

@@ -4,9 +4,9 @@
 # memcheck error (invalid access, uninitialised value used, definite leak)
 # fails the run through --error-exitcode. Suppressions: only rdma-core
 # provider internals, each justified in tests/sanitizers/valgrind.supp.
-. "$(dirname "$0")/bw_lib.sh"
+. "$(dirname "$0")/lib.sh"
 PORT=${GDRPERF_TEST_PORT:-25500}
-command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind not installed"; exit 0; }
+command -v valgrind >/dev/null || skip_all "valgrind not installed"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
 	--show-leak-kinds=definite --track-origins=yes
 	--suppressions=${top_srcdir:-.}/tests/sanitizers/valgrind.supp"

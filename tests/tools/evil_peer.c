@@ -313,10 +313,9 @@ static int session_mode(struct evil *e, const char *mode)
 			 * Claims 1 GiB behind a 4 KiB registration; with -b the server
 			 * writes into it, and its QP fails with a remote access error.
 			 */
-			if (!do_buf(e, &mr, &mem, 1u << 30) && !do_start(e)) {
-				sleep(1);
+			/* expect() waits for the server's answer, or its hang-up, itself. */
+			if (!do_buf(e, &mr, &mem, 1u << 30) && !do_start(e))
 				expect(e, GDR_MSG_RESULT);
-			}
 		} else if (!strcmp(mode, "quit-start")) {
 			/* Mid-START: the server has ACKed the repeat and waits for DONE. */
 			if (!do_buf(e, &mr, &mem, 0))

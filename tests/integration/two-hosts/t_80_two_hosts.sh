@@ -13,18 +13,12 @@
 # picks it up; run it with
 #   scripts/softroce-vm --two-hosts -- tests/integration/run-suite --dir tests/integration/two-hosts
 # timeout: 1500
-. "$(dirname "$0")/../bw_lib.sh"
+. "$(dirname "$0")/../lib.sh"
 PORT=${GDRPERF_TEST_PORT:-25800}
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 
-if [ "${GDRPERF_TWO_HOSTS:-}" != 1 ]; then
-	echo "1..0 # SKIP needs two guests: run under scripts/softroce-vm --two-hosts"
-	exit 0
-fi
-if ! command -v mpirun >/dev/null; then
-	echo "1..0 # SKIP mpirun not installed (openmpi-bin)"
-	exit 0
-fi
+[ "${GDRPERF_TWO_HOSTS:-}" = 1 ] || skip_all "needs two guests: run under scripts/softroce-vm --two-hosts"
+command -v mpirun >/dev/null || skip_all "mpirun not installed (openmpi-bin)"
 if [ ! -f "$FAKE" ]; then
 	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
 	finish
@@ -35,7 +29,7 @@ HB=$GDRPERF_HOST_B
 SA=$GDRPERF_RDMA_ADDR_A
 mpi=0
 grep -q '^#define HAVE_MPI 1' "${top_builddir:-.}/config.h" 2>/dev/null && mpi=1
-echo "# built with MPI: $mpi; hosts $HA ($SA) and $HB ($GDRPERF_RDMA_ADDR_B)"
+diag "built with MPI: $mpi; hosts $HA ($SA) and $HB ($GDRPERF_RDMA_ADDR_B)"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export GDRPERF_LIBCUDA=$FAKE
@@ -46,7 +40,7 @@ export GDRPERF_FAKE_CUDA_DEVICES=4
 export TMPDIR=/tmp
 # The CSV is written on both guests: /tmp is not shared, this is.
 S=$(mktemp -d "$GDRPERF_SHARED_DIR/t80.XXXXXX") || exit 1
-trap 'rm -rf "$S"' EXIT
+at_exit 'rm -rf "$S"'
 
 # Not a fake second host: B answers over the launcher's own agent with its
 # own name and its own ACTIVE rxe0.
