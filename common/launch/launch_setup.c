@@ -348,6 +348,35 @@ static int unique_names(struct gdr_launched *x)
 	return 0;
 }
 
+/* --time-budget: the -D that fits every round of this sweep in it, said once. */
+static int apply_budget(const struct gdr_launched *x, struct gdr_opts *o)
+{
+	unsigned int m = (unsigned int)x->l.size;
+	unsigned int rounds = gdr_sweep_rounds(o->sweep, m, o->sweep_both);
+	char why[512];
+	double d;
+	int r;
+
+	r = gdr_sweep_budget(o->time_budget, rounds, o->nmem, o->nsizes, o->repeat, &d, why,
+			     sizeof(why));
+	if (r) {
+		gdr_err("--time-budget %g: %s: give more time, fewer paths (--mem), sizes or "
+			"--repeat",
+			o->time_budget, why);
+		return r;
+	}
+	o->duration = d;
+	if (x->l.rank == 0) {
+		printf("sweep: --time-budget %g s: %u round(s) x %u path(s) x %u size(s) x %u "
+		       "repeat(s): -D %.2f s each (%.0f s a path and round to connect; about %.0f "
+		       "s in all)\n",
+		       o->time_budget, rounds, o->nmem, o->nsizes, o->repeat, d, GDR_SWEEP_SETUP_S,
+		       gdr_sweep_time(rounds, o->nmem, o->nsizes, o->repeat, d));
+		fflush(stdout);
+	}
+	return 0;
+}
+
 /*
  * --sweep: M ranks are M nodes. Every rank joins rank 0's channel on TCP
  * port -p + 2M (sweep_chan.h), which tells each the name (made unique with
@@ -391,6 +420,8 @@ static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, ch
 		return r;
 	if (o->dev)
 		o->dev = x->dev;
+	if (o->time_budget > 0 && (r = apply_budget(x, o)))
+		return r;
 	x->names = calloc(m, sizeof(*x->names));
 	x->addrs = calloc(m, sizeof(*x->addrs));
 	x->alive = calloc(m, 1);
