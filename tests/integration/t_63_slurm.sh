@@ -51,14 +51,14 @@ head -c 1024 /dev/urandom >"$S/munge/key" && chmod 600 "$S/munge/key"
 munged --force --socket="$S/munge/sock" --key-file="$S/munge/key" \
 	--pid-file="$S/munge/pid" --seed-file="$S/munge/seed" --log-file="$S/munge/log"
 munge_up() { munge -S "$S/munge/sock" -n </dev/null >/dev/null 2>&1; }
-retry_for() { # SECONDS COMMAND...: until COMMAND succeeds
-	local i lim=$1
+retry_for() { # SECONDS COMMAND...: until COMMAND succeeds (a deadline: each try may be slow)
+	local end=$((SECONDS + $1))
 	shift
-	for ((i = 0; i < lim * 5; i++)); do
+	while [ "$SECONDS" -lt "$end" ]; do
 		"$@" && return 0
 		sleep 0.2
 	done
-	return 1
+	"$@"
 }
 LOGS="$S/munge/log"
 check "munged answers on its socket" retry_for 60 munge_up
@@ -111,10 +111,13 @@ for nn in $(nodes); do
 	DPIDS="$DPIDS $!"
 done
 ctld_up() { scontrol ping 2>/dev/null | grep -q 'is UP'; }
-all_idle() { [ "$(sinfo -h -o '%D %T' 2>/dev/null)" = "3 idle" ]; }
+all_idle() {
+	sinfo -h -o '%D %T' >"$S/sinfo.now" 2>&1
+	[ "$(cat "$S/sinfo.now")" = "3 idle" ]
+}
 LOGS="$S/slurmctld.out $S/slurmctld.log"
 check "slurmctld up (scontrol ping)" retry_for 120 ctld_up
-LOGS="$S/slurmctld.log $(for nn in $(nodes); do echo "$S/slurmd-$nn.out $S/slurmd-$nn.log"; done)"
+LOGS="$S/sinfo.now $S/slurmctld.log $(for nn in $(nodes); do echo "$S/slurmd-$nn.out $S/slurmd-$nn.log"; done)"
 check "3 nodes idle (sinfo)" retry_for 180 all_idle
 sinfo >"$S/sinfo.out" 2>&1
 timeout 120 srun -N3 --ntasks-per-node=1 -l sh -c 'echo "$(hostname) $SLURM_PROCID/$SLURM_NTASKS local $SLURM_LOCALID"' \
