@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Three "nodes" in one guest for the sweep tests (t_62 under mpirun, t_63
 # under Slurm; sourced after bw_lib.sh): three rxe devices rxeNA..rxeNC, each
 # on its own veth whose far end sits in one bridge, with its own address
