@@ -86,7 +86,9 @@ static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 	signal(SIGPIPE, SIG_IGN);
 
 	r = launch.sweep ? gdr_sweep_run(&launch, &o, &stop_flag) : gdr_session_run(&o, &stop_flag);
-	gdr_launch_finish(&launch, r || stop_flag);
+	/* A sweep's rank 0 exits with the whole job's verdict. */
+	if (gdr_launch_finish(&launch, r || stop_flag) && !r)
+		r = 1;
 	/* A --persistent server is stopped by a signal on purpose: that is success. */
 	if (stop_flag && !o.persistent)
 		return 130;

@@ -45,6 +45,7 @@ enum {
 	OPT_SWEEP,
 	OPT_SWEEP_BOTH,
 	OPT_OUTLIER,
+	OPT_TIME_BUDGET,
 	OPT_GPU_ALLOC,
 	OPT_DMABUF_MAPPING,
 	OPT_DISABLE_PCIE_RELAXED,
@@ -92,6 +93,7 @@ static const struct option long_opts[] = {
 	{ .name = "sweep", .has_arg = 1, .val = OPT_SWEEP },
 	{ .name = "sweep-both", .has_arg = 0, .val = OPT_SWEEP_BOTH },
 	{ .name = "outlier", .has_arg = 1, .val = OPT_OUTLIER },
+	{ .name = "time-budget", .has_arg = 1, .val = OPT_TIME_BUDGET },
 	{ .name = "gpu-alloc", .has_arg = 1, .val = OPT_GPU_ALLOC },
 	{ .name = "dmabuf-mapping", .has_arg = 1, .val = OPT_DMABUF_MAPPING },
 	{ .name = "disable_pcie_relaxed", .has_arg = 0, .val = OPT_DISABLE_PCIE_RELAXED },
@@ -157,12 +159,16 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "                           pair measured once, in M-1 rounds (M odd: M), each\n"
 	    "                           node in at most one pair a round; ring: node i sends\n"
 	    "                           to node i+1 (2 rounds, 3 for odd M); rank 0 prints a\n"
-	    "                           node x node matrix and names slow nodes (needs MPI;\n"
-	    "                           default fixed: the 2N-rank pairing above)\n"
+	    "                           node x node matrix and names slow nodes (with MPI,\n"
+	    "                           or under srun with --peer RANK0-HOST; default\n"
+	    "                           fixed: the 2N-rank pairing above)\n"
 	    "      --sweep-both         sweep each pair in both directions (twice the rounds)\n"
 	    "      --outlier=RATIO      a node is slow when the median of its pairs is below\n"
 	    "                           RATIO x the median of the pairs without it (default\n"
 	    "                           0.9, 0 < RATIO <= 1)\n"
+	    "      --time-budget=SEC    the whole sweep in about SEC seconds: sets -D for\n"
+	    "                           every measurement so that all rounds fit, and says\n"
+	    "                           what it chose (not with -n or -D)\n"
 	    "\n"
 	    "What to measure:\n"
 	    "  -s, --size=SIZE          message size (default 64K); K/M/G suffixes are powers of "
@@ -658,6 +664,9 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 					   "expected a ratio in (0, 1], e.g. 0.9");
 			break;
 		}
+		case OPT_TIME_BUDGET:
+			r = parse_seconds("--time-budget", optarg, 30 * 86400, &o->time_budget);
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -711,6 +720,11 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 	}
 	if ((o->set & GDR_SET_ITERS) && (o->set & GDR_SET_DURATION)) {
 		gdr_err("-n/--iters and -D/--duration exclude each other");
+		return -EINVAL;
+	}
+	if (o->time_budget > 0 && (!o->sweep || (o->set & (GDR_SET_ITERS | GDR_SET_DURATION)))) {
+		gdr_err("--time-budget bounds a sweep by setting -D itself: %s",
+			o->sweep ? "not with -n or -D" : "give --sweep=pairs or ring");
 		return -EINVAL;
 	}
 	if (o->post_list > o->tx_depth) {

@@ -81,12 +81,13 @@ struct gdr_opts {
 	int no_bind;
 	int persistent; /* server: serve one client after another until a signal */
 	int verbose;
-	const char *peer; /* --peer HOST[,HOST...]: server of each launched pair */
-	int no_launch;	  /* --launch=none: ignore mpirun/srun variables */
-	int no_mpi;	  /* --launch=no-mpi: launched pairs without MPI calls */
-	int sweep;	  /* enum gdr_sweep_mode: --sweep, 0 = fixed pairs */
-	int sweep_both;	  /* --sweep-both: every pair in both directions */
-	double outlier;	  /* --outlier: slow-node threshold (default 0.9) */
+	const char *peer;   /* --peer HOST[,HOST...]: server of each launched pair */
+	int no_launch;	    /* --launch=none: ignore mpirun/srun variables */
+	int no_mpi;	    /* --launch=no-mpi: launched pairs without MPI calls */
+	int sweep;	    /* enum gdr_sweep_mode: --sweep, 0 = fixed pairs */
+	int sweep_both;	    /* --sweep-both: every pair in both directions */
+	double outlier;	    /* --outlier: slow-node threshold (default 0.9) */
+	double time_budget; /* --time-budget: seconds for the whole sweep; 0 = none */
 	/* GPU paths (docs/gpu-paths.md); each side's own choice, like --gpu. */
 	unsigned int gpu_allocs; /* --gpu-alloc: bit per enum gdr_gpu_alloc (default memalloc) */
 	int dmabuf_pcie;	 /* --dmabuf-mapping=pcie */

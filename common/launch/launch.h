@@ -159,6 +159,13 @@ struct gdr_launched {
 	char (*names)[GDR_LAUNCH_ADDR_MAX];
 	char (*addrs)[GDR_LAUNCH_ADDR_MAX];
 	double outlier;
+	/*
+	 * The sweep's TCP channel to rank 0 (sweep_chan.h), which runs the rounds
+	 * with or without MPI; alive[nodes]: 0 once a node's process is gone.
+	 */
+	struct gdr_chan *chan;
+	unsigned char *alive;
+	double bound; /* the longest a round may take (sweep_run.c) */
 };
 
 /*
@@ -171,9 +178,11 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 /*
  * End of the run. With MPI after a session, every rank (failed ones too) sends
  * its rows and status to rank 0, which writes them; then MPI_Finalize, or
- * MPI_Abort when any rank failed (its barriers may be left unmatched).
+ * MPI_Abort when any rank failed (its barriers may be left unmatched). A
+ * sweep gathers through its channel instead and returns the job's verdict
+ * (0 when every rank and pair ran), which is this process's exit status.
  */
-void gdr_launch_finish(struct gdr_launched *x, int status);
+int gdr_launch_finish(struct gdr_launched *x, int status);
 
 /*
  * --sweep (sweep_run.c): every round of the schedule, this rank serving or
@@ -181,6 +190,8 @@ void gdr_launch_finish(struct gdr_launched *x, int status);
  * fails is a failed row and the sweep goes on. 0 when every pair ran.
  */
 int gdr_sweep_run(struct gdr_launched *x, struct gdr_opts *o, volatile sig_atomic_t *stop);
+/* How long one round may take for the plan in o (its bound, see sweep_run.c). */
+double gdr_sweep_round_bound(const struct gdr_opts *o);
 /* Rank 0: the node x node matrix and the slow nodes, from every rank's rows. */
 void gdr_sweep_print(const struct gdr_launched *x, const struct gdr_rank_rows *ranks);
 

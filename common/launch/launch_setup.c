@@ -16,6 +16,7 @@
 
 #include "placement.h"
 #include "sweep.h"
+#include "sweep_chan.h"
 #include "util.h"
 
 static int sync_point(void *ctx, char *why, size_t wlen)
@@ -302,70 +303,28 @@ static void node_name(char *out, size_t len)
 }
 
 /*
- * --sweep: M ranks are M nodes. Every rank learns every node's name (made
- * unique with ":RANK" when two ranks share one, e.g. several GPUs of a node)
- * and the address it serves on, through MPI.
+ * Where rank 0 runs the sweep's channel: --peer (or GDRPERF_SERVER), else,
+ * with MPI, the address rank 0 serves on. NULL when unknown.
  */
-static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv)
+static const char *coordinator(const struct gdr_launched *x, const struct gdr_opts *o)
 {
-	char mine[GDR_LAUNCH_ADDR_MAX], why[512];
-	unsigned int m = (unsigned int)x->l.size;
-	unsigned char *dup;
-	int r;
+	const char *env = getenv("GDRPERF_SERVER");
 
-	if (!gdr_mpi_available() || o->no_mpi) {
-		gdr_err("--sweep %s: the rounds need MPI barriers and the matrix rank 0's gather: %s",
-			gdr_sweep_mode_name(o->sweep),
-			o->no_mpi ? "drop --launch=no-mpi" : "build with ./configure --with-mpi");
-		return -EINVAL;
-	}
-	if (m > GDR_SWEEP_MAX_NODES || o->port + 2 * m - 1 > 65535) {
-		gdr_err("--sweep: %u ranks (at most %d, and -p %u + 2 x ranks must stay a port)", m,
-			GDR_SWEEP_MAX_NODES, o->port);
-		return -EINVAL;
-	}
-	if (o->gpu && (r = pick_local(x, "--gpu", o->gpu, x->gpu, sizeof(x->gpu))))
-		return r;
-	if (o->gpu)
-		o->gpu = x->gpu;
-	else if (x->l.local_rank >= 0 && wants_gpu(o)) {
-		snprintf(x->gpu, sizeof(x->gpu), "%d", x->l.local_rank);
-		o->gpu = x->gpu;
-	}
-	if (o->dev && (r = pick_local(x, "-d", o->dev, x->dev, sizeof(x->dev))))
-		return r;
-	if (o->dev)
-		o->dev = x->dev;
-	r = mpi_start(x, o, argc, argv);
-	if (!r)
-		r = gather_setup(x, o);
-	if (r)
-		return r;
-	/* No rendezvous per session: the addresses are known before the first round. */
-	x->sync.rendezvous = NULL;
-	o->sync = NULL;
-	x->sweep = 1;
-	x->nodes = m;
-	x->outlier = o->outlier;
-	x->names = calloc(m, sizeof(*x->names));
-	x->addrs = calloc(m, sizeof(*x->addrs));
-	if (!x->names || !x->addrs) {
-		gdr_err("--sweep: out of memory for %u nodes", m);
-		return -ENOMEM;
-	}
-	node_name(mine, sizeof(mine));
-	r = gdr_mpi_allgather_addr(x->mpi, mine, x->names, x->timeout, x->stop, why, sizeof(why));
-	if (!r) {
-		(void)server_addr(o, mine, sizeof(mine));
-		r = gdr_mpi_allgather_addr(x->mpi, mine, x->addrs, x->timeout, x->stop, why,
-					   sizeof(why));
-	}
-	if (r) {
-		gdr_err("launch: %s", why);
-		return r;
-	}
-	/* Every name shared by two ranks gets its rank, the first one too. */
-	dup = calloc(m, 1);
+	if (o->peer)
+		return o->peer;
+	if (env && *env)
+		return env;
+	if (x->mpi && x->addrs[0][0] && x->addrs[0][0] != '!')
+		return x->addrs[0];
+	return NULL;
+}
+
+/* Every name shared by two ranks gets its rank, the first one too. */
+static int unique_names(struct gdr_launched *x)
+{
+	unsigned int m = x->nodes;
+	unsigned char *dup = calloc(m, 1);
+
 	if (!dup) {
 		gdr_err("--sweep: out of memory for %u nodes", m);
 		return -ENOMEM;
@@ -387,6 +346,124 @@ static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, ch
 	}
 	free(dup);
 	return 0;
+}
+
+/* --time-budget: the -D that fits every round of this sweep in it, said once. */
+static int apply_budget(const struct gdr_launched *x, struct gdr_opts *o)
+{
+	unsigned int m = (unsigned int)x->l.size;
+	unsigned int rounds = gdr_sweep_rounds(o->sweep, m, o->sweep_both);
+	char why[512];
+	double d;
+	int r;
+
+	r = gdr_sweep_budget(o->time_budget, rounds, o->nmem, o->nsizes, o->repeat, &d, why,
+			     sizeof(why));
+	if (r) {
+		gdr_err("--time-budget %g: %s: give more time, fewer paths (--mem), sizes or "
+			"--repeat",
+			o->time_budget, why);
+		return r;
+	}
+	o->duration = d;
+	if (x->l.rank == 0) {
+		printf("sweep: --time-budget %g s: %u round(s) x %u path(s) x %u size(s) x %u "
+		       "repeat(s): -D %.2f s each (%.0f s a path and round to connect; about %.0f "
+		       "s in all)\n",
+		       o->time_budget, rounds, o->nmem, o->nsizes, o->repeat, d, GDR_SWEEP_SETUP_S,
+		       gdr_sweep_time(rounds, o->nmem, o->nsizes, o->repeat, d));
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/*
+ * --sweep: M ranks are M nodes. Every rank joins rank 0's channel on TCP
+ * port -p + 2M (sweep_chan.h), which tells each the name (made unique with
+ * ":RANK" when two ranks share one, e.g. several GPUs of a node) and the
+ * address of every node, and later runs the rounds. With MPI, rank 0's
+ * address comes through MPI; under srun (no MPI in the ranks) or
+ * --launch=no-mpi, from --peer.
+ */
+static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv)
+{
+	char name[GDR_LAUNCH_ADDR_MAX], addr[GDR_LAUNCH_ADDR_MAX], why[512];
+	unsigned int m = (unsigned int)x->l.size;
+	/* srun starts the ranks itself: Open MPI's MPI_Init there would make singletons. */
+	int use_mpi = gdr_mpi_available() && !o->no_mpi && x->l.kind != GDR_LAUNCHER_SLURM;
+	struct gdr_chan_cfg cfg = { .rank = (unsigned int)x->l.rank,
+				    .m = m,
+				    .port = o->port + 2 * m,
+				    .timeout = x->timeout,
+				    .stop = x->stop };
+	int r;
+
+	if (m > GDR_SWEEP_MAX_NODES || o->port + 2 * m > 65535) {
+		gdr_err("--sweep: %u ranks (at most %d, and -p %u + 2 x ranks must stay a port)", m,
+			GDR_SWEEP_MAX_NODES, o->port);
+		return -EINVAL;
+	}
+	if (o->peer && strchr(o->peer, ',')) {
+		gdr_err("--peer %s: in a sweep, one host: rank 0's, which runs the rounds",
+			o->peer);
+		return -EINVAL;
+	}
+	if (o->gpu && (r = pick_local(x, "--gpu", o->gpu, x->gpu, sizeof(x->gpu))))
+		return r;
+	if (o->gpu)
+		o->gpu = x->gpu;
+	else if (x->l.local_rank >= 0 && wants_gpu(o)) {
+		snprintf(x->gpu, sizeof(x->gpu), "%d", x->l.local_rank);
+		o->gpu = x->gpu;
+	}
+	if (o->dev && (r = pick_local(x, "-d", o->dev, x->dev, sizeof(x->dev))))
+		return r;
+	if (o->dev)
+		o->dev = x->dev;
+	if (o->time_budget > 0 && (r = apply_budget(x, o)))
+		return r;
+	x->names = calloc(m, sizeof(*x->names));
+	x->addrs = calloc(m, sizeof(*x->addrs));
+	x->alive = calloc(m, 1);
+	if (!x->names || !x->addrs || !x->alive) {
+		gdr_err("--sweep: out of memory for %u nodes", m);
+		return -ENOMEM;
+	}
+	if (use_mpi && (r = mpi_start(x, o, argc, argv)))
+		return r;
+	r = gather_setup(x, o);
+	if (r)
+		return r;
+	/* No rendezvous per session: the addresses are known before the first round. */
+	x->sync.rendezvous = NULL;
+	o->sync = NULL;
+	x->sweep = 1;
+	x->nodes = m;
+	x->outlier = o->outlier;
+	node_name(name, sizeof(name));
+	(void)server_addr(o, addr, sizeof(addr));
+	if (x->mpi) {
+		r = gdr_mpi_allgather_addr(x->mpi, addr, x->addrs, x->timeout, x->stop, why,
+					   sizeof(why));
+		if (r) {
+			gdr_err("launch: %s", why);
+			return r;
+		}
+	}
+	cfg.host = coordinator(x, o);
+	if (!cfg.host && x->l.rank != 0) {
+		gdr_err("--sweep under %s without MPI: give --peer HOST (or GDRPERF_SERVER), rank "
+			"0's address: it runs the rounds on TCP port %u (-p + 2 x %u ranks)",
+			gdr_launcher_name(x->l.kind), cfg.port, m);
+		return -EINVAL;
+	}
+	r = gdr_chan_join(&x->chan, &cfg, name, addr, x->names, x->addrs, x->alive, why,
+			  sizeof(why));
+	if (r) {
+		gdr_err("sweep: %s", why);
+		return r;
+	}
+	return unique_names(x);
 }
 
 int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv,
@@ -519,7 +596,12 @@ static int write_rows(struct gdr_launched *x, const char *all, const int *lens)
 	for (unsigned int k = 0; all && k + 1 < n; k++)
 		offs[k + 1] = offs[k] + (size_t)lens[k];
 	for (unsigned int k = 0; k < n; k++) {
-		if (!all) {
+		if (x->sweep && x->alive && !x->alive[k]) {
+			/* Its peers wrote failed rows for their pairs with it. */
+			ranks[k].status = -1;
+			gdr_err("sweep: node %s (rank %u) is gone: no rows of its own", x->names[k],
+				k);
+		} else if (!all) {
 			ranks[k].status = -1;
 			if (k == 0) {
 				ranks[0].status = x->mine.status;
@@ -641,26 +723,106 @@ static int gather_rows(struct gdr_launched *x, int status)
 	return verdict;
 }
 
-void gdr_launch_finish(struct gdr_launched *x, int status)
+/*
+ * A sweep's end, through its channel: every live rank's rows to rank 0, which
+ * writes them and sends its verdict. Ranks that are gone are named and count
+ * against the verdict; they are not waited for.
+ */
+static int sweep_gather(struct gdr_launched *x, int status)
 {
-	if (!x->mpi)
-		return;
+	unsigned int m = x->nodes;
+	double bound = x->bound > x->timeout ? x->bound : x->timeout;
+	char why[512], **bufs = NULL, *all = NULL;
+	size_t *lens = calloc(m, sizeof(*lens)), len = 0, total = 0;
+	int *ilens = calloc(m, sizeof(*ilens));
+	void *mine = NULL;
+	int r, verdict = status ? 1 : 0;
+
+	x->mine.status = verdict;
+	if (!lens || !ilens) {
+		gdr_err("sweep: out of memory for %u row counts", m);
+		free(lens);
+		free(ilens);
+		return 1;
+	}
+	r = gdr_rows_pack(&x->mine, &mine, &len);
+	if (r) {
+		gdr_err("launch: cannot pack this rank's %u rows: %s", x->mine.nrows, strerror(-r));
+		len = 0;
+	}
+	r = gdr_chan_gather(x->chan, mine, len, &bufs, lens, x->alive, bound, why, sizeof(why));
+	free(mine);
+	if (r)
+		gdr_err("sweep: %s", why);
+	if (x->l.rank == 0) {
+		for (unsigned int k = 0; bufs && k < m; k++)
+			total += lens[k];
+		all = bufs ? malloc(total ? total : 1) : NULL;
+		total = 0;
+		for (unsigned int k = 0; all && k < m; k++) {
+			if (bufs[k])
+				memcpy(all + total, bufs[k], lens[k]);
+			ilens[k] = bufs[k] && lens[k] <= INT32_MAX ? (int)lens[k] : 0;
+			total += (size_t)ilens[k];
+		}
+		verdict = write_rows(x, all, ilens) || verdict;
+		close_outputs(x, &verdict);
+		gdr_chan_verdict(x->chan, &verdict, bound, why, sizeof(why));
+	} else if (!r && gdr_chan_verdict(x->chan, &verdict, bound, why, sizeof(why))) {
+		gdr_err("sweep: %s", why);
+		verdict = 1;
+	} else if (r) {
+		verdict = 1;
+	}
+	for (unsigned int k = 0; bufs && k < m; k++)
+		free(bufs[k]);
+	free(bufs);
+	free(all);
+	free(lens);
+	free(ilens);
+	return verdict;
+}
+
+int gdr_launch_finish(struct gdr_launched *x, int status)
+{
+	int by_chan = x->chan != NULL;
+
+	if (x->chan) {
+		status = sweep_gather(x, status);
+		gdr_chan_close(&x->chan);
+		/* No MPI call is pending (the rounds went through the channel). */
+		x->gather = 0;
+	} else if (!x->mpi) {
+		gdr_rows_free(&x->mine);
+		free(x->names);
+		free(x->addrs);
+		free(x->alive);
+		x->names = x->addrs = NULL;
+		x->alive = NULL;
+		return status;
+	}
 	if (x->gather)
 		status = gather_rows(x, status);
 	gdr_rows_free(&x->mine);
 	free(x->names);
 	free(x->addrs);
+	free(x->alive);
 	x->names = x->addrs = NULL;
+	x->alive = NULL;
 	if (x->csv || x->json)
 		close_outputs(x, &status);
+	if (!x->mpi)
+		return status;
 	/*
 	 * A failed rank skipped barriers the others still wait on: MPI_Finalize
-	 * could hang on them, so the job ends with MPI_Abort.
+	 * could hang on them, so the job ends with MPI_Abort (not after a sweep,
+	 * whose ranks all heard rank 0's verdict).
 	 */
-	if (status) {
+	if (status && !by_chan) {
 		fflush(stdout);
 		gdr_mpi_abort(x->mpi, status);
 	}
 	gdr_mpi_finalize(x->mpi);
 	x->mpi = NULL;
+	return status;
 }

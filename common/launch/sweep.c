@@ -46,6 +46,44 @@ static unsigned int pass_rounds(enum gdr_sweep_mode mode, unsigned int m)
 	}
 }
 
+double gdr_sweep_time(unsigned int rounds, unsigned int nmem, unsigned int nsizes,
+		      unsigned int repeat, double duration)
+{
+	return (double)rounds * nmem * (GDR_SWEEP_SETUP_S + (double)nsizes * repeat * duration);
+}
+
+int gdr_sweep_budget(double budget, unsigned int rounds, unsigned int nmem, unsigned int nsizes,
+		     unsigned int repeat, double *duration, char *why, size_t wlen)
+{
+	double per, d;
+
+	if (!rounds || !nmem || !nsizes || !repeat) {
+		snprintf(why, wlen,
+			 "nothing to measure (%u rounds, %u paths, %u sizes, %u repeats)", rounds,
+			 nmem, nsizes, repeat);
+		return -EINVAL;
+	}
+	/* What one measurement may take once every path of every round has connected. */
+	per = (double)nsizes * repeat * nmem * rounds;
+	d = (budget - gdr_sweep_time(rounds, nmem, nsizes, repeat, 0)) / per;
+	if (d > 86400)
+		d = 86400;
+	/* Hundredths, rounded down (plus a hair for the division's rounding error). */
+	if (d > 0)
+		d = (double)(long long)(d * 100 + 1e-6) / 100;
+	if (!(d >= GDR_SWEEP_MIN_D)) {
+		snprintf(
+		    why, wlen,
+		    "%.0f s cannot hold %u round(s) x %u path(s) (%.0f s each to connect) with "
+		    "%u size(s) x %u repeat(s) of at least %.1f s: it takes %.0f s or more",
+		    budget, rounds, nmem, GDR_SWEEP_SETUP_S, nsizes, repeat, GDR_SWEEP_MIN_D,
+		    gdr_sweep_time(rounds, nmem, nsizes, repeat, GDR_SWEEP_MIN_D) + 0.5);
+		return -ERANGE;
+	}
+	*duration = d;
+	return 0;
+}
+
 unsigned int gdr_sweep_rounds(enum gdr_sweep_mode mode, unsigned int m, int both)
 {
 	return pass_rounds(mode, m) * (both ? 2 : 1);

@@ -44,6 +44,25 @@ unsigned int gdr_sweep_rounds(enum gdr_sweep_mode mode, unsigned int m, int both
 int gdr_sweep_peer(enum gdr_sweep_mode mode, unsigned int m, int both, unsigned int round,
 		   unsigned int node, int *serves);
 
+/*
+ * How long a sweep takes, and the -D that makes it fit a --time-budget. A
+ * round is, per path in --mem, the connection and buffer exchange (counted
+ * as GDR_SWEEP_SETUP_S: about a second on real hardware) and nsizes x repeat
+ * measurements of -D seconds; the rounds follow one another.
+ */
+#define GDR_SWEEP_SETUP_S 1.0
+/* The shortest -D a budget may choose: below it a measurement is mostly its start. */
+#define GDR_SWEEP_MIN_D 0.1
+double gdr_sweep_time(unsigned int rounds, unsigned int nmem, unsigned int nsizes,
+		      unsigned int repeat, double duration);
+/*
+ * The longest -D (in hundredths of a second, at most 86400) with which
+ * gdr_sweep_time() stays within budget; 0 with *duration, -ERANGE with why
+ * when even GDR_SWEEP_MIN_D does not fit, -EINVAL for a zero count.
+ */
+int gdr_sweep_budget(double budget, unsigned int rounds, unsigned int nmem, unsigned int nsizes,
+		     unsigned int repeat, double *duration, char *why, size_t wlen);
+
 /* One cell of the node x node matrix: data sent from node `from` to node `to`. */
 struct gdr_sweep_cell {
 	double gbps; /* median Gb/s of the row; < 0: not measured */

@@ -1,9 +1,12 @@
 /*
  * --sweep: this rank runs every round of the schedule (sweep.c), as the
- * server or the client of that round's peer, with a barrier between rounds
- * so that every pair of a round measures at the same time and no node is in
- * two pairs at once. A pair that fails becomes a failed row and the sweep
- * goes on; rank 0 prints the matrix from the gathered rows.
+ * server or the client of that round's peer. Each round starts when rank 0
+ * says so over the sweep's channel (sweep_chan.c), so that every pair of a
+ * round measures at the same time and no node is in two pairs at once. A
+ * pair that fails becomes a failed row and the sweep goes on; so does a node
+ * whose process is gone: rank 0 drops it, and its peers write failed rows
+ * for their pairs with it without trying. Rank 0 prints the matrix from the
+ * gathered rows.
  */
 #include "config.h"
 
@@ -16,6 +19,7 @@
 
 #include "session.h"
 #include "sweep.h"
+#include "sweep_chan.h"
 #include "util.h"
 
 _Static_assert(GDR_LAUNCH_ADDR_MAX == 64, "node names are the matrix's 64-byte names");
@@ -73,7 +77,7 @@ static void failed_rows(struct gdr_launched *x, const struct gdr_opts *o, unsign
  * duration, or its bytes at 1 MB/s (the session's own floor), each with
  * --timeout, on top of the connection. Only a stuck pair reaches it.
  */
-static double round_bound(const struct gdr_opts *o)
+double gdr_sweep_round_bound(const struct gdr_opts *o)
 {
 	double t = 4 * o->timeout;
 
@@ -91,10 +95,10 @@ int gdr_sweep_run(struct gdr_launched *x, struct gdr_opts *o, volatile sig_atomi
 {
 	unsigned int m = x->nodes, me = (unsigned int)x->l.rank;
 	unsigned int rounds = gdr_sweep_rounds(o->sweep, m, o->sweep_both);
-	double bound = round_bound(o);
 	char why[512], label[256];
 	int bad = 0;
 
+	x->bound = gdr_sweep_round_bound(o);
 	printf("sweep: %s, %u nodes, %u round(s)%s; this rank is node %s\n",
 	       gdr_sweep_mode_name(o->sweep), m, rounds, o->sweep_both ? ", both directions" : "",
 	       x->names[me]);
@@ -105,8 +109,8 @@ int gdr_sweep_run(struct gdr_launched *x, struct gdr_opts *o, volatile sig_atomi
 		struct gdr_sync sync = { .point = no_point, .row = keep, .ctx = &rc };
 		int serves, peer, r;
 
-		if (gdr_mpi_barrier(x->mpi, bound, stop, why, sizeof(why))) {
-			/* The barriers no longer match: the rest of the sweep cannot be timed. */
+		if (gdr_chan_round(x->chan, k, x->bound, x->alive, why, sizeof(why))) {
+			/* Without rank 0 nobody gathers: the rest of the sweep is lost. */
 			gdr_err("sweep: round %u: %s; the sweep stops here", k + 1, why);
 			return 1;
 		}
@@ -132,6 +136,17 @@ int gdr_sweep_run(struct gdr_launched *x, struct gdr_opts *o, volatile sig_atomi
 		printf("sweep: round %u of %u: node %s %s node %s (port %u)\n", k + 1, rounds,
 		       x->names[me], serves ? "serves" : "connects to", x->names[peer], ro.port);
 		fflush(stdout);
+		if (!x->alive[peer]) {
+			snprintf(why, sizeof(why), "round %u: node %s is gone (rank 0 lost it: %s)",
+				 k + 1, x->names[peer],
+				 x->addrs[peer][0] == '!'
+				     ? x->addrs[peer] + 1
+				     : "its process ended or stopped answering");
+			gdr_err("sweep: %s", why);
+			failed_rows(x, o, (unsigned int)peer, serves, why);
+			bad = 1;
+			continue;
+		}
 		if (!serves && x->addrs[peer][0] == '!') {
 			snprintf(why, sizeof(why), "node %s has no address: %s", x->names[peer],
 				 x->addrs[peer] + 1);
@@ -148,11 +163,6 @@ int gdr_sweep_run(struct gdr_launched *x, struct gdr_opts *o, volatile sig_atomi
 			failed_rows(x, o, (unsigned int)peer, serves, why);
 			bad = 1;
 		}
-	}
-	/* Everyone done before the gather, whose bound is one measurement. */
-	if (!(stop && *stop) && gdr_mpi_barrier(x->mpi, bound, stop, why, sizeof(why))) {
-		gdr_err("sweep: after the last round: %s", why);
-		return 1;
 	}
 	return bad || (stop && *stop);
 }

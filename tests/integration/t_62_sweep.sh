@@ -9,10 +9,7 @@
 # pair and side; `--sweep=ring` runs its rounds too. A node whose address
 # does not answer is reported as failed pairs while the sweep goes on.
 #
-# Routing on one kernel: rxe on Linux 6.1 sends from the initial namespace,
-# so policy rules ("from ADDR_X lookup table X": out of node X's veth) keep
-# traffic off lo, and packets arriving on a node's veth are delivered locally
-# (as softroce-vm --pair does for two nodes).
+# The nodes: tests/integration/sweep_nodes.sh (shared with t_63_slurm).
 #
 # timeout: 900
 . "$(dirname "$0")/lib.sh"
@@ -21,60 +18,11 @@ PORT=${GDRPERF_TEST_PORT:-27000}
 command -v mpirun >/dev/null || skip_all "mpirun not installed (openmpi-bin)"
 grep -q '^#define HAVE_MPI 1' "${top_builddir:-.}/config.h" 2>/dev/null ||
 	skip_all "built without MPI (--sweep needs it)"
-ip link add gdrsw type bridge 2>/dev/null ||
-	skip_all "no bridge support in this kernel (softroce-vm loads the module)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TMPDIR=/tmp
-NODES="A B C"
-addr() { case $1 in A) echo 169.254.79.1 ;; B) echo 169.254.79.2 ;; C) echo 169.254.79.3 ;; esac; }
-table() { case $1 in A) echo 131 ;; B) echo 132 ;; C) echo 133 ;; esac; }
-
-teardown() {
-	local nd
-	for nd in $NODES; do
-		rdma link delete "rxeN$nd" 2>/dev/null
-		ip rule del pref 95 from "$(addr "$nd")" 2>/dev/null
-		ip rule del pref 85 iif "sw$nd" 2>/dev/null
-		ip link del "sw$nd" 2>/dev/null
-	done
-	ip link del gdrsw 2>/dev/null
-	[ -n "${moved_local:-}" ] && ip rule add pref 0 lookup local && ip rule del pref 200 lookup local
-}
-at_exit teardown
-
-ip link set gdrsw up
-# Local delivery after the per-node rules (softroce-vm --pair does this already).
-if ip rule show pref 0 | grep -q 'lookup local'; then
-	ip rule add pref 200 lookup local && ip rule del pref 0 && moved_local=1
-fi
-for nd in $NODES; do
-	ip link add "sw$nd" type veth peer name "sw${nd}p"
-	ip link set "sw${nd}p" master gdrsw
-	for c in all default "sw$nd"; do
-		echo 0 >"/proc/sys/net/ipv4/conf/$c/rp_filter"
-		echo 1 >"/proc/sys/net/ipv4/conf/$c/accept_local"
-	done
-	ip addr add "$(addr "$nd")/32" dev "sw$nd"
-	ip link set "sw${nd}p" up
-	ip link set "sw$nd" up
-	ip rule add pref 85 iif "sw$nd" lookup local
-	ip rule add pref 95 from "$(addr "$nd")" lookup "$(table "$nd")"
-done
-for nd in $NODES; do
-	mac=$(cat "/sys/class/net/sw$nd/address")
-	for od in $NODES; do
-		[ "$od" = "$nd" ] && continue
-		ip route add "$(addr "$nd")/32" dev "sw$od" src "$(addr "$od")" table "$(table "$od")"
-		ip neigh replace "$(addr "$nd")" lladdr "$mac" dev "sw$od" nud permanent
-	done
-	rdma link add "rxeN$nd" type rxe netdev "sw$nd"
-done
-for nd in $NODES; do
-	check "node $nd: rxeN$nd on sw$nd is ACTIVE with its IPv4 GID" wait_rxe "rxeN$nd" 30
-done
-# Node C: both directions of its link at a fraction of what the others get.
-tc qdisc add dev swC root netem rate 20mbit limit 100000 &&
-	tc qdisc add dev swCp root netem rate 20mbit limit 100000
-check "node C's link slowed with netem" tc qdisc show dev swC
+. "$(dirname "$0")/sweep_nodes.sh"
+at_exit sweep_nodes_down
+sweep_nodes_up || skip_all "no bridge support in this kernel (softroce-vm loads the module)"
+sweep_node_slow C
 
 # sweep OUT ARGS...: one rank per node; status in $MRC.
 sweep() {
@@ -138,4 +86,4 @@ PY
 )" = True ]
 check "node B unreachable: the matrix marks its pairs failed" grep -q '^sweep: failed: .*node-b' "$TMP/dead.out"
 
-finish
+done_testing

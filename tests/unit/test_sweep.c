@@ -207,12 +207,63 @@ static void test_two_nodes(void **state)
 	gdr_sweep_report_free(&rep);
 }
 
+/* --time-budget: the -D chosen fits the budget, and 0.01 s more would not. */
+static void test_budget(void **state)
+{
+	char why[512];
+	double d = 0;
+
+	(void)state;
+	/* 64 nodes, 63 rounds, 2 paths: 126 s of connections, (600 - 126) / 126 s each. */
+	assert_int_equal(gdr_sweep_budget(600, 63, 2, 1, 1, &d, why, sizeof(why)), 0);
+	assert_true(d > 3.76 - 1e-9 && d < 3.76 + 1e-9);
+	assert_true(gdr_sweep_time(63, 2, 1, 1, 3.76) < 599.76 + 1e-6);
+	assert_true(gdr_sweep_time(63, 2, 1, 1, 3.77) > 600);
+	for (unsigned int rounds = 1; rounds <= 65; rounds += 4)
+		for (unsigned int nmem = 1; nmem <= 3; nmem++)
+			for (unsigned int nsizes = 1; nsizes <= 23; nsizes += 11)
+				for (unsigned int rep = 1; rep <= 5; rep += 2)
+					for (double b = 1; b < 1e6; b *= 3.7) {
+						int r = gdr_sweep_budget(b, rounds, nmem, nsizes,
+									 rep, &d, why, sizeof(why));
+						double t = gdr_sweep_time(rounds, nmem, nsizes, rep,
+									  GDR_SWEEP_MIN_D);
+
+						if (t > b) {
+							assert_int_equal(r, -ERANGE);
+							continue;
+						}
+						assert_int_equal(r, 0);
+						assert_true(d >= GDR_SWEEP_MIN_D && d <= 86400);
+						assert_true(
+						    d * 100 - (double)(long long)(d * 100 + 0.5) <
+							1e-6 &&
+						    (double)(long long)(d * 100 + 0.5) - d * 100 <
+							1e-6);
+						assert_true(gdr_sweep_time(rounds, nmem, nsizes,
+									   rep, d) <= b + 1e-6);
+						if (d < 86400)
+							assert_true(gdr_sweep_time(rounds, nmem,
+										   nsizes, rep,
+										   d + 0.01) > b);
+					}
+	/* Too short: the message says what the sweep needs at the shortest -D. */
+	assert_int_equal(gdr_sweep_budget(100, 63, 2, 1, 1, &d, why, sizeof(why)), -ERANGE);
+	assert_non_null(strstr(why, "139 s or more"));
+	assert_int_equal(gdr_sweep_budget(100, 0, 2, 1, 1, &d, why, sizeof(why)), -EINVAL);
+	assert_int_equal(gdr_sweep_budget(100, 3, 0, 1, 1, &d, why, sizeof(why)), -EINVAL);
+	/* A budget far above what one pair needs: -D at its maximum. */
+	assert_int_equal(gdr_sweep_budget(30 * 86400, 1, 1, 1, 1, &d, why, sizeof(why)), 0);
+	assert_true(d == 86400);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairs_schedule),	cmocka_unit_test(test_ring_schedule),
 		cmocka_unit_test(test_out_of_range),	cmocka_unit_test(test_outlier_three_nodes),
 		cmocka_unit_test(test_failed_and_read), cmocka_unit_test(test_two_nodes),
+		cmocka_unit_test(test_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
