@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 45
+plan 46
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
