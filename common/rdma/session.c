@@ -14,6 +14,7 @@
 #include "bounce.h"
 #include "ceiling.h"
 #include "conn.h"
+#include "ctl.h"
 #include "cuda.h"
 #include "lat_loop.h"
 #include "loop.h"
@@ -44,6 +45,7 @@ struct acc {
 struct sess {
 	struct gdr_opts *o;
 	struct gdr_conn conn;
+	struct gdr_ctl ctl; /* the control channel over conn */
 	int client;
 	struct gdr_plan plan;
 	struct gdr_mem_env env;
@@ -392,39 +394,19 @@ static int check_dests(struct sess *s, struct pbuf *b, uint64_t size, uint64_t n
 
 static int send_msg(struct sess *s, const struct gdr_msg *m)
 {
-	return gdr_ctrl_send(&s->conn, m, s->why, WHY);
+	return gdr_ctl_send(&s->ctl, m, s->why, WHY);
 }
 
-/*
- * Receive the next message within timeout seconds; it must be of type want
- * (an ERROR from the peer ends the run).
- */
-static int recv_msg_within(struct sess *s, struct gdr_msg *m, uint16_t want, double timeout)
+/* The next message, of type want, within timeout seconds (an ERROR from the peer ends the run). */
+static int recv_msg_within(struct sess *s, struct gdr_msg *m, uint16_t want, double timeout,
+			   int long_wait)
 {
-	char why[WHY];
-	int r = gdr_ctrl_recv(&s->conn, m, timeout, why, sizeof(why));
-
-	if (r) {
-		snprintf(s->why, WHY, "%s", why);
-		return r;
-	}
-	if (m->type == GDR_MSG_ERROR) {
-		snprintf(s->why, WHY, "%s %s: %s", s->client ? "server" : "client", s->conn.peer,
-			 m->u.error.text);
-		s->conn.peer_gone = 0;
-		return m->u.error.code ? m->u.error.code : -EIO;
-	}
-	if (want && m->type != want) {
-		snprintf(s->why, WHY, "protocol error: expected %s from %s, got %s",
-			 gdr_msg_type_name(want), s->conn.peer, gdr_msg_type_name(m->type));
-		return -EPROTO;
-	}
-	return 0;
+	return gdr_ctl_expect(&s->ctl, m, want, timeout, long_wait, s->why, WHY);
 }
 
 static int recv_msg(struct sess *s, struct gdr_msg *m, uint16_t want)
 {
-	return recv_msg_within(s, m, want, s->o->timeout);
+	return recv_msg_within(s, m, want, s->o->timeout, 0);
 }
 
 /*
@@ -1177,7 +1159,7 @@ static int client_run(struct sess *s)
 				r = client_path(s, pi);
 	}
 	if (r) {
-		gdr_ctrl_send_error(&s->conn, r, s->why);
+		gdr_ctl_send_error(&s->ctl, r, s->why);
 		return r;
 	}
 	memset(&m, 0, sizeof(m));
@@ -1249,9 +1231,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 		 * The one wait that lasts as long as the measurement: probe the
 		 * client meanwhile (every other wait is bounded by --timeout).
 		 */
-		s->conn.probe = 1;
-		r = recv_msg_within(s, &done, GDR_MSG_DONE, repeat_budget(s, size));
-		s->conn.probe = 0;
+		r = recv_msg_within(s, &done, GDR_MSG_DONE, repeat_budget(s, size), 1);
 		if (r)
 			return r;
 		if (done.u.meas.status) {
@@ -1363,7 +1343,7 @@ static int server_run(struct sess *s)
 		}
 	}
 	if (r) {
-		gdr_ctrl_send_error(&s->conn, r, s->why);
+		gdr_ctl_send_error(&s->ctl, r, s->why);
 		return r;
 	}
 	s->plan = m.u.plan;
@@ -1388,7 +1368,7 @@ static int server_run(struct sess *s)
 	if (!r)
 		r = recv_msg(s, &m, GDR_MSG_BYE);
 	else if (r != -ECONNRESET)
-		gdr_ctrl_send_error(&s->conn, r, s->why);
+		gdr_ctl_send_error(&s->ctl, r, s->why);
 	return r;
 }
 
@@ -1535,7 +1515,8 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	}
 	for (;;) {
 		if (s->client)
-			r = gdr_conn_connect(&s->conn, o, stop, s->why, WHY);
+			r = gdr_conn_connect(&s->conn, o, o->bounce_slots * 2 + 8, stop, s->why,
+					     WHY);
 		else
 			r = gdr_conn_accept(&s->conn, o, stop, s->why, WHY);
 		if (r == -EINTR && o->persistent) {
@@ -1551,6 +1532,7 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 			gdr_conn_close(&s->conn);
 			continue;
 		}
+		gdr_ctl_over_conn(&s->ctl, &s->conn, s->client);
 		s->env.pd = s->conn.pd;
 		s->env.nic = s->conn.nic;
 		gdr_provenance_load(&s->prov, s->conn.verbs);

@@ -234,7 +234,8 @@ static int session_mode(struct evil *e, const char *mode)
 	void *mem = NULL;
 	int n, r;
 
-	r = gdr_conn_connect(&e->c, &e->o, &e->stop, e->why, sizeof(e->why));
+	r = gdr_conn_connect(&e->c, &e->o, e->o.bounce_slots * 2 + 8, &e->stop, e->why,
+			     sizeof(e->why));
 	if (r) {
 		gdr_err("%s", e->why);
 		return 1;
