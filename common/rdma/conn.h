@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "endpoint.h"
 #include "options.h"
 #include "proto.h"
 
@@ -67,17 +68,17 @@ static inline uint8_t *gdr_conn_slot(const struct gdr_conn *c, unsigned int i)
 	return c->ctrl_buf + (size_t)(1 + i) * GDR_CTRL_MAX;
 }
 
-/* Server: wait (up to o->timeout) for one client and accept all its QPs. */
-int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_atomic_t *stop,
-		    char *why, size_t wlen);
+/* Server: listen on ep, wait (up to o->timeout) for one client and accept all its QPs. */
+int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, const struct gdr_endpoint *ep,
+		    volatile sig_atomic_t *stop, char *why, size_t wlen);
 /*
- * Client: connect o->qps QPs to o->server, retrying with backoff until
+ * Client: connect o->qps QPs to ep->server, retrying with backoff until
  * o->timeout. extra_recv: receive slots beyond the control ones that the
  * paths of the plan consume themselves (gdr_paths_recv_slots, path.h); the
  * server learns the number from the hello.
  */
-int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, unsigned int extra_recv,
-		     volatile sig_atomic_t *stop, char *why, size_t wlen);
+int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, const struct gdr_endpoint *ep,
+		     unsigned int extra_recv, volatile sig_atomic_t *stop, char *why, size_t wlen);
 void gdr_conn_close(struct gdr_conn *c);
 
 int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t wlen);

@@ -67,8 +67,8 @@ static unsigned int popcount64(uint64_t v)
 	return n;
 }
 
-/* The listening id on --bind (or any address) and o->port. */
-static int listen_on(struct gdr_conn *c, const struct gdr_opts *o, char *why, size_t wlen)
+/* The listening id on --bind (or any address) and ep->port. */
+static int listen_on(struct gdr_conn *c, const struct gdr_endpoint *ep, char *why, size_t wlen)
 {
 	struct sockaddr_storage ss;
 	int r;
@@ -86,14 +86,14 @@ static int listen_on(struct gdr_conn *c, const struct gdr_opts *o, char *why, si
 		return r;
 	}
 	memset(&ss, 0, sizeof(ss));
-	if (o->bind_addr) {
+	if (ep->bind_addr) {
 		struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res;
 		char port[8];
 
-		snprintf(port, sizeof(port), "%u", o->port);
-		r = getaddrinfo(o->bind_addr, port, &hints, &res);
+		snprintf(port, sizeof(port), "%u", ep->port);
+		r = getaddrinfo(ep->bind_addr, port, &hints, &res);
 		if (r) {
-			snprintf(why, wlen, "--bind %s: %s", o->bind_addr, gai_strerror(r));
+			snprintf(why, wlen, "--bind %s: %s", ep->bind_addr, gai_strerror(r));
 			return -EINVAL;
 		}
 		memcpy(&ss, res->ai_addr, res->ai_addrlen);
@@ -102,32 +102,32 @@ static int listen_on(struct gdr_conn *c, const struct gdr_opts *o, char *why, si
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 
 		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)o->port);
+		sin->sin_port = htons((uint16_t)ep->port);
 		sin->sin_addr.s_addr = htonl(INADDR_ANY);
 	}
 	if (rdma_bind_addr(c->listen_id, (struct sockaddr *)&ss)) {
 		r = -errno;
 		/* rdma_cm says EADDRNOTAVAIL, not EADDRINUSE, for a taken wildcard port. */
-		if (r == -EADDRINUSE || (r == -EADDRNOTAVAIL && !o->bind_addr))
+		if (r == -EADDRINUSE || (r == -EADDRNOTAVAIL && !ep->bind_addr))
 			snprintf(why, wlen, "port %u is already in use (another gdrperf server?)",
-				 o->port);
+				 ep->port);
 		else if (r == -EADDRNOTAVAIL)
 			snprintf(why, wlen,
 				 "--bind %s port %u: %s (not an address of an RDMA device, "
 				 "or the port is taken)",
-				 o->bind_addr, o->port, strerror(-r));
+				 ep->bind_addr, ep->port, strerror(-r));
 		else
 			snprintf(why, wlen, "rdma_bind_addr(%s port %u): %s",
-				 o->bind_addr ? o->bind_addr : "any", o->port, strerror(-r));
+				 ep->bind_addr ? ep->bind_addr : "any", ep->port, strerror(-r));
 		return r;
 	}
 	if (rdma_listen(c->listen_id, 8)) {
 		r = -errno;
-		snprintf(why, wlen, "rdma_listen(port %u): %s", o->port, strerror(-r));
+		snprintf(why, wlen, "rdma_listen(port %u): %s", ep->port, strerror(-r));
 		return r;
 	}
 	c->listening = 1;
-	gdr_dbg("listening on port %u", o->port);
+	gdr_dbg("listening on port %u", ep->port);
 	return 0;
 }
 
@@ -135,7 +135,7 @@ static int listen_on(struct gdr_conn *c, const struct gdr_opts *o, char *why, si
  * One connect request (ev, acked here). 0: handled, the server goes on
  * listening (accepted, or refused with a warning); -errno: the accept is over.
  */
-static int on_request(struct gdr_conn *c, const struct gdr_opts *o, struct rdma_cm_event *ev,
+static int on_request(struct gdr_conn *c, const struct gdr_endpoint *ep, struct rdma_cm_event *ev,
 		      uint64_t *est, char *why, size_t wlen)
 {
 	struct rdma_cm_id *id = ev->id;
@@ -165,7 +165,7 @@ static int on_request(struct gdr_conn *c, const struct gdr_opts *o, struct rdma_
 		c->tx_depth = h.tx_depth;
 		c->extra_recv = h.extra_recv;
 		gdr_conn_addr_str(rdma_get_peer_addr(id), c->peer, sizeof(c->peer));
-		r = gdr_conn_setup_device(c, id, o->dev, (o->ib_port != 1) ? o->ib_port : 0, why,
+		r = gdr_conn_setup_device(c, id, ep->dev, (ep->ib_port != 1) ? ep->ib_port : 0, why,
 					  wlen);
 		if (r) {
 			reject_with(id, r, "server cannot use its device");
@@ -258,8 +258,8 @@ static int on_event(struct gdr_conn *c, struct rdma_cm_event *ev, uint64_t *est,
 	return 0;
 }
 
-int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_atomic_t *stop,
-		    char *why, size_t wlen)
+int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, const struct gdr_endpoint *ep,
+		    volatile sig_atomic_t *stop, char *why, size_t wlen)
 {
 	struct rdma_cm_event *ev;
 	/* A --persistent server waits for its next client as long as it takes. */
@@ -270,9 +270,9 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 	memset(c, 0, sizeof(*c));
 	c->timeout = o->timeout;
 	c->stop = stop;
-	r = gdr_check_device(o->dev, why, wlen);
+	r = gdr_check_device(ep->dev, why, wlen);
 	if (!r)
-		r = listen_on(c, o, why, wlen);
+		r = listen_on(c, ep, why, wlen);
 	while (!r && (c->nqps == 0 || popcount64(est) < c->nqps)) {
 		r = gdr_conn_next_event(c, deadline, &ev, why, wlen);
 		if (r == -ETIMEDOUT)
@@ -281,7 +281,7 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 		if (r)
 			break;
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-			r = on_request(c, o, ev, &est, why, wlen);
+			r = on_request(c, ep, ev, &est, why, wlen);
 		else
 			r = on_event(c, ev, &est, why, wlen);
 	}

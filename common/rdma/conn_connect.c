@@ -56,9 +56,9 @@ static int resolve(struct gdr_conn *c, struct rdma_cm_id *id, const struct socka
 }
 
 /* One connect attempt of QP index. 0, -EAGAIN (retry later) or a fatal -errno. */
-static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struct sockaddr *src,
-		       const struct sockaddr *dst, unsigned int index, double deadline, char *why,
-		       size_t wlen)
+static int connect_one(struct gdr_conn *c, const struct gdr_endpoint *ep,
+		       const struct sockaddr *src, const struct sockaddr *dst, unsigned int index,
+		       double deadline, char *why, size_t wlen)
 {
 	struct rdma_cm_id *id;
 	struct rdma_cm_event *ev;
@@ -83,7 +83,7 @@ static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struc
 	if (r)
 		goto out_destroy_id;
 	if (!c->pd) {
-		r = gdr_conn_setup_device(c, id, o->dev, (o->ib_port != 1) ? o->ib_port : 0, why,
+		r = gdr_conn_setup_device(c, id, ep->dev, (ep->ib_port != 1) ? ep->ib_port : 0, why,
 					  wlen);
 		if (r)
 			goto out_destroy_id;
@@ -129,7 +129,7 @@ static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struc
 				r = -EAGAIN;
 		} else {
 			snprintf(why, wlen, "no gdrperf server on %s port %u (connection rejected)",
-				 c->peer, o->port);
+				 c->peer, ep->port);
 			r = -EAGAIN;
 		}
 		break;
@@ -137,7 +137,7 @@ static int connect_one(struct gdr_conn *c, const struct gdr_opts *o, const struc
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 		snprintf(why, wlen, "server %s port %u unreachable (%s, status %d)", c->peer,
-			 o->port, rdma_event_str(ev->event), ev->status);
+			 ep->port, rdma_event_str(ev->event), ev->status);
 		r = -EAGAIN;
 		break;
 	default:
@@ -156,8 +156,8 @@ out_destroy_id:
 	return r;
 }
 
-int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, unsigned int extra_recv,
-		     volatile sig_atomic_t *stop, char *why, size_t wlen)
+int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, const struct gdr_endpoint *ep,
+		     unsigned int extra_recv, volatile sig_atomic_t *stop, char *why, size_t wlen)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV }, *res;
 	struct sockaddr_storage dst, src;
@@ -172,8 +172,8 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, unsigned int 
 	c->nqps = o->qps;
 	c->tx_depth = o->tx_depth;
 	c->extra_recv = extra_recv;
-	gdr_strlcpy(c->peer, o->server, sizeof(c->peer));
-	r = gdr_check_device(o->dev, why, wlen);
+	gdr_strlcpy(c->peer, ep->server, sizeof(c->peer));
+	r = gdr_check_device(ep->dev, why, wlen);
 	if (r)
 		return r;
 	{
@@ -181,22 +181,22 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, unsigned int 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		c->session = (uint32_t)(ts.tv_nsec ^ ts.tv_sec ^ ((uint32_t)getpid() << 16));
 	}
-	snprintf(port, sizeof(port), "%u", o->port);
-	r = getaddrinfo(o->server, port, &hints, &res);
+	snprintf(port, sizeof(port), "%u", ep->port);
+	r = getaddrinfo(ep->server, port, &hints, &res);
 	if (r) {
-		snprintf(why, wlen, "server '%s': %s", o->server, gai_strerror(r));
+		snprintf(why, wlen, "server '%s': %s", ep->server, gai_strerror(r));
 		return -EHOSTUNREACH;
 	}
 	memcpy(&dst, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	gdr_conn_addr_str((struct sockaddr *)&dst, c->peer, sizeof(c->peer));
 	/* --bind on a client: the source address, which is how rdma_cm picks the NIC. */
-	if (o->bind_addr) {
+	if (ep->bind_addr) {
 		struct addrinfo sh = { .ai_family = dst.ss_family, .ai_flags = AI_NUMERICHOST };
 
-		r = getaddrinfo(o->bind_addr, NULL, &sh, &res);
+		r = getaddrinfo(ep->bind_addr, NULL, &sh, &res);
 		if (r) {
-			snprintf(why, wlen, "--bind %s: %s", o->bind_addr, gai_strerror(r));
+			snprintf(why, wlen, "--bind %s: %s", ep->bind_addr, gai_strerror(r));
 			return -EINVAL;
 		}
 		memcpy(&src, res->ai_addr, res->ai_addrlen);
@@ -212,7 +212,7 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, unsigned int 
 	}
 	for (unsigned int i = 0; i < c->nqps; i++) {
 		for (;;) {
-			r = connect_one(c, o, o->bind_addr ? (struct sockaddr *)&src : NULL,
+			r = connect_one(c, ep, ep->bind_addr ? (struct sockaddr *)&src : NULL,
 					(struct sockaddr *)&dst, i, deadline, why, wlen);
 			if (r != -EAGAIN)
 				break;
@@ -242,7 +242,7 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, unsigned int 
 					 o->timeout);
 			else if (r == -ETIMEDOUT && !strcmp(why, "timed out"))
 				snprintf(why, wlen, "could not connect to %s port %u within %g s",
-					 c->peer, o->port, o->timeout);
+					 c->peer, ep->port, o->timeout);
 			return r;
 		}
 	}

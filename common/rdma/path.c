@@ -134,7 +134,7 @@ void gdr_path_alloc(struct gdr_path *p)
 void gdr_path_open(struct gdr_path *p, enum gdr_mem_kind kind, const struct gdr_path_env *env)
 {
 	memset(p, 0, sizeof(*p));
-	p->ops = gdr_path_ops_for(kind);
+	p->ops = env->ops ? env->ops : gdr_path_ops_for(kind);
 	p->env = env;
 	p->kind = kind;
 	gdr_validate_lengths(max_size(env->plan), env->plan->validate, &p->src_len, &p->dst_len);

@@ -32,6 +32,7 @@ struct gdr_path_env {
 	const struct gdr_mem_env *menv;
 	double timeout; /* --timeout: a stall this long is a failure */
 	volatile sig_atomic_t *stop;
+	const struct gdr_path_ops *ops; /* NULL: gdr_path_ops_for(kind); tests: a fake */
 };
 
 struct gdr_path {

@@ -75,7 +75,7 @@ void gdr_sess_ensure_cuda(struct sess *s)
 		return;
 	}
 	r = gdr_cuda_find_gpu(s->cuda,
-			      s->gpu_spec[0]			       ? s->gpu_spec
+			      s->ep.gpu_buf[0]			       ? s->ep.gpu_buf
 			      : s->o->gpu && strcmp(s->o->gpu, "auto") ? s->o->gpu
 								       : "0",
 			      &s->gpu, why, sizeof(why));
@@ -113,6 +113,7 @@ void gdr_sess_prepare(struct sess *s)
 		.menv = &s->env,
 		.timeout = s->o->timeout,
 		.stop = s->stop,
+		.ops = s->path_ops,
 	};
 }
 
@@ -153,7 +154,7 @@ int gdr_sess_skip_lat_size(struct sess *s, const struct gdr_path *p, uint64_t si
 	return rr;
 }
 
-int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
+int gdr_session_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
 {
 	struct sess *s = calloc(1, sizeof(*s));
 	char why[WHY];
@@ -164,6 +165,7 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 		return 1;
 	}
 	s->o = o;
+	gdr_endpoint_from_opts(&s->ep, o);
 	s->client = o->server != NULL;
 	s->stop = stop;
 	const char *root = getenv("GDRPERF_ROOT");
@@ -197,8 +199,8 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	 */
 	if (o->sync && o->sync->rendezvous) {
 		char rwhy[WHY];
-		int rr =
-		    o->sync->rendezvous(o->sync->ctx, o, r ? s->why : NULL, rwhy, sizeof(rwhy));
+		int rr = o->sync->rendezvous(o->sync->ctx, o, &s->ep, r ? s->why : NULL, rwhy,
+					     sizeof(rwhy));
 
 		if (!r && rr) {
 			r = rr;
@@ -211,10 +213,10 @@ int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop)
 	}
 	for (;;) {
 		if (s->client)
-			r = gdr_conn_connect(&s->conn, o, gdr_paths_recv_slots(o), stop, s->why,
-					     WHY);
+			r = gdr_conn_connect(&s->conn, o, &s->ep, gdr_paths_recv_slots(o), stop,
+					     s->why, WHY);
 		else
-			r = gdr_conn_accept(&s->conn, o, stop, s->why, WHY);
+			r = gdr_conn_accept(&s->conn, o, &s->ep, stop, s->why, WHY);
 		if (r == -EINTR && o->persistent) {
 			printf("server: stopped by a signal\n");
 			break;

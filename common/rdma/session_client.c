@@ -212,17 +212,17 @@ int gdr_sess_client_run(struct sess *s)
 	struct timespec ts;
 	int r;
 
-	/* Sizes above the port's max_msg_sz cannot be one message: clamp them, say so. */
-	for (unsigned int i = 0; i < s->o->nsizes; i++) {
-		if (s->conn.max_msg_sz && s->o->sizes[i] > s->conn.max_msg_sz) {
-			gdr_warn("%s: size %" PRIu64 " exceeds max_msg_sz %u: using %u",
-				 s->conn.nic, s->o->sizes[i], s->conn.max_msg_sz,
-				 s->conn.max_msg_sz);
-			s->o->sizes[i] = s->conn.max_msg_sz;
-		}
-	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gdr_plan_from_opts(s->o, (uint32_t)(ts.tv_nsec ^ getpid()), &s->plan);
+	/* Sizes above the port's max_msg_sz cannot be one message: clamp them, say so. */
+	for (unsigned int i = 0; i < s->plan.nsizes; i++) {
+		if (s->conn.max_msg_sz && s->plan.sizes[i] > s->conn.max_msg_sz) {
+			gdr_warn("%s: size %" PRIu64 " exceeds max_msg_sz %u: using %u",
+				 s->conn.nic, s->plan.sizes[i], s->conn.max_msg_sz,
+				 s->conn.max_msg_sz);
+			s->plan.sizes[i] = s->conn.max_msg_sz;
+		}
+	}
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_PLAN;
 	m.u.plan = s->plan;

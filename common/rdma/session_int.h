@@ -14,6 +14,7 @@
 #include "conn.h"
 #include "ctl.h"
 #include "cuda.h"
+#include "endpoint.h"
 #include "loop.h"
 #include "mem.h"
 #include "options.h"
@@ -36,7 +37,8 @@ struct gdr_acc {
 };
 
 struct sess {
-	struct gdr_opts *o;
+	const struct gdr_opts *o; /* as parsed: never written */
+	struct gdr_endpoint ep;	  /* where: the options, then placement */
 	struct gdr_conn conn;
 	struct gdr_ctl ctl; /* the control channel over conn */
 	int client;
@@ -53,14 +55,12 @@ struct sess {
 	int have_topo;
 	struct gdr_topo *topo_t; /* loaded on first use */
 	int topo_tried;
-	char gpu_spec[64];	       /* --gpu auto resolved to a bus id */
-	char devname[64];	       /* -d auto resolved */
-	char bind[64];		       /* the NIC's address, when -d steers rdma_cm */
 	struct gdr_acc acc;	       /* the size being measured */
 	struct gdr_provenance prov;    /* kernel, libibverbs, NIC firmware for the rows */
 	const struct gdr_mem *cur_mem; /* the open path's buffer, for its rows; NULL if skipped */
 	double *lat;		       /* latency tools: the client's samples of every repeat, us */
 	volatile sig_atomic_t *stop;
+	const struct gdr_path_ops *path_ops; /* NULL: the real paths; unit tests: a fake */
 	char why[WHY];
 };
 

@@ -60,30 +60,30 @@ static int nic_ok(const char *nic, void *arg)
 	return gdr_nic_port_active(nic, *(int *)arg);
 }
 
-/* -d auto, --gpu auto, and the NIC's address that steers rdma_cm to -d. */
+/* -d auto, --gpu auto, and the NIC's address that steers rdma_cm to -d: into s->ep. */
 int gdr_sess_place(struct sess *s)
 {
-	struct gdr_opts *o = s->o;
-	int auto_gpu = o->gpu && !strcmp(o->gpu, "auto");
-	int auto_dev = (o->dev && !strcmp(o->dev, "auto")) || (!o->dev && o->gpu && !auto_gpu);
+	struct gdr_endpoint *ep = &s->ep;
+	int auto_gpu = ep->gpu && !strcmp(ep->gpu, "auto");
+	int auto_dev = (ep->dev && !strcmp(ep->dev, "auto")) || (!ep->dev && ep->gpu && !auto_gpu);
 	struct gdr_topo_pair p;
 	struct gdr_topo *t;
 	char why[256];
 
 	if (auto_gpu) {
-		if (!o->dev || !strcmp(o->dev, "auto")) {
+		if (!ep->dev || !strcmp(ep->dev, "auto")) {
 			snprintf(s->why, WHY, "--gpu auto needs -d NAME (the NIC to be near)");
 			return -EINVAL;
 		}
 		t = gdr_sess_topo(s);
-		if (!t || gdr_topo_nearest_gpu(t, o->dev, &p)) {
+		if (!t || gdr_topo_nearest_gpu(t, ep->dev, &p)) {
 			snprintf(s->why, WHY,
 				 "--gpu auto: no GPU found in the topology to pair with %s",
-				 o->dev);
+				 ep->dev);
 			return -ENOENT;
 		}
-		gdr_strlcpy(s->gpu_spec, p.gpu_bus_id, sizeof(s->gpu_spec));
-		printf("placement: GPU %s is the nearest to %s (%s)\n", p.gpu_bus_id, o->dev,
+		gdr_strlcpy(ep->gpu_buf, p.gpu_bus_id, sizeof(ep->gpu_buf));
+		printf("placement: GPU %s is the nearest to %s (%s)\n", p.gpu_bus_id, ep->dev,
 		       gdr_topo_class_name(p.cls));
 	} else if (auto_dev) {
 		/*
@@ -96,23 +96,23 @@ int gdr_sess_place(struct sess *s)
 			return 0;
 		}
 		t = gdr_sess_topo(s);
-		if (!t || gdr_topo_nearest_nic(t, s->gpu.bus_id, nic_ok, &o->ib_port, &p)) {
+		if (!t || gdr_topo_nearest_nic(t, s->gpu.bus_id, nic_ok, &ep->ib_port, &p)) {
 			gdr_warn(
 			    "-d auto: no active RDMA NIC found near GPU %s: rdma_cm picks the NIC "
 			    "(give -d NAME)",
 			    s->gpu.bus_id);
 			return 0;
 		}
-		gdr_strlcpy(s->devname, p.nic, sizeof(s->devname));
-		o->dev = s->devname;
-		printf("placement: %s is the nearest active NIC to GPU %d (%s): %s\n", o->dev,
+		gdr_strlcpy(ep->dev_buf, p.nic, sizeof(ep->dev_buf));
+		ep->dev = ep->dev_buf;
+		printf("placement: %s is the nearest active NIC to GPU %d (%s): %s\n", ep->dev,
 		       s->gpu.ordinal, s->gpu.bus_id, gdr_topo_class_name(p.cls));
 	}
-	if (o->dev && !o->bind_addr) {
-		if (gdr_nic_ipv4(o->dev, o->ib_port, s->bind, sizeof(s->bind), why, sizeof(why)) ==
-		    0) {
-			o->bind_addr = s->bind;
-			gdr_dbg("%s: using its address %s", o->dev, s->bind);
+	if (ep->dev && !ep->bind_addr) {
+		if (gdr_nic_ipv4(ep->dev, ep->ib_port, ep->bind_buf, sizeof(ep->bind_buf), why,
+				 sizeof(why)) == 0) {
+			ep->bind_addr = ep->bind_buf;
+			gdr_dbg("%s: using its address %s", ep->dev, ep->bind_buf);
 		} else {
 			gdr_dbg("%s", why);
 		}

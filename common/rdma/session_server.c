@@ -201,8 +201,8 @@ int gdr_sess_server_run(struct sess *s)
 		gdr_ctl_send_error(&s->ctl, r, s->why);
 		return r;
 	}
+	/* The plan is the server's own from here on: its options stay as given. */
 	s->plan = m.u.plan;
-	gdr_plan_adopt(s->o, &s->plan);
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_ACK;
 	r = gdr_sess_send(s, &m);
