@@ -136,6 +136,8 @@ struct record {
 	unsigned int nruns;
 	uint64_t run_size[MAXCALLS];
 	unsigned int fail_run; /* 1 + index of the run to fail */
+	unsigned int nlat, lat_with_samples;
+	uint64_t lat_size[MAXCALLS];
 };
 
 static struct record rec[2]; /* [0] client, [1] server */
@@ -211,8 +213,17 @@ static int fake_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *out,
 
 static int fake_run_lat(struct gdr_path *p, uint64_t size, double *samples, char *why, size_t wlen)
 {
-	(void)p, (void)size, (void)samples, (void)why, (void)wlen;
-	return -ENOTSUP;
+	struct record *r = rec_of(p);
+
+	(void)why, (void)wlen;
+	assert_true(r->nlat < MAXCALLS);
+	r->lat_size[r->nlat++] = size;
+	if (samples) {
+		r->lat_with_samples++;
+		for (uint64_t i = 0; i < p->env->plan->iters; i++)
+			samples[i] = (double)size / 64 + (double)i;
+	}
+	return 0;
 }
 
 static int fake_lat_skip(const struct gdr_path *p, uint64_t size, char *why, size_t wlen)
@@ -435,6 +446,43 @@ static void test_failed_repeat(void **state)
 	side_free(&sv);
 }
 
+/*
+ * The latency tools take the same exchanges: START/ACK and DONE/RESULT per
+ * repeat; the client keeps the samples and sends its percentiles.
+ */
+static void test_latency(void **state)
+{
+	struct side c, sv;
+	const uint64_t want[] = { 64, 64, 128, 128 };
+	char *cargs[] = { "x", "--sizes",   "64:128", "--repeat", "2", "-n",
+			  "4", "--timeout", "2",      "peer",	  NULL };
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cargs);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	c.o.latency = sv.o.latency = 1;
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	/* WRITE latency is a ping-pong: the server answers every repeat too, without samples. */
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(rec[k].nlat, 4);
+		for (unsigned int i = 0; i < 4; i++)
+			assert_int_equal(rec[k].lat_size[i], want[i]);
+		assert_int_equal(rec[k].nruns, 0);
+	}
+	assert_int_equal(rec[0].lat_with_samples, 4);
+	assert_int_equal(rec[1].lat_with_samples, 0);
+	assert_int_equal(c.end.sent[GDR_MSG_START], 4);
+	assert_int_equal(c.end.sent[GDR_MSG_DONE], 4);
+	assert_int_equal(sv.end.sent[GDR_MSG_RESULT], 4);
+	/* The last size's two repeats are kept side by side: 2..5, twice. */
+	assert_non_null(c.s->lat);
+	assert_true(c.s->lat[4] == 2.0 && c.s->lat[7] == 5.0);
+	side_free(&c);
+	side_free(&sv);
+}
+
 /* A peer that takes the PLAN and never answers: the client gives up after --timeout. */
 static void test_silent_peer(void **state)
 {
@@ -539,6 +587,7 @@ int main(void)
 		cmocka_unit_test_setup(test_size_loop, setup),
 		cmocka_unit_test_setup(test_skipped_path, setup),
 		cmocka_unit_test_setup(test_failed_repeat, setup),
+		cmocka_unit_test_setup(test_latency, setup),
 		cmocka_unit_test_setup(test_silent_peer, setup),
 		cmocka_unit_test_setup(test_malformed, setup),
 		cmocka_unit_test_setup(test_server_checks_start, setup),
