@@ -40,12 +40,16 @@ enum {
  * measurement (each START), so that pairs measure together. 0 or -errno.
  * row (may be NULL): every result row, kept for rank 0 to gather.
  */
+struct gdr_endpoint;
 struct gdr_opts;
 struct gdr_result;
 struct gdr_sync {
-	/* failed: NULL, or why this rank cannot run (it still takes part, to tell its peer). */
-	int (*rendezvous)(void *ctx, struct gdr_opts *o, const char *failed, char *why,
-			  size_t wlen);
+	/*
+	 * ep: where this rank listens or connects, after placement. failed:
+	 * NULL, or why this rank cannot run (it still takes part, to tell its peer).
+	 */
+	int (*rendezvous)(void *ctx, const struct gdr_opts *o, const struct gdr_endpoint *ep,
+			  const char *failed, char *why, size_t wlen);
 	int (*point)(void *ctx, char *why, size_t wlen);
 	void (*row)(void *ctx, const struct gdr_result *r);
 	void *ctx;

@@ -14,6 +14,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "endpoint.h"
 #include "placement.h"
 #include "sweep.h"
 #include "sweep_chan.h"
@@ -99,19 +100,19 @@ static int first_dev_ipv4(int port, char *out, size_t len, char *why, size_t wle
  * The address this server publishes: the one it listens on (--bind, or -d's
  * address after placement), else the first RDMA device's.
  */
-static int server_addr(const struct gdr_opts *o, char *out, size_t len)
+static int server_addr(const struct gdr_endpoint *ep, char *out, size_t len)
 {
 	char why[256];
 	int r;
 
-	if (o->bind_addr) {
-		gdr_strlcpy(out, o->bind_addr, len);
+	if (ep->bind_addr) {
+		gdr_strlcpy(out, ep->bind_addr, len);
 		return 0;
 	}
-	if (o->dev && strcmp(o->dev, "auto"))
-		r = gdr_nic_ipv4(o->dev, o->ib_port, out, len, why, sizeof(why));
+	if (ep->dev && strcmp(ep->dev, "auto"))
+		r = gdr_nic_ipv4(ep->dev, ep->ib_port, out, len, why, sizeof(why));
 	else
-		r = first_dev_ipv4(o->ib_port, out, len, why, sizeof(why));
+		r = first_dev_ipv4(ep->ib_port, out, len, why, sizeof(why));
 	if (r) {
 		/* The client sees why instead of an address and says so. */
 		out[0] = '!';
@@ -180,7 +181,8 @@ static int find_server(struct gdr_launched *x, struct gdr_opts *o)
  * learns it now and fails at once, naming the cause, instead of waiting out
  * --timeout for a connection that cannot come.
  */
-static int rendezvous(void *ctx, struct gdr_opts *o, const char *failed, char *why, size_t wlen)
+static int rendezvous(void *ctx, const struct gdr_opts *o, const struct gdr_endpoint *ep,
+		      const char *failed, char *why, size_t wlen)
 {
 	struct gdr_launched *x = ctx;
 	char(*all)[GDR_LAUNCH_ADDR_MAX];
@@ -192,7 +194,7 @@ static int rendezvous(void *ctx, struct gdr_opts *o, const char *failed, char *w
 		mine[0] = '!';
 		gdr_strlcpy(mine + 1, failed, sizeof(mine) - 1);
 	} else if (x->role.server) {
-		bad = server_addr(o, mine, sizeof(mine));
+		bad = server_addr(ep, mine, sizeof(mine));
 	}
 	all = calloc((size_t)x->l.size, sizeof(*all));
 	if (!all) {
@@ -441,7 +443,13 @@ static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, ch
 	x->nodes = m;
 	x->outlier = o->outlier;
 	node_name(name, sizeof(name));
-	(void)server_addr(o, addr, sizeof(addr));
+	{
+		struct gdr_endpoint ep;
+
+		/* Before any placement: the address as the options give it. */
+		gdr_endpoint_from_opts(&ep, o);
+		(void)server_addr(&ep, addr, sizeof(addr));
+	}
 	if (x->mpi) {
 		r = gdr_mpi_allgather_addr(x->mpi, addr, x->addrs, x->timeout, x->stop, why,
 					   sizeof(why));

@@ -398,22 +398,19 @@ static void describe_state(const struct run *r, char *buf, size_t len)
 	if (!sm->open)
 		snprintf(total, sizeof(total), "%" PRIu64 " chunks: ", sm->total - f);
 	snprintf(buf, len,
-		 "%scopied %" PRIu64 "/%" PRIu64 ", posted %" PRIu64
-		 ", completed %" PRIu64 ", %s %" PRIu64 ", credited %" PRIu64,
-		 total, sm->copy_done - f, sm->copy_issued - f, sm->posted - f,
-		 sm->completed - f, sm->producer ? "credits" : "announced", sm->peer - f,
-		 sm->credited - f);
+		 "%scopied %" PRIu64 "/%" PRIu64 ", posted %" PRIu64 ", completed %" PRIu64
+		 ", %s %" PRIu64 ", credited %" PRIu64,
+		 total, sm->copy_done - f, sm->copy_issued - f, sm->posted - f, sm->completed - f,
+		 sm->producer ? "credits" : "announced", sm->peer - f, sm->credited - f);
 }
 
 int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg *cfg,
 		   struct gdr_loop_out *out, char *why, size_t wlen)
 {
 	struct run r = { .res = res, .cfg = cfg, .why = why, .wlen = wlen };
-	uint64_t seg_t[GDR_LOOP_SEGMENTS + 1], seg_d[GDR_LOOP_SEGMENTS + 1];
 	uint64_t start = 0, end = 0, now, last_progress, timed;
 	uint64_t stall_ns = (uint64_t)(cfg->stall_timeout * 1e9);
 	uint64_t idle_since = 0;
-	unsigned int seg = 1;
 	double cpu0 = gdr_cpu_seconds();
 	int e;
 
@@ -441,14 +438,6 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		snprintf(why, wlen, "bounce: cannot open a duration-mode run");
 		return -EINVAL;
 	}
-	timed = r.sm.total - r.sm.barrier;
-	/*
-	 * Credits arrive in batches: a segment of a few chunks would time a
-	 * burst, not the pipeline. Too short a run reports no peak (the
-	 * report then uses the average). Duration mode cuts the duration in
-	 * equal times instead, and decides at the end.
-	 */
-	int segmented = dur_ns || timed >= (uint64_t)GDR_LOOP_SEGMENTS * 2 * res->slots;
 	now = last_progress = gdr_now_ns();
 	struct gdr_pace pace = { .next_ns = now + GDR_PACE_NS };
 	for (unsigned long spin = 0; !gdr_bounce_sm_finished(&r.sm); spin++) {
@@ -458,11 +447,8 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		    (e = reap_receives(&r, &progress)))
 			return e;
 		/* The clock starts before the first timed chunk can. */
-		if (!start && gdr_bounce_sm_timed_started(&r.sm)) {
+		if (!start && gdr_bounce_sm_timed_started(&r.sm))
 			start = gdr_now_ns();
-			seg_t[0] = start;
-			seg_d[0] = 0;
-		}
 		if ((e = start_copies(&r, &progress)) || (e = start_sends(&r, &progress)))
 			return e;
 		now = gdr_now_ns();
@@ -476,25 +462,9 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 				return e;
 			now = gdr_now_ns();
 		}
-		uint64_t done = gdr_bounce_sm_delivered(&r.sm) - r.sm.barrier;
-		/* A cumulative credit can cross several segment boundaries at once. */
-		while (!dur_ns && segmented && start && progress && seg <= GDR_LOOP_SEGMENTS &&
-		       done * GDR_LOOP_SEGMENTS >= timed * seg) {
-			seg_t[seg] = now;
-			seg_d[seg] = done;
-			seg++;
-		}
-		if (dur_ns && start && r.sm.open) {
-			while (seg <= GDR_LOOP_SEGMENTS &&
-			       now - start >= dur_ns / GDR_LOOP_SEGMENTS * seg) {
-				seg_t[seg] = now;
-				seg_d[seg] = done;
-				seg++;
-			}
-			/* The timed side (the client) ends the run at the next message boundary. */
-			if (cfg->timed && now - start >= dur_ns)
-				(void)gdr_bounce_sm_close(&r.sm);
-		}
+		/* The timed side (the client) ends the run at the next message boundary. */
+		if (dur_ns && start && r.sm.open && cfg->timed && now - start >= dur_ns)
+			(void)gdr_bounce_sm_close(&r.sm);
 		if (start && !end && gdr_bounce_sm_delivered(&r.sm) == r.sm.total)
 			end = now;
 		if (cfg->stop && *cfg->stop) {
@@ -523,18 +493,6 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 	out->msgs = out->iters;
 	out->bytes = out->iters * cfg->size;
 	out->elapsed_ns = end - start;
-	/* Duration mode: segments of a few chunks would time a burst (see above). */
-	if (dur_ns && timed < (uint64_t)GDR_LOOP_SEGMENTS * 2 * res->slots)
-		segmented = 0;
-	for (unsigned int s = 1; segmented && s < seg; s++) {
-		uint64_t dt = seg_t[s] - seg_t[s - 1];
-		if (dt > 0 && seg_d[s] > seg_d[s - 1]) {
-			double bps =
-			    (double)(seg_d[s] - seg_d[s - 1]) * cfg->size / r.sm.cpm * 1e9 / dt;
-			if (bps > out->peak_bps)
-				out->peak_bps = bps;
-		}
-	}
 	if (out->elapsed_ns)
 		out->cpu_pct = (gdr_cpu_seconds() - cpu0) * 1e11 / out->elapsed_ns;
 	return 0;

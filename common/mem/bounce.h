@@ -75,12 +75,12 @@ struct gdr_bounce_sm {
 	unsigned int credits_out; /* credit sends in flight */
 
 	/* Duration mode (gdr_bounce_sm_open): see the end notice above. */
-	int open;		  /* the end is not known yet (total is GDR_BOUNCE_OPEN) */
-	int end_tx;		  /* this side's end notice: 0 none, 1 due, 2 posted */
-	int end_rx;		  /* the peer's end notice (READ consumer: the answer) came */
-	unsigned int ends_out;	  /* end notices in flight */
-	uint64_t last;		  /* READ producer: one past the last ready it posts */
-	int duration;		  /* opened: an end notice is part of the run */
+	int open;	       /* the end is not known yet (total is GDR_BOUNCE_OPEN) */
+	int end_tx;	       /* this side's end notice: 0 none, 1 due, 2 posted */
+	int end_rx;	       /* the peer's end notice (READ consumer: the answer) came */
+	unsigned int ends_out; /* end notices in flight */
+	uint64_t last;	       /* READ producer: one past the last ready it posts */
+	int duration;	       /* opened: an end notice is part of the run */
 };
 
 /* total while a duration-mode run is open: beyond any chunk number. */
@@ -197,7 +197,9 @@ struct gdr_bounce_cfg {
 };
 
 /*
- * Run one repeat on this side. On return nothing of it is in flight. A
+ * Run one repeat on this side. On return nothing of it is in flight; out
+ * has no peak (0): credits come in bursts, so no window shorter than the
+ * repeat times the pipeline (path_bounce.c reports the average). A
  * control message from the peer during the run (ERROR, a failed DONE) ends
  * it with the peer's reason in why.
  */

@@ -3,7 +3,9 @@
  * rdma_cm id and RC QP per -q, a shared PD, a data CQ (send side of every QP,
  * busy-polled by the loops) and a control CQ (receive side, with a completion
  * channel so that a waiting side sleeps instead of spinning).
- * Control messages travel as SEND/RECV on QP 0.
+ * Control messages travel as SEND/RECV on QP 0 (ctl_conn.c; ctl.h is the
+ * typed interface the session uses). Files: conn.c (events, close),
+ * conn_dev.c (PD, CQs, QPs), conn_accept.c, conn_connect.c, probe.c.
  */
 #ifndef GDR_CONN_H
 #define GDR_CONN_H
@@ -13,6 +15,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "endpoint.h"
 #include "options.h"
 #include "proto.h"
 
@@ -53,12 +56,29 @@ struct gdr_conn {
 	int listening;	   /* server: got as far as rdma_listen */
 };
 
-/* Server: wait (up to o->timeout) for one client and accept all its QPs. */
-int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_atomic_t *stop,
-		    char *why, size_t wlen);
-/* Client: connect o->qps QPs to o->server, retrying with backoff until o->timeout. */
-int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_atomic_t *stop,
-		     char *why, size_t wlen);
+/* Receive WRs on QP 0: the control slots, then the extra ones a path asked for. */
+static inline unsigned int gdr_conn_slots(const struct gdr_conn *c)
+{
+	return GDR_CTRL_SLOTS + c->extra_recv;
+}
+
+/* Receive slot i's buffer (slot 0 of ctrl_buf is the send slot). */
+static inline uint8_t *gdr_conn_slot(const struct gdr_conn *c, unsigned int i)
+{
+	return c->ctrl_buf + (size_t)(1 + i) * GDR_CTRL_MAX;
+}
+
+/* Server: listen on ep, wait (up to o->timeout) for one client and accept all its QPs. */
+int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, const struct gdr_endpoint *ep,
+		    volatile sig_atomic_t *stop, char *why, size_t wlen);
+/*
+ * Client: connect o->qps QPs to ep->server, retrying with backoff until
+ * o->timeout. extra_recv: receive slots beyond the control ones that the
+ * paths of the plan consume themselves (gdr_paths_recv_slots, path.h); the
+ * server learns the number from the hello.
+ */
+int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, const struct gdr_endpoint *ep,
+		     unsigned int extra_recv, volatile sig_atomic_t *stop, char *why, size_t wlen);
 void gdr_conn_close(struct gdr_conn *c);
 
 int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t wlen);

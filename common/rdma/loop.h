@@ -75,8 +75,6 @@ struct gdr_loop_out {
 	double cpu_pct; /* this process's CPU time / wall time, percent of one core */
 };
 
-/* Segments of a repeat for the bounce pipeline's peak (bounce.c). */
-#define GDR_LOOP_SEGMENTS 8
 /* A peak window spans at least this many completions per QP. */
 #define GDR_PEAK_CQES_PER_QP 4
 

@@ -499,24 +499,3 @@ int gdr_plan_check(const struct gdr_opts *s, const struct gdr_plan *p, char *why
 	}
 	return 0;
 }
-
-void gdr_plan_adopt(struct gdr_opts *o, const struct gdr_plan *p)
-{
-	o->bidir = p->bidir;
-	o->validate = p->validate;
-	o->nmem = p->nmem;
-	for (unsigned int i = 0; i < p->nmem; i++)
-		o->mem[i] = (enum gdr_mem_kind)p->mem[i];
-	o->nsizes = p->nsizes;
-	memcpy(o->sizes, p->sizes, p->nsizes * sizeof(p->sizes[0]));
-	o->iters = p->iters;
-	o->duration = p->duration_ms / 1000.0;
-	o->qps = p->qps;
-	o->tx_depth = p->tx_depth;
-	o->post_list = p->post_list;
-	o->cq_mod = p->cq_mod;
-	o->repeat = p->repeat;
-	o->warmup = p->warmup;
-	o->bounce_chunk = p->bounce_chunk;
-	o->bounce_slots = p->bounce_slots;
-}

@@ -124,11 +124,10 @@ int gdr_hello_decode(const uint8_t *buf, size_t len, struct gdr_hello *h, char *
 /* Plan <-> options. */
 void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan *p);
 /*
- * A server adopts the client's plan; an option the server was given
+ * A server runs the client's plan (its own copy; its options stay as
+ * given); an option the server was given
  * explicitly must agree. 0, or -EINVAL with why naming the option and both values.
  */
 int gdr_plan_check(const struct gdr_opts *server, const struct gdr_plan *p, char *why, size_t wlen);
-/* Copy the plan into the server's options. */
-void gdr_plan_adopt(struct gdr_opts *o, const struct gdr_plan *p);
 
 #endif

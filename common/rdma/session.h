@@ -13,6 +13,6 @@
 struct gdr_outputs;
 
 /* Exit status of the program: 0 ok, 1 failed (the cause printed on stderr). */
-int gdr_session_run(struct gdr_opts *o, volatile sig_atomic_t *stop);
+int gdr_session_run(const struct gdr_opts *o, volatile sig_atomic_t *stop);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "conn.h"
 #include "options.h"
+#include "path.h"
 #include "proto.h"
 #include "util.h"
 
@@ -232,9 +233,12 @@ static int session_mode(struct evil *e, const char *mode)
 	struct gdr_msg m;
 	struct ibv_mr *mr = NULL;
 	void *mem = NULL;
+	struct gdr_endpoint ep;
 	int n, r;
 
-	r = gdr_conn_connect(&e->c, &e->o, &e->stop, e->why, sizeof(e->why));
+	gdr_endpoint_from_opts(&ep, &e->o);
+	r = gdr_conn_connect(&e->c, &e->o, &ep, gdr_paths_recv_slots(&e->o), &e->stop, e->why,
+			     sizeof(e->why));
 	if (r) {
 		gdr_err("%s", e->why);
 		return 1;

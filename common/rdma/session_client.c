@@ -1,0 +1,252 @@
+/*
+ * The client's choreography: PLAN/ACK, then per path BUF/BUF, then per size
+ * and repeat START/ACK, the run, DONE/RESULT; BYE at the end. Bandwidth and
+ * latency share every exchange; only what one repeat measures differs.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session_int.h"
+#include "stats.h"
+#include "util.h"
+
+/* START for one repeat, then the server's ACK: it is ready. */
+static int start_repeat(struct sess *s, unsigned int pi, unsigned int rep, uint64_t size)
+{
+	struct gdr_msg m, reply;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_START;
+	m.u.start.path = (uint8_t)pi;
+	m.u.start.repeat = (uint16_t)rep;
+	m.u.start.size = size;
+	r = gdr_sess_send(s, &m);
+	return r ? r : gdr_sess_recv(s, &reply, GDR_MSG_ACK);
+}
+
+/* A repeat that failed here: the server learns why from the DONE. */
+static int fail_repeat(struct sess *s, int r)
+{
+	struct gdr_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_DONE;
+	m.u.meas.status = r;
+	gdr_strlcpy(m.u.meas.text, s->why, sizeof(m.u.meas.text));
+	gdr_sess_send(s, &m);
+	return r;
+}
+
+/* DONE with our measurement, then the server's RESULT (a failure there ends the run). */
+static int finish_repeat(struct sess *s, const struct gdr_msg *done, struct gdr_msg *reply)
+{
+	int r = gdr_sess_send(s, done);
+
+	if (!r)
+		r = gdr_sess_recv(s, reply, GDR_MSG_RESULT);
+	if (r)
+		return r;
+	if (reply->u.meas.status) {
+		snprintf(s->why, WHY, "server: %s", reply->u.meas.text);
+		return reply->u.meas.status;
+	}
+	return 0;
+}
+
+/* Latency: one repeat's samples, summarised over every repeat so far, into m. */
+static int measure_lat(struct sess *s, struct gdr_path *p, uint64_t size, unsigned int rep,
+		       struct gdr_msg_meas *m)
+{
+	uint64_t n = s->plan.iters;
+	struct gdr_lat_stats st;
+	int r;
+
+	r = p->ops->run_lat(p, size, s->lat + (size_t)rep * n, s->why, WHY);
+	if (!r)
+		r = gdr_lat_stats_compute(s->lat, (size_t)(rep + 1) * n, &st);
+	if (r == -ENOMEM)
+		snprintf(s->why, WHY, "latency: out of memory sorting the samples");
+	if (r)
+		return r;
+	m->iters = n;
+	m->bytes = n * size;
+	const double us[7] = { st.min, st.p50, st.p90, st.p99, st.p999, st.max, st.avg };
+	memcpy(m->lat_us, us, sizeof(us));
+	return 0;
+}
+
+static int alloc_lat(struct sess *s)
+{
+	if (s->lat)
+		return 0;
+	s->lat = calloc((size_t)s->plan.iters * s->plan.repeat, sizeof(*s->lat));
+	if (s->lat)
+		return 0;
+	snprintf(s->why, WHY, "out of memory for %" PRIu64 " latency samples",
+		 s->plan.iters * s->plan.repeat);
+	return -ENOMEM;
+}
+
+static int client_size(struct sess *s, struct gdr_path *p, unsigned int pi, uint64_t size)
+{
+	const struct gdr_path_env *e = &s->penv;
+	int lat = s->plan.latency;
+	int checks = !lat && s->plan.validate && gdr_path_checks_dst(e);
+	struct gdr_msg m, reply;
+	int r;
+
+	memset(&s->acc, 0, sizeof(s->acc));
+	r = lat ? alloc_lat(s) : checks ? gdr_path_poison(p, s->why, WHY) : 0;
+	if (r)
+		return r;
+	for (unsigned int rep = 0; rep < s->plan.repeat; rep++) {
+		struct gdr_loop_out lo;
+		int last = rep + 1 == s->plan.repeat;
+
+		r = gdr_sess_sync_point(s); /* launch */
+		if (r)
+			return r;
+		if (p->ops->lat_arm)
+			p->ops->lat_arm(p, size);
+		r = start_repeat(s, pi, rep, size);
+		if (r)
+			return r;
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_DONE;
+		if (lat) {
+			r = measure_lat(s, p, size, rep, &m.u.meas);
+		} else {
+			r = p->ops->run(p, size, &lo, s->why, WHY);
+			if (!r)
+				gdr_sess_meas_from_loop(&m.u.meas, &lo);
+		}
+		if (r)
+			return fail_repeat(s, r);
+		/*
+		 * The check needs how many messages the writer issued: our own
+		 * count for READ; for -b WRITE the server's, known up front
+		 * unless -D, where its RESULT brings it.
+		 */
+		int deferred = checks && last && gdr_path_is_write(e) && s->plan.duration_ms;
+		if (checks && last && !deferred) {
+			r = gdr_path_check(p, size, s->plan.warmup + lo.iters, &m.u.meas, s->why,
+					   WHY);
+			if (r && r != -EILSEQ)
+				return r;
+		}
+		r = finish_repeat(s, &m, &reply);
+		if (r)
+			return r;
+		if (lat) {
+			if (last)
+				gdr_sess_emit_lat(s, p, size, m.u.meas.lat_us, "ok",
+						  p->ops->lat_note(p));
+			continue;
+		}
+		if (deferred) {
+			r = gdr_path_check(p, size, s->plan.warmup + reply.u.meas.iters, &m.u.meas,
+					   s->why, WHY);
+			if (r && r != -EILSEQ)
+				return r;
+		}
+		r = gdr_sess_record_repeat(s, p, size, &m.u.meas, &reply.u.meas);
+		if (r)
+			return r;
+	}
+	if (!lat) {
+		char note[GDR_TEXT_MAX];
+		gdr_sess_emit_measured(s, p, size, "ok", gdr_sess_row_note(p, note, sizeof(note)));
+	}
+	return 0;
+}
+
+static int client_path(struct sess *s, unsigned int pi)
+{
+	struct gdr_path p;
+	struct gdr_msg m, reply;
+	int r;
+
+	gdr_sess_path_open(s, &p, pi);
+	gdr_path_describe(&p, &m);
+	r = gdr_sess_send(s, &m);
+	if (!r)
+		r = gdr_sess_recv(s, &reply, GDR_MSG_BUF);
+	if (!r)
+		r = gdr_path_accept(&p, &reply.u.buf, s->why, WHY);
+	if (r)
+		goto out;
+	if (!p.ok) {
+		gdr_sess_emit_skipped(s, &p);
+		r = gdr_sess_sync_skipped(s); /* launch */
+		goto out;
+	}
+	if (s->plan.validate && gdr_path_fills_src(&s->penv)) {
+		r = gdr_path_fill(&p, s->why, WHY);
+		if (r)
+			goto out;
+	}
+	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
+		char why[8];
+
+		if (p.ops->lat_skip(&p, s->plan.sizes[i], why, sizeof(why)))
+			r = gdr_sess_skip_lat_size(s, &p, s->plan.sizes[i]);
+		else
+			r = client_size(s, &p, pi, s->plan.sizes[i]);
+	}
+out:
+	gdr_sess_path_close(s, &p);
+	return r;
+}
+
+int gdr_sess_client_run(struct sess *s)
+{
+	struct gdr_msg m, reply;
+	struct timespec ts;
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gdr_plan_from_opts(s->o, (uint32_t)(ts.tv_nsec ^ getpid()), &s->plan);
+	/* Sizes above the port's max_msg_sz cannot be one message: clamp them, say so. */
+	for (unsigned int i = 0; i < s->plan.nsizes; i++) {
+		if (s->conn.max_msg_sz && s->plan.sizes[i] > s->conn.max_msg_sz) {
+			gdr_warn("%s: size %" PRIu64 " exceeds max_msg_sz %u: using %u",
+				 s->conn.nic, s->plan.sizes[i], s->conn.max_msg_sz,
+				 s->conn.max_msg_sz);
+			s->plan.sizes[i] = s->conn.max_msg_sz;
+		}
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_PLAN;
+	m.u.plan = s->plan;
+	r = gdr_sess_send(s, &m);
+	if (!r)
+		r = gdr_sess_recv(s, &reply, GDR_MSG_ACK);
+	if (r)
+		return r;
+	gdr_sess_prepare(s);
+	/* --gpu-alloc all: every GPU path once per allocator, host once (the server does the same).
+	 */
+	for (int a = 0; a < GDR_GPU_ALLOC__COUNT && !r; a++) {
+		if (!(s->o->gpu_allocs & (1u << a)))
+			continue;
+		s->env.gpu_alloc = (enum gdr_gpu_alloc)a;
+		for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++)
+			if (gdr_sess_first_alloc(s, a) || s->plan.mem[pi] != GDR_MEM_HOST)
+				r = client_path(s, pi);
+	}
+	if (r) {
+		gdr_ctl_send_error(&s->ctl, r, s->why);
+		return r;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_BYE;
+	return gdr_sess_send(s, &m);
+}

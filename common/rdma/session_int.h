@@ -1,0 +1,114 @@
+/*
+ * Inside the session (session*.c): the state of one run and the calls its
+ * files share. session.c: lifecycle; session_place.c: -d auto, --gpu auto,
+ * NUMA binding; session_client.c and session_server.c: the choreography;
+ * session_rows.c: repeats summed into rows. Paths are reached through
+ * path.h only, the peer through ctl.h only.
+ */
+#ifndef GDR_SESSION_INT_H
+#define GDR_SESSION_INT_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "ctl.h"
+#include "cuda.h"
+#include "endpoint.h"
+#include "loop.h"
+#include "mem.h"
+#include "options.h"
+#include "path.h"
+#include "proto.h"
+#include "provenance.h"
+#include "report.h"
+#include "topo.h"
+
+#define WHY 512
+
+/* Per size: what both sides measured in every repeat. */
+struct gdr_acc {
+	double bps[GDR_REPEAT_MAX];
+	double peak_bps;   /* 0: no window long enough for a peak */
+	double dir_bps[2]; /* -b: client->server and server->client, summed over repeats */
+	double mps_sum, cpu_sum;
+	uint64_t iters;
+	unsigned int n;
+};
+
+struct sess {
+	const struct gdr_opts *o; /* as parsed: never written */
+	struct gdr_endpoint ep;	  /* where: the options, then placement */
+	struct gdr_conn conn;
+	struct gdr_ctl ctl; /* the control channel over conn */
+	int client;
+	struct gdr_plan plan;
+	struct gdr_path_env penv; /* what the paths see: plan, role, QPs */
+	struct gdr_mem_env env;
+	struct gdr_cuda *cuda;
+	struct gdr_gpu gpu;
+	int cuda_tried;
+	char cuda_why[256];
+	struct gdr_csv *csv;
+	struct gdr_json *json;
+	struct gdr_topo_pair topo; /* GPU-NIC placement for the CSV columns */
+	int have_topo;
+	struct gdr_topo *topo_t; /* loaded on first use */
+	int topo_tried;
+	struct gdr_acc acc;	       /* the size being measured */
+	struct gdr_provenance prov;    /* kernel, libibverbs, NIC firmware for the rows */
+	const struct gdr_mem *cur_mem; /* the open path's buffer, for its rows; NULL if skipped */
+	double *lat;		       /* latency tools: the client's samples of every repeat, us */
+	volatile sig_atomic_t *stop;
+	const struct gdr_path_ops *path_ops; /* NULL: the real paths; unit tests: a fake */
+	char why[WHY];
+};
+
+/* session.c */
+int gdr_sess_send(struct sess *s, const struct gdr_msg *m);
+/* The next message, of type want, within --timeout (an ERROR from the peer ends the run). */
+int gdr_sess_recv(struct sess *s, struct gdr_msg *m, uint16_t want);
+/* The wait for a DONE that lasts as long as the repeat: the peer is probed meanwhile. */
+int gdr_sess_recv_repeat(struct sess *s, struct gdr_msg *m, uint16_t want, uint64_t size);
+/* launch (launch.h): every launched pair waits for all the others before each START. */
+int gdr_sess_sync_point(struct sess *s);
+/* launch: a skipped path still passes the START points its measurements would have had. */
+int gdr_sess_sync_skipped(struct sess *s);
+/* Once the plan is known: GPU, topology line, the table header; the paths' view. */
+void gdr_sess_prepare(struct sess *s);
+void gdr_sess_ensure_cuda(struct sess *s);
+/* Is allocator a the first --gpu-alloc asks for (the host path runs with that one only)? */
+int gdr_sess_first_alloc(const struct sess *s, int a);
+/* Open the buffers of plan path pi (the GPU first, when the path needs one). */
+void gdr_sess_path_open(struct sess *s, struct gdr_path *p, unsigned int pi);
+void gdr_sess_path_close(struct sess *s, struct gdr_path *p);
+/* latency: a size this path cannot run is one skipped row on both sides, no exchange. */
+int gdr_sess_skip_lat_size(struct sess *s, const struct gdr_path *p, uint64_t size);
+
+/* session_place.c */
+struct gdr_topo *gdr_sess_topo(struct sess *s);
+void gdr_sess_describe_topology(struct sess *s);
+int gdr_sess_place(struct sess *s);
+void gdr_sess_bind_near_nic(struct sess *s);
+
+/* session_rows.c */
+void gdr_sess_meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo);
+void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t size,
+			    const char *status, const char *note);
+void gdr_sess_emit_lat(struct sess *s, const struct gdr_path *p, uint64_t size, const double *us,
+		       const char *status, const char *note);
+void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p);
+void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r);
+void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_path *p,
+			 uint64_t size);
+/* Add one repeat; a validation mismatch on either side ends the size as failed. */
+int gdr_sess_record_repeat(struct sess *s, const struct gdr_path *p, uint64_t size,
+			   const struct gdr_msg_meas *cli, const struct gdr_msg_meas *srv);
+/* The note of a measured row of p. */
+const char *gdr_sess_row_note(const struct gdr_path *p, char *buf, size_t len);
+
+/* session_client.c, session_server.c */
+int gdr_sess_client_run(struct sess *s);
+int gdr_sess_server_run(struct sess *s);
+
+#endif

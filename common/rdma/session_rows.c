@@ -1,0 +1,214 @@
+/* Rows: the repeats of one size summed up, and one row per size to the table, CSV and JSON. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ceiling.h"
+#include "session_int.h"
+#include "stats.h"
+#include "util.h"
+
+void gdr_sess_meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo)
+{
+	m->iters = lo->iters;
+	m->bytes = lo->bytes;
+	m->elapsed_ns = lo->elapsed_ns;
+	/* No window long enough (NAN) travels as 0: the wire takes finite numbers only. */
+	m->peak_bps = lo->peak_bps > 0 ? lo->peak_bps : 0;
+	m->cpu_pct = lo->cpu_pct;
+}
+
+static double meas_bps(const struct gdr_msg_meas *m)
+{
+	return m->elapsed_ns ? (double)m->bytes * 1e9 / m->elapsed_ns : 0;
+}
+
+static void acc_add(struct gdr_acc *a, const struct gdr_msg_meas *cli,
+		    const struct gdr_msg_meas *srv, uint64_t size, int bidir)
+{
+	double bps = meas_bps(cli), peak = cli->peak_bps;
+	double msgs = size ? (double)cli->bytes / size : 0;
+	double secs = cli->elapsed_ns / 1e9;
+
+	if (bidir) {
+		/*
+		 * Both directions at once: the pair moves the sum. Each side's
+		 * peak window lies somewhere in its own run: adding two of them
+		 * would add rates that never coexisted. The repeat itself is the
+		 * window both share.
+		 */
+		bps += meas_bps(srv);
+		peak = cli->peak_bps > 0 && srv->peak_bps > 0 ? bps : 0;
+		msgs += size ? (double)srv->bytes / size : 0;
+		a->dir_bps[0] += meas_bps(cli);
+		a->dir_bps[1] += meas_bps(srv);
+	}
+	a->bps[a->n] = bps;
+	if (peak > a->peak_bps)
+		a->peak_bps = peak;
+	a->mps_sum += secs > 0 ? msgs / secs / 1e6 : 0;
+	a->cpu_sum += cli->cpu_pct;
+	a->iters = cli->iters;
+	a->n++;
+}
+
+void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_path *p,
+			 uint64_t size)
+{
+	enum gdr_mem_kind kind = p->kind;
+
+	gdr_result_init(r);
+	gdr_strlcpy(r->peer, s->conn.peer, sizeof(r->peer));
+	gdr_strlcpy(r->role, s->client ? "client" : "server", sizeof(r->role));
+	gdr_strlcpy(r->verb, gdr_verb_name((enum gdr_verb)s->plan.verb), sizeof(r->verb));
+	gdr_strlcpy(r->path, gdr_mem_kind_name(kind), sizeof(r->path));
+	gdr_strlcpy(r->path_remote, gdr_mem_kind_name(kind), sizeof(r->path_remote));
+	r->size_bytes = size;
+	r->qps = p->ops->qps(&s->plan);
+	r->tx_depth = s->plan.tx_depth;
+	r->post_list = s->plan.post_list;
+	r->bidir = s->plan.bidir;
+	r->repeats = s->plan.repeat;
+	r->cpu_util_pct = -1;
+	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
+	if (s->o->label)
+		gdr_strlcpy(r->label, s->o->label, sizeof(r->label));
+	if (kind != GDR_MEM_HOST && s->cuda) {
+		if (s->have_topo)
+			gdr_topo_fill_result(&s->topo, r);
+		/* CUDA's own view of the GPU wins over the topology's. */
+		snprintf(r->gpu, sizeof(r->gpu), "%d", s->gpu.ordinal);
+		gdr_strlcpy(r->gpu_bus_id, s->gpu.bus_id, sizeof(r->gpu_bus_id));
+		gdr_strlcpy(r->gpu_name, s->gpu.name, sizeof(r->gpu_name));
+	}
+	{
+		int drv = 0;
+
+		if (s->cuda)
+			gdr_cuda_driver_version(s->cuda, &drv);
+		gdr_provenance_fill(r, &s->prov, kind, s->cur_mem, &s->env, drv,
+				    s->cuda ? s->gpu.uuid : NULL);
+	}
+	gdr_ceiling_row(s->conn.verbs, s->conn.port_num, s->conn.nic,
+			kind != GDR_MEM_HOST && s->cuda ? s->gpu.bus_id : NULL, r);
+}
+
+/* A row to the CSV, the JSON and, launched with MPI, to what rank 0 gathers. */
+static void record(struct sess *s, const struct gdr_result *r)
+{
+	if (s->csv && gdr_csv_append(s->csv, r))
+		gdr_warn("--csv: could not append a row: %s", gdr_csv_error(s->csv));
+	if (s->json)
+		gdr_json_add(s->json, r);
+	if (s->o->sync && s->o->sync->row)
+		s->o->sync->row(s->o->sync->ctx, r);
+}
+
+void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)
+{
+	if (s->plan.latency)
+		gdr_table_row_lat(stdout, r);
+	else
+		gdr_table_row(stdout, r, s->o->gbits);
+	fflush(stdout);
+	record(s, r);
+}
+
+void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t size,
+			    const char *status, const char *note)
+{
+	const struct gdr_acc *a = &s->acc;
+	struct gdr_result r;
+	struct gdr_stats st;
+
+	gdr_sess_row_common(s, &r, p, size);
+	gdr_stats_compute(a->bps, a->n, &st);
+	r.iters = a->iters;
+	r.bw_avg_gbps = st.avg * 8 / 1e9;
+	r.bw_median_gbps = st.median * 8 / 1e9;
+	r.bw_min_gbps = st.min * 8 / 1e9;
+	r.bw_max_gbps = st.max * 8 / 1e9;
+	/* No window long enough: no peak (empty in CSV, "-" in the table), never a guess. */
+	r.bw_peak_gbps =
+	    a->peak_bps > 0 ? (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9 : NAN;
+	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
+	r.cpu_util_pct = a->n ? a->cpu_sum / a->n : -1;
+	gdr_ceiling_pct(&r);
+	gdr_strlcpy(r.status, status, sizeof(r.status));
+	if (note)
+		gdr_strlcpy(r.note, note, sizeof(r.note));
+	if (s->cur_mem && s->cur_mem->note[0]) {
+		size_t n = strlen(r.note);
+
+		snprintf(r.note + n, sizeof(r.note) - n, "%s%s", n ? "; " : "", s->cur_mem->note);
+	}
+	if (s->plan.bidir && a->n) {
+		/* Each direction, over the same repeats as the sum. */
+		size_t l = strlen(r.note);
+
+		snprintf(r.note + l, sizeof(r.note) - l,
+			 "%sclient->server %.3f Gb/s, server->client %.3f Gb/s", l ? "; " : "",
+			 a->dir_bps[0] / a->n * 8 / 1e9, a->dir_bps[1] / a->n * 8 / 1e9);
+	}
+	gdr_sess_emit_row(s, &r);
+}
+
+/* A latency row: the client's samples summarised; no bandwidth columns. */
+void gdr_sess_emit_lat(struct sess *s, const struct gdr_path *p, uint64_t size, const double *us,
+		       const char *status, const char *note)
+{
+	struct gdr_result r;
+
+	gdr_sess_row_common(s, &r, p, size);
+	r.iters = s->plan.iters;
+	r.bw_peak_gbps = r.bw_avg_gbps = r.bw_median_gbps = r.bw_min_gbps = r.bw_max_gbps = NAN;
+	r.msg_rate_mpps = NAN;
+	r.lat_min_us = us[0];
+	r.lat_p50_us = us[1];
+	r.lat_p90_us = us[2];
+	r.lat_p99_us = us[3];
+	r.lat_p999_us = us[4];
+	r.lat_max_us = us[5];
+	r.lat_avg_us = us[6];
+	gdr_strlcpy(r.status, status, sizeof(r.status));
+	if (note)
+		gdr_strlcpy(r.note, note, sizeof(r.note));
+	gdr_sess_emit_row(s, &r);
+}
+
+void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p)
+{
+	struct gdr_result r;
+
+	for (unsigned int i = 0; i < s->plan.nsizes; i++) {
+		gdr_sess_row_common(s, &r, p, s->plan.sizes[i]);
+		gdr_strlcpy(r.status, "skipped", sizeof(r.status));
+		gdr_strlcpy(r.note, p->skip, sizeof(r.note));
+		if (i == 0) {
+			gdr_table_row(stdout, &r, s->o->gbits);
+			fflush(stdout);
+		}
+		record(s, &r);
+	}
+}
+
+/* Add one repeat; a validation mismatch on either side ends the size as failed. */
+int gdr_sess_record_repeat(struct sess *s, const struct gdr_path *p, uint64_t size,
+			   const struct gdr_msg_meas *cli, const struct gdr_msg_meas *srv)
+{
+	const struct gdr_msg_meas *bad = cli->valid < 0 ? cli : srv->valid < 0 ? srv : NULL;
+
+	acc_add(&s->acc, cli, srv, size, s->plan.bidir);
+	if (!bad)
+		return 0;
+	gdr_sess_emit_measured(s, p, size, "failed", bad->text);
+	snprintf(s->why, WHY, "%s", bad->text);
+	return -EILSEQ;
+}
+
+const char *gdr_sess_row_note(const struct gdr_path *p, char *buf, size_t len)
+{
+	return p->ops->row_note(p, buf, len);
+}

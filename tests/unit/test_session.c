@@ -1,0 +1,596 @@
+/*
+ * The client/server choreography (session_client.c, session_server.c) over
+ * an in-memory control pair: every message is encoded and decoded by the
+ * real proto.c and queued to the other side, with the timeouts a real
+ * channel has. The paths are a fake (struct gdr_path_ops) that records its
+ * calls. Client and server run against each other in two threads, or the
+ * client against a scripted peer (silent, malformed).
+ */
+#include "cmocka_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session_int.h"
+#include "util.h"
+
+/* ---- the in-memory control pair ------------------------------------------------------- */
+
+#define QMAX 64
+
+struct frame {
+	uint8_t b[GDR_CTRL_MAX];
+	size_t len;
+};
+
+struct queue {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct frame f[QMAX];
+	unsigned int head, n;
+};
+
+/* One side's end: it sends into out and receives from in. */
+struct end {
+	struct queue *in, *out;
+	unsigned int sent[GDR_MSG__END];
+};
+
+static void q_init(struct queue *q)
+{
+	memset(q, 0, sizeof(*q));
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+}
+
+static void q_push_raw(struct queue *q, const uint8_t *b, size_t len)
+{
+	pthread_mutex_lock(&q->mu);
+	assert_true(q->n < QMAX);
+	struct frame *f = &q->f[(q->head + q->n) % QMAX];
+	memcpy(f->b, b, len);
+	f->len = len;
+	q->n++;
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
+static int mem_send(void *ctx, const struct gdr_msg *m, char *why, size_t wlen)
+{
+	struct end *e = ctx;
+	uint8_t b[GDR_CTRL_MAX];
+	int n = gdr_msg_encode(m, b, sizeof(b));
+
+	if (n < 0) {
+		snprintf(why, wlen, "cannot encode %s", gdr_msg_type_name(m->type));
+		return n;
+	}
+	if (m->type < GDR_MSG__END)
+		e->sent[m->type]++;
+	q_push_raw(e->out, b, (size_t)n);
+	return 0;
+}
+
+static int mem_recv(void *ctx, struct gdr_msg *m, double timeout, int long_wait, char *why,
+		    size_t wlen)
+{
+	struct end *e = ctx;
+	struct queue *q = e->in;
+	struct timespec dl;
+	struct frame f;
+	int r = 0;
+
+	(void)long_wait;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += (time_t)timeout;
+	dl.tv_nsec += (long)((timeout - (time_t)timeout) * 1e9);
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&q->mu);
+	while (q->n == 0 && r == 0)
+		r = pthread_cond_timedwait(&q->cv, &q->mu, &dl);
+	if (q->n == 0) {
+		pthread_mutex_unlock(&q->mu);
+		snprintf(why, wlen, "no message from the peer within %g s", timeout);
+		return -ETIMEDOUT;
+	}
+	f = q->f[q->head];
+	q->head = (q->head + 1) % QMAX;
+	q->n--;
+	pthread_mutex_unlock(&q->mu);
+	return gdr_msg_decode(f.b, f.len, m, why, wlen);
+}
+
+static void mem_send_error(void *ctx, int code, const char *text)
+{
+	struct gdr_msg m = { .type = GDR_MSG_ERROR };
+	char why[64];
+
+	m.u.error.code = code;
+	gdr_strlcpy(m.u.error.text, text, sizeof(m.u.error.text));
+	mem_send(ctx, &m, why, sizeof(why));
+}
+
+static const struct gdr_ctl_ops mem_ops = {
+	.send = mem_send,
+	.recv = mem_recv,
+	.send_error = mem_send_error,
+};
+
+/* ---- the fake path ------------------------------------------------------------------- */
+
+#define MAXCALLS 64
+
+/* What one side's paths were asked to do. */
+struct record {
+	unsigned int opens, closes, skip_path; /* skip_path: 1 + index of a path to skip */
+	unsigned int nruns;
+	uint64_t run_size[MAXCALLS];
+	unsigned int fail_run; /* 1 + index of the run to fail */
+	unsigned int nlat, lat_with_samples;
+	uint64_t lat_size[MAXCALLS];
+};
+
+static struct record rec[2]; /* [0] client, [1] server */
+
+static struct record *rec_of(const struct gdr_path *p)
+{
+	return &rec[p->env->client ? 0 : 1];
+}
+
+static void fake_open(struct gdr_path *p)
+{
+	struct record *r = rec_of(p);
+
+	r->opens++;
+	if (r->skip_path == r->opens) {
+		snprintf(p->skip, sizeof(p->skip), "fake: path %u skipped here", r->opens - 1);
+		return;
+	}
+	p->ok = 1;
+}
+
+static void fake_describe(const struct gdr_path *p, struct gdr_msg_buf *out)
+{
+	out->nqps = (uint16_t)p->env->plan->qps;
+	for (unsigned int q = 0; q < out->nqps; q++) {
+		out->qp[q].addr = 0x1000 * (q + 1);
+		out->qp[q].rkey = 7;
+		out->qp[q].len = p->dst_len;
+	}
+}
+
+static uint64_t fake_need(const struct gdr_path *p, unsigned int q)
+{
+	(void)q;
+	return p->dst_len;
+}
+
+static unsigned int fake_qps(const struct gdr_plan *plan)
+{
+	return plan->qps;
+}
+
+static unsigned int fake_slots(const struct gdr_opts *o)
+{
+	(void)o;
+	return 0;
+}
+
+static void fake_layout(const struct gdr_path *p, uint64_t size, struct gdr_vlayout *l)
+{
+	gdr_validate_layout(l, size, 0, p->src_len, p->dst_len);
+}
+
+static int fake_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *out, char *why,
+		    size_t wlen)
+{
+	struct record *r = rec_of(p);
+
+	assert_true(r->nruns < MAXCALLS);
+	r->run_size[r->nruns++] = size;
+	if (r->fail_run == r->nruns) {
+		snprintf(why, wlen, "fake: run %u failed", r->nruns - 1);
+		return -EIO;
+	}
+	memset(out, 0, sizeof(*out));
+	out->iters = p->env->plan->iters;
+	out->msgs = out->iters * p->env->plan->qps;
+	out->bytes = out->msgs * size;
+	out->elapsed_ns = 1000000;
+	out->peak_bps = (double)out->bytes * 1e9 / out->elapsed_ns;
+	return 0;
+}
+
+static int fake_run_lat(struct gdr_path *p, uint64_t size, double *samples, char *why, size_t wlen)
+{
+	struct record *r = rec_of(p);
+
+	(void)why, (void)wlen;
+	assert_true(r->nlat < MAXCALLS);
+	r->lat_size[r->nlat++] = size;
+	if (samples) {
+		r->lat_with_samples++;
+		for (uint64_t i = 0; i < p->env->plan->iters; i++)
+			samples[i] = (double)size / 64 + (double)i;
+	}
+	return 0;
+}
+
+static int fake_lat_skip(const struct gdr_path *p, uint64_t size, char *why, size_t wlen)
+{
+	(void)p, (void)size, (void)why, (void)wlen;
+	return 0;
+}
+
+static const char *fake_lat_note(const struct gdr_path *p)
+{
+	(void)p;
+	return "fake";
+}
+
+static const char *fake_row_note(const struct gdr_path *p, char *buf, size_t len)
+{
+	(void)p, (void)buf, (void)len;
+	return NULL;
+}
+
+/* passive_runs: the server drives every repeat too, so both sides' calls are seen. */
+static const struct gdr_path_ops fake_ops = {
+	.recv_slots = fake_slots,
+	.qps = fake_qps,
+	.passive_runs = 1,
+	.open = fake_open,
+	.describe = fake_describe,
+	.need = fake_need,
+	.layout = fake_layout,
+	.run = fake_run,
+	.run_lat = fake_run_lat,
+	.lat_skip = fake_lat_skip,
+	.lat_note = fake_lat_note,
+	.row_note = fake_row_note,
+};
+
+/* ---- one side ------------------------------------------------------------------------ */
+
+struct side {
+	struct gdr_opts o;
+	struct sess *s;
+	struct end end;
+	volatile sig_atomic_t stop;
+	int r;
+};
+
+static void side_init(struct side *d, int client, struct queue *in, struct queue *out, char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	memset(d, 0, sizeof(*d));
+	assert_int_equal(gdr_opts_parse(&d->o, GDR_VERB_WRITE, argc, argv), 0);
+	assert_int_equal(d->o.server != NULL, client);
+	d->s = calloc(1, sizeof(*d->s));
+	assert_non_null(d->s);
+	d->end.in = in;
+	d->end.out = out;
+	d->s->o = &d->o;
+	d->s->client = client;
+	d->s->stop = &d->stop;
+	d->s->path_ops = &fake_ops;
+	d->s->ctl = (struct gdr_ctl){ .ops = &mem_ops,
+				      .ctx = &d->end,
+				      .peer = "peer",
+				      .peer_role = client ? "server" : "client" };
+	d->s->env.sysfs_root = "/nonexistent";
+}
+
+static void side_free(struct side *d)
+{
+	free(d->s->lat);
+	free(d->s);
+}
+
+static void *server_thread(void *arg)
+{
+	struct side *d = arg;
+
+	d->r = gdr_sess_server_run(d->s);
+	return NULL;
+}
+
+static struct queue c2s, s2c;
+
+static char *cli_args[] = { "x", "--sizes",   "64:256", "--repeat", "2", "-n",
+			    "5", "--timeout", "2",	"peer",	    NULL };
+static char *srv_args[] = { "x", "--timeout", "2", NULL };
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(rec, 0, sizeof(rec));
+	q_init(&c2s);
+	q_init(&s2c);
+	alarm(60); /* a hang is a failure, not a stuck test run */
+	return 0;
+}
+
+/* The sessions print their tables on stdout, where cmocka writes TAP: set them aside. */
+static int saved_stdout = -1;
+
+static void quiet(void)
+{
+	fflush(stdout);
+	saved_stdout = dup(1);
+	int fd = open("/dev/null", O_WRONLY);
+	assert_true(fd >= 0 && saved_stdout >= 0);
+	dup2(fd, 1);
+	close(fd);
+}
+
+static void loud(void)
+{
+	fflush(stdout);
+	dup2(saved_stdout, 1);
+	close(saved_stdout);
+}
+
+static int client_run(struct side *c)
+{
+	quiet();
+	c->r = gdr_sess_client_run(c->s);
+	loud();
+	return c->r;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Client and server against each other. */
+static void run_pair(struct side *c, struct side *sv)
+{
+	pthread_t t;
+
+	quiet();
+	assert_int_equal(pthread_create(&t, NULL, server_thread, sv), 0);
+	c->r = gdr_sess_client_run(c->s);
+	pthread_join(t, NULL);
+	loud();
+}
+
+/* Sizes 64, 128, 256, two repeats each, on both sides, in order; BYE ends it. */
+static void test_size_loop(void **state)
+{
+	struct side c, sv;
+	const uint64_t want[] = { 64, 64, 128, 128, 256, 256 };
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli_args);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(rec[k].nruns, 6);
+		for (unsigned int i = 0; i < 6; i++)
+			assert_int_equal(rec[k].run_size[i], want[i]);
+	}
+	/* Every path opened was closed, on both sides; one START and one DONE per repeat. */
+	assert_int_equal(c.end.sent[GDR_MSG_START], 6);
+	assert_int_equal(c.end.sent[GDR_MSG_DONE], 6);
+	assert_int_equal(sv.end.sent[GDR_MSG_ACK], 7); /* the plan's, then one per START */
+	assert_int_equal(sv.end.sent[GDR_MSG_RESULT], 6);
+	assert_int_equal(c.end.sent[GDR_MSG_BYE], 1);
+	/* The rows were summed: 3 sizes, 2 repeats on the last one. */
+	assert_int_equal(c.s->acc.n, 2);
+	assert_int_equal(sv.s->acc.n, 2);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* Two paths; the server cannot open the second: it is skipped on both sides, no run. */
+static void test_skipped_path(void **state)
+{
+	struct side c, sv;
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli_args);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	c.o.nmem = 2;
+	c.o.mem[0] = c.o.mem[1] = GDR_MEM_HOST;
+	rec[1].skip_path = 2;
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(rec[0].opens, 2);
+	assert_int_equal(rec[1].opens, 2);
+	/* Only the first path ran: 3 sizes x 2 repeats. */
+	assert_int_equal(rec[0].nruns, 6);
+	assert_int_equal(rec[1].nruns, 6);
+	assert_int_equal(c.end.sent[GDR_MSG_BUF], 2);
+	assert_int_equal(sv.end.sent[GDR_MSG_BUF], 2);
+	assert_int_equal(c.end.sent[GDR_MSG_START], 6);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* A repeat that fails on the client: the server learns why from the DONE; both fail. */
+static void test_failed_repeat(void **state)
+{
+	struct side c, sv;
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli_args);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	rec[0].fail_run = 3;
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, -EIO);
+	assert_non_null(strstr(c.s->why, "fake: run 2 failed"));
+	assert_int_equal(sv.r, -EIO);
+	assert_non_null(strstr(sv.s->why, "client: fake: run 2 failed"));
+	side_free(&c);
+	side_free(&sv);
+}
+
+/*
+ * The latency tools take the same exchanges: START/ACK and DONE/RESULT per
+ * repeat; the client keeps the samples and sends its percentiles.
+ */
+static void test_latency(void **state)
+{
+	struct side c, sv;
+	const uint64_t want[] = { 64, 64, 128, 128 };
+	char *cargs[] = { "x", "--sizes",   "64:128", "--repeat", "2", "-n",
+			  "4", "--timeout", "2",      "peer",	  NULL };
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cargs);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	c.o.latency = sv.o.latency = 1;
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	/* WRITE latency is a ping-pong: the server answers every repeat too, without samples. */
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(rec[k].nlat, 4);
+		for (unsigned int i = 0; i < 4; i++)
+			assert_int_equal(rec[k].lat_size[i], want[i]);
+		assert_int_equal(rec[k].nruns, 0);
+	}
+	assert_int_equal(rec[0].lat_with_samples, 4);
+	assert_int_equal(rec[1].lat_with_samples, 0);
+	assert_int_equal(c.end.sent[GDR_MSG_START], 4);
+	assert_int_equal(c.end.sent[GDR_MSG_DONE], 4);
+	assert_int_equal(sv.end.sent[GDR_MSG_RESULT], 4);
+	/* The last size's two repeats are kept side by side: 2..5, twice. */
+	assert_non_null(c.s->lat);
+	assert_true(c.s->lat[4] == 2.0 && c.s->lat[7] == 5.0);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* A peer that takes the PLAN and never answers: the client gives up after --timeout. */
+static void test_silent_peer(void **state)
+{
+	struct side c;
+	struct gdr_msg m;
+	char why[128];
+	double t0;
+
+	(void)state;
+	char *args[] = { "x", "--timeout", "1", "peer", NULL };
+	side_init(&c, 1, &s2c, &c2s, args);
+	t0 = now_s();
+	client_run(&c);
+	assert_int_equal(c.r, -ETIMEDOUT);
+	assert_true(now_s() - t0 < 10);
+	assert_non_null(strstr(c.s->why, "within 1 s"));
+	/* It had sent its plan, then nothing more. */
+	struct end srv_end = { .in = &c2s, .out = &s2c };
+	assert_int_equal(mem_recv(&srv_end, &m, 0.1, 0, why, sizeof(why)), 0);
+	assert_int_equal(m.type, GDR_MSG_PLAN);
+	assert_int_equal(rec[0].opens, 0);
+	side_free(&c);
+}
+
+/* The server answers the PLAN with bytes that are no message, then with the wrong one. */
+static void test_malformed(void **state)
+{
+	struct side c;
+	uint8_t junk[16] = { 'G', 'D', 'R', 'X', 1, 0, 2, 0, 4, 0, 0, 0, 1, 2, 3, 4 };
+	struct gdr_msg wrong = { .type = GDR_MSG_RESULT };
+	uint8_t b[GDR_CTRL_MAX];
+	int n;
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli_args);
+	q_push_raw(&s2c, junk, sizeof(junk));
+	client_run(&c);
+	assert_true(c.r == -EPROTO || c.r == -EBADMSG);
+	assert_int_equal(rec[0].opens, 0);
+	side_free(&c);
+
+	side_init(&c, 1, &s2c, &c2s, cli_args);
+	n = gdr_msg_encode(&wrong, b, sizeof(b));
+	assert_true(n > 0);
+	q_push_raw(&s2c, b, (size_t)n);
+	client_run(&c);
+	assert_int_equal(c.r, -EPROTO);
+	assert_non_null(strstr(c.s->why, "expected ACK from peer, got RESULT"));
+	side_free(&c);
+}
+
+/* A START for another size than the plan's next: the server refuses it by name. */
+static void test_server_checks_start(void **state)
+{
+	struct side sv;
+	struct side c; /* only its plan */
+	struct end cli = { .in = &s2c, .out = &c2s };
+	struct gdr_msg m;
+	char why[256];
+	pthread_t t;
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli_args);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_PLAN;
+	gdr_plan_from_opts(&c.o, 1, &m.u.plan);
+	assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
+	quiet();
+	assert_int_equal(pthread_create(&t, NULL, server_thread, &sv), 0);
+	assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
+	assert_int_equal(m.type, GDR_MSG_ACK);
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_BUF;
+	m.u.buf.kind = GDR_MEM_HOST;
+	m.u.buf.ok = 1;
+	m.u.buf.nqps = 1;
+	m.u.buf.qp[0].len = 1 << 20;
+	assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
+	assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
+	assert_int_equal(m.type, GDR_MSG_BUF);
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_START;
+	m.u.start.size = 128; /* the plan starts at 64 */
+	assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
+	pthread_join(t, NULL);
+	loud();
+	assert_int_equal(sv.r, -EPROTO);
+	assert_non_null(strstr(sv.s->why, "START for size 128 repeat 0, expected size 64"));
+	/* It said so to the client before giving up. */
+	assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
+	assert_int_equal(m.type, GDR_MSG_ERROR);
+	assert_int_equal(rec[1].nruns, 0);
+	assert_int_equal(rec[1].opens, 1);
+	side_free(&c);
+	side_free(&sv);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_size_loop, setup),
+		cmocka_unit_test_setup(test_skipped_path, setup),
+		cmocka_unit_test_setup(test_failed_repeat, setup),
+		cmocka_unit_test_setup(test_latency, setup),
+		cmocka_unit_test_setup(test_silent_peer, setup),
+		cmocka_unit_test_setup(test_malformed, setup),
+		cmocka_unit_test_setup(test_server_checks_start, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
