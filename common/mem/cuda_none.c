@@ -131,7 +131,7 @@ int gdr_cuda_dmabuf_fd(struct gdr_cuda *cu, uint64_t dptr, size_t len, int *fd, 
 size_t gdr_cuda_page_size(struct gdr_cuda *cu)
 {
 	(void)cu;
-	return 64u * 1024;
+	return GDR_GPU_PAGE_SIZE;
 }
 
 int gdr_cuda_host_alloc(struct gdr_cuda *cu, size_t len, void **ptr, char *why, size_t wlen)

@@ -1,5 +1,5 @@
 /*
- * The CUDA loader (common/mem/cuda.c) against the fake driver
+ * The CUDA loader (common/mem/cuda_*.c) against the fake driver
  * (tests/fake_cuda/libcuda.so.1), and the fake's own semantics that the
  * bounce pipeline relies on: in-order async copies, honest events.
  */
