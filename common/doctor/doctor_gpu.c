@@ -7,6 +7,7 @@
 
 #include "cuda.h"
 #include "doctor.h"
+#include "pcie_cfg.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -31,7 +32,8 @@ static uint64_t read_bar1(const char *root, const char *bdf)
 	unsigned long long start, end, flags;
 	const char *line;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", bdf);
+	/* A bus id fits GDR_PCIE_BDF_LEN (gdr_pcie_nvidia_gpus); the bound tells the compiler. */
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%.*s/resource", GDR_PCIE_BDF_LEN, bdf);
 	if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0)
 		return 0;
 	line = strchr(buf, '\n');
@@ -40,41 +42,17 @@ static uint64_t read_bar1(const char *root, const char *bdf)
 	return (uint64_t)(end - start + 1);
 }
 
-static int cmp_gpu(const void *a, const void *b)
-{
-	return strcmp(((const struct pci_gpu *)a)->bdf, ((const struct pci_gpu *)b)->bdf);
-}
-
 static unsigned int scan_pci(const char *root, struct pci_gpu *gpus, unsigned int max)
 {
-	char dir[4096], path[512], buf[64];
-	unsigned int n = 0;
-	struct dirent *de;
-	DIR *d;
+	char bdf[MAX_PCI_GPUS][GDR_PCIE_BDF_LEN];
+	int n = gdr_pcie_nvidia_gpus(root, bdf, max < MAX_PCI_GPUS ? (int)max : MAX_PCI_GPUS);
 
-	d = opendir(gdr_rooted_path(root, "/sys/bus/pci/devices", dir, sizeof(dir)));
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", de->d_name);
-		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 || strcasecmp(buf, "0x10de"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", de->d_name);
-		/* 0x0300xx VGA, 0x0302xx 3D controller: the GPUs, not NVIDIA's bridges or audio. */
-		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 ||
-		    (strncasecmp(buf, "0x0300", 6) && strncasecmp(buf, "0x0302", 6)))
-			continue;
-		gdr_strlcpy(gpus[n].bdf, de->d_name, sizeof(gpus[n].bdf));
-		gpus[n].bar1 = read_bar1(root, de->d_name);
-		gpus[n].matched = 0;
-		n++;
+	for (int i = 0; i < n; i++) {
+		gdr_strlcpy(gpus[i].bdf, bdf[i], sizeof(gpus[i].bdf));
+		gpus[i].bar1 = read_bar1(root, gpus[i].bdf);
+		gpus[i].matched = 0;
 	}
-	closedir(d);
-	/* readdir order is the filesystem's: sort so that reports are stable. */
-	qsort(gpus, n, sizeof(*gpus), cmp_gpu);
-	return n;
+	return (unsigned int)n;
 }
 
 static const char *bar1_text(const struct pci_gpu *g, char *buf, size_t len)
