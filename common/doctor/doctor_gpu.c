@@ -73,6 +73,26 @@ static struct pci_gpu *find_pci(struct pci_gpu *gpus, unsigned int n, const char
 	return NULL;
 }
 
+/* Check "gpuI.SUFFIX" of one attribute: PASS at 1; FAIL at 0, n/a unknown, both with fix. 1 = PASS.
+ */
+static int attr_check(struct gdr_doctor *doc, int i, const char *suffix, const char *attr,
+		      int value, const char *fix)
+{
+	struct gdr_check *c;
+	char name[48];
+
+	snprintf(name, sizeof(name), "gpu%d.%s", i, suffix);
+	if (value > 0) {
+		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+		gdr_check_value(c, "%s=1", attr);
+		return 1;
+	}
+	c = gdr_doctor_add(doc, name, value == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
+	gdr_check_value(c, "%s=%s", attr, value == 0 ? "0" : "unknown");
+	gdr_check_fix(c, "%s", fix);
+	return 0;
+}
+
 static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct pci_gpu *pci,
 			    unsigned int npci)
 {
@@ -105,34 +125,13 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 		gdr_check_value(c, "%s %s, %s", gpu.bus_id, gpu.name,
 				bar1_text(pg, bar, sizeof(bar)));
 
-		snprintf(name, sizeof(name), "gpu%d.dmabuf", i);
-		if (gpu.dmabuf_supported > 0) {
-			any_dmabuf = 1;
-			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
-			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=1");
-		} else {
-			c = gdr_doctor_add(
-			    doc, name, gpu.dmabuf_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA,
-			    0);
-			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=%s",
-					gpu.dmabuf_supported == 0 ? "0" : "unknown");
-			gdr_check_fix(
-			    c,
-			    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver");
-		}
-		snprintf(name, sizeof(name), "gpu%d.gdr", i);
-		if (gpu.gdr_supported > 0) {
-			any_gdr = 1;
-			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
-			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED=1");
-		} else {
-			c = gdr_doctor_add(
-			    doc, name, gpu.gdr_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
-			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED=%s",
-					gpu.gdr_supported == 0 ? "0" : "unknown");
-			gdr_check_fix(
-			    c, "GeForce and some virtualised GPUs do not support GPUDirect RDMA");
-		}
+		any_dmabuf |= attr_check(
+		    doc, i, "dmabuf", "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED", gpu.dmabuf_supported,
+		    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver");
+		any_gdr |=
+		    attr_check(doc, i, "gdr", "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED",
+			       gpu.gdr_supported,
+			       "GeForce and some virtualised GPUs do not support GPUDirect RDMA");
 	}
 	doc->dmabuf_usable_gpu = any_dmabuf;
 	/* A path is blocked only when no GPU at all can take it; mark the first failing check. */
