@@ -88,6 +88,16 @@ void gdr_cu_fmt_version(int v, char *buf, size_t len)
 	snprintf(buf, len, "%d.%d", v / 1000, v % 1000 / 10);
 }
 
+int gdr_cu_absent(struct gdr_cuda *cu, char *why, size_t wlen, const char *what)
+{
+	char ver[32];
+
+	gdr_cu_fmt_version(cu->driver_version, ver, sizeof(ver));
+	snprintf(cu->last_error, sizeof(cu->last_error), "CUDA driver %s has no %s", ver, what);
+	gdr_strlcpy(why, cu->last_error, wlen);
+	return -EOPNOTSUPP;
+}
+
 const char *gdr_cuda_last_error(struct gdr_cuda *cu)
 {
 	return cu->last_error;

@@ -86,6 +86,9 @@ __attribute__((format(printf, 5, 6))) int gdr_cu_fail(struct gdr_cuda *cu, CUres
 /* 0 on success, else gdr_cu_fail(): one call per driver call keeps the callers flat. */
 __attribute__((format(printf, 5, 6))) int gdr_cu_check(struct gdr_cuda *cu, char *why, size_t wlen,
 						       CUresult rc, const char *fmt, ...);
+/* A call this driver lacks: "CUDA driver 12.4 has no WHAT" as the last error (and in why);
+ * -EOPNOTSUPP. */
+int gdr_cu_absent(struct gdr_cuda *cu, char *why, size_t wlen, const char *what);
 /* "12.4" from 12040. */
 void gdr_cu_fmt_version(int v, char *buf, size_t len);
 

@@ -65,19 +65,15 @@ int gdr_cuda_dmabuf_export(struct gdr_cuda *cu, uint64_t dptr, size_t len, int p
 			   char *why, size_t wlen)
 {
 	unsigned long long flags = 0;
-	char sz[32], ver[32];
+	char sz[32];
 	int h = -1, ret;
 
 	*fd = -1;
-	if (!cu->MemGetHandleForAddressRange) {
-		gdr_cu_fmt_version(cu->driver_version, ver, sizeof(ver));
-		snprintf(cu->last_error, sizeof(cu->last_error),
-			 "CUDA driver %s has no cuMemGetHandleForAddressRange (DMA-BUF export "
-			 "needs a CUDA >= 11.7 driver)",
-			 ver);
-		gdr_strlcpy(why, cu->last_error, wlen);
-		return -EOPNOTSUPP;
-	}
+	if (!cu->MemGetHandleForAddressRange)
+		return gdr_cu_absent(
+		    cu, why, wlen,
+		    "cuMemGetHandleForAddressRange (DMA-BUF export needs a CUDA >= "
+		    "11.7 driver)");
 	if (pcie) {
 #if CUDA_VERSION >= 12080
 		flags = CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE;

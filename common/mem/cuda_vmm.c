@@ -15,18 +15,12 @@
 
 static int vmm_check(struct gdr_cuda *cu, char *why, size_t wlen)
 {
-	char ver[32];
-
 	if (cu->MemCreate && cu->MemGetAllocationGranularity && cu->MemAddressReserve &&
 	    cu->MemAddressFree && cu->MemMap && cu->MemUnmap && cu->MemSetAccess && cu->MemRelease)
 		return 0;
-	gdr_cu_fmt_version(cu->driver_version, ver, sizeof(ver));
-	snprintf(cu->last_error, sizeof(cu->last_error),
-		 "CUDA driver %s has no virtual memory management calls (cuMemCreate needs a CUDA "
-		 ">= 10.2 driver)",
-		 ver);
-	gdr_strlcpy(why, cu->last_error, wlen);
-	return -EOPNOTSUPP;
+	return gdr_cu_absent(cu, why, wlen,
+			     "virtual memory management calls (cuMemCreate needs a CUDA >= 10.2 "
+			     "driver)");
 }
 
 static void vmm_prop(const struct gdr_gpu *gpu, CUmemAllocationProp *p)
