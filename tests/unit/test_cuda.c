@@ -22,39 +22,17 @@
 
 #ifdef HAVE_CUDA
 
+#include "fake_cuda_env.h"
+
 /* The toolkit's header, for calling the fake directly (ours is "cuda.h"). */
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 
-static const char *const fake_vars[] = {
-	"GDRPERF_FAKE_CUDA_DEVICES",
-	"GDRPERF_FAKE_CUDA_NAMES",
-	"GDRPERF_FAKE_CUDA_BUS_IDS",
-	"GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_DMABUF",
-	"GDRPERF_FAKE_CUDA_MEM_LIMIT",
-	"GDRPERF_FAKE_CUDA_DRIVER_VERSION",
-	"GDRPERF_FAKE_CUDA_COPY_DELAY_US",
-	"GDRPERF_FAKE_CUDA_COPY_GBPS",
-	"GDRPERF_FAKE_CUDA_ALLOC_OFFSET",
-	"GDRPERF_FAKE_CUDA_FAIL",
-	"GDRPERF_FAKE_CUDA_VMM_GDR",
-	"GDRPERF_FAKE_CUDA_DMABUF_PCIE",
-	"GDRPERF_FAKE_CUDA_WRITES_ORDERING",
-	"GDRPERF_FAKE_CUDA_FLUSH_OPTIONS",
-	"GDRPERF_FAKE_CUDA_NO_ATTR",
-	"GDRPERF_FAKE_CUDA_UUIDS",
-	"CUDA_VISIBLE_DEVICES",
-};
-
 static int reset_env(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < GDR_ARRAY_SIZE(fake_vars); i++)
-		unsetenv(fake_vars[i]);
-	setenv("GDRPERF_LIBCUDA", FAKE_CUDA_LIB, 1);
+	fake_cuda_reset_env();
 	return 0;
 }
 

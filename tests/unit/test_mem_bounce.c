@@ -45,10 +45,7 @@ static void test_no_driver(void **state)
 
 #ifdef HAVE_CUDA
 
-static const char *const fake_vars[] = {
-	"GDRPERF_FAKE_CUDA_DEVICES",   "GDRPERF_FAKE_CUDA_NAMES", "GDRPERF_FAKE_CUDA_BUS_IDS",
-	"GDRPERF_FAKE_CUDA_MEM_LIMIT", "GDRPERF_FAKE_CUDA_FAIL",
-};
+#include "fake_cuda_env.h"
 
 struct fixture {
 	struct gdr_cuda *cu;
@@ -59,9 +56,7 @@ struct fixture {
 static int reset_env(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < GDR_ARRAY_SIZE(fake_vars); i++)
-		unsetenv(fake_vars[i]);
-	setenv("GDRPERF_LIBCUDA", FAKE_CUDA_LIB, 1);
+	fake_cuda_reset_env();
 	setenv("GDRPERF_FAKE_CUDA_NAMES", "NVIDIA H200", 1);
 	setenv("GDRPERF_FAKE_CUDA_BUS_IDS", "0000:3b:00.0", 1);
 	return 0;

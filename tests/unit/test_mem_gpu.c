@@ -127,26 +127,7 @@ static void test_data_direct_lookup(void **state)
 
 #ifdef HAVE_CUDA
 
-static const char *const fake_vars[] = {
-	"GDRPERF_FAKE_CUDA_DEVICES",
-	"GDRPERF_FAKE_CUDA_NAMES",
-	"GDRPERF_FAKE_CUDA_BUS_IDS",
-	"GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_DMABUF",
-	"GDRPERF_FAKE_CUDA_MEM_LIMIT",
-	"GDRPERF_FAKE_CUDA_DRIVER_VERSION",
-	"GDRPERF_FAKE_CUDA_COPY_DELAY_US",
-	"GDRPERF_FAKE_CUDA_COPY_GBPS",
-	"GDRPERF_FAKE_CUDA_ALLOC_OFFSET",
-	"GDRPERF_FAKE_CUDA_FAIL",
-	"GDRPERF_FAKE_CUDA_VMM_GDR",
-	"GDRPERF_FAKE_CUDA_DMABUF_PCIE",
-	"GDRPERF_FAKE_CUDA_WRITES_ORDERING",
-	"GDRPERF_FAKE_CUDA_FLUSH_OPTIONS",
-	"GDRPERF_FAKE_CUDA_NO_ATTR",
-	"GDRPERF_FAKE_CUDA_UUIDS",
-};
+#include "fake_cuda_env.h"
 
 struct fixture {
 	struct gdr_cuda *cu;
@@ -157,9 +138,7 @@ struct fixture {
 static int reset_env(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < GDR_ARRAY_SIZE(fake_vars); i++)
-		unsetenv(fake_vars[i]);
-	setenv("GDRPERF_LIBCUDA", FAKE_CUDA_LIB, 1);
+	fake_cuda_reset_env();
 	setenv("GDRPERF_FAKE_CUDA_NAMES", "NVIDIA H200", 1);
 	setenv("GDRPERF_FAKE_CUDA_BUS_IDS", "0000:3b:00.0", 1);
 	return 0;
