@@ -47,12 +47,12 @@ static unsigned int scan_pci(const char *root, struct pci_gpu *gpus, unsigned in
 	char bdf[MAX_PCI_GPUS][GDR_PCIE_BDF_LEN];
 	int n = gdr_pcie_nvidia_gpus(root, bdf, max < MAX_PCI_GPUS ? (int)max : MAX_PCI_GPUS);
 
+	memset(gpus, 0, max * sizeof(*gpus));
 	for (int i = 0; i < n; i++) {
 		gdr_strlcpy(gpus[i].bdf, bdf[i], sizeof(gpus[i].bdf));
 		gpus[i].bar1 = read_bar1(root, gpus[i].bdf);
-		gpus[i].matched = 0;
 	}
-	return (unsigned int)n;
+	return n > 0 ? (unsigned int)n : 0;
 }
 
 static const char *bar1_text(const struct pci_gpu *g, char *buf, size_t len)
