@@ -46,10 +46,9 @@ static int sorted_copy(const double *v, size_t n, double **sorted, double *sum)
 int gdr_stats_compute(const double *v, size_t n, struct gdr_stats *out)
 {
 	double *sorted, sum;
-	int ret;
+	int ret = sorted_copy(v, n, &sorted, &sum);
 
 	memset(out, 0, sizeof(*out));
-	ret = sorted_copy(v, n, &sorted, &sum);
 	if (ret)
 		return ret;
 	out->min = sorted[0];
@@ -133,10 +132,9 @@ double gdr_percentile_sorted(const double *sorted, size_t n, double p)
 int gdr_lat_stats_compute(const double *v, size_t n, struct gdr_lat_stats *out)
 {
 	double *sorted, sum;
-	int ret;
+	int ret = sorted_copy(v, n, &sorted, &sum);
 
 	memset(out, 0, sizeof(*out));
-	ret = sorted_copy(v, n, &sorted, &sum);
 	if (ret)
 		return ret;
 	out->min = sorted[0];
