@@ -15,26 +15,42 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int gdr_stats_compute(const double *v, size_t n, struct gdr_stats *out)
+/*
+ * The finite values of v[0..n) sorted into a new array (*sorted, to free) and
+ * their sum: what both summaries start from. -EINVAL on none or a non-finite one.
+ */
+static int sorted_copy(const double *v, size_t n, double **sorted, double *sum)
 {
-	double *sorted, sum = 0;
-	size_t i;
+	double *s;
 
-	memset(out, 0, sizeof(*out));
+	*sorted = NULL;
+	*sum = 0;
 	if (n == 0)
 		return -EINVAL;
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		/* NaN fails both comparisons; infinities exceed DBL_MAX. */
 		if (!(v[i] >= -DBL_MAX && v[i] <= DBL_MAX))
 			return -EINVAL;
 	}
-	sorted = malloc(n * sizeof(*sorted));
-	if (!sorted)
+	s = malloc(n * sizeof(*s));
+	if (!s)
 		return -ENOMEM;
-	memcpy(sorted, v, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
-	for (i = 0; i < n; i++)
-		sum += sorted[i];
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		*sum += s[i];
+	*sorted = s;
+	return 0;
+}
+
+int gdr_stats_compute(const double *v, size_t n, struct gdr_stats *out)
+{
+	double *sorted, sum;
+	int ret = sorted_copy(v, n, &sorted, &sum);
+
+	memset(out, 0, sizeof(*out));
+	if (ret)
+		return ret;
 	out->min = sorted[0];
 	out->max = sorted[n - 1];
 	out->peak = out->max;
@@ -115,21 +131,12 @@ double gdr_percentile_sorted(const double *sorted, size_t n, double p)
 
 int gdr_lat_stats_compute(const double *v, size_t n, struct gdr_lat_stats *out)
 {
-	double *sorted, sum = 0;
+	double *sorted, sum;
+	int ret = sorted_copy(v, n, &sorted, &sum);
 
 	memset(out, 0, sizeof(*out));
-	if (n == 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (!(v[i] >= -DBL_MAX && v[i] <= DBL_MAX))
-			return -EINVAL;
-	sorted = malloc(n * sizeof(*sorted));
-	if (!sorted)
-		return -ENOMEM;
-	memcpy(sorted, v, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
-	for (size_t i = 0; i < n; i++)
-		sum += sorted[i];
+	if (ret)
+		return ret;
 	out->min = sorted[0];
 	out->p50 = gdr_percentile_sorted(sorted, n, 50);
 	out->p90 = gdr_percentile_sorted(sorted, n, 90);

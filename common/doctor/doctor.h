@@ -102,6 +102,8 @@ void gdr_check_value(struct gdr_check *c, const char *fmt, ...)
 void gdr_check_fix(struct gdr_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 const char *gdr_check_status_name(enum gdr_check_status s);
+/* A check's JSON members `"status": ..., "value": ..., "fix": ...` (no braces). */
+void gdr_check_json_fields(FILE *out, const struct gdr_check *c);
 
 struct gdr_verdict {
 	int dmabuf; /* usable: 1/0 */

@@ -7,6 +7,7 @@
 
 #include "cuda.h"
 #include "doctor.h"
+#include "pcie_cfg.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -31,7 +32,8 @@ static uint64_t read_bar1(const char *root, const char *bdf)
 	unsigned long long start, end, flags;
 	const char *line;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", bdf);
+	/* A bus id fits GDR_PCIE_BDF_LEN (gdr_pcie_nvidia_gpus); the bound tells the compiler. */
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%.*s/resource", GDR_PCIE_BDF_LEN, bdf);
 	if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0)
 		return 0;
 	line = strchr(buf, '\n');
@@ -40,41 +42,17 @@ static uint64_t read_bar1(const char *root, const char *bdf)
 	return (uint64_t)(end - start + 1);
 }
 
-static int cmp_gpu(const void *a, const void *b)
-{
-	return strcmp(((const struct pci_gpu *)a)->bdf, ((const struct pci_gpu *)b)->bdf);
-}
-
 static unsigned int scan_pci(const char *root, struct pci_gpu *gpus, unsigned int max)
 {
-	char dir[4096], path[512], buf[64];
-	unsigned int n = 0;
-	struct dirent *de;
-	DIR *d;
+	char bdf[MAX_PCI_GPUS][GDR_PCIE_BDF_LEN];
+	int n = gdr_pcie_nvidia_gpus(root, bdf, max < MAX_PCI_GPUS ? (int)max : MAX_PCI_GPUS);
 
-	d = opendir(gdr_rooted_path(root, "/sys/bus/pci/devices", dir, sizeof(dir)));
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", de->d_name);
-		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 || strcasecmp(buf, "0x10de"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", de->d_name);
-		/* 0x0300xx VGA, 0x0302xx 3D controller: the GPUs, not NVIDIA's bridges or audio. */
-		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 ||
-		    (strncasecmp(buf, "0x0300", 6) && strncasecmp(buf, "0x0302", 6)))
-			continue;
-		gdr_strlcpy(gpus[n].bdf, de->d_name, sizeof(gpus[n].bdf));
-		gpus[n].bar1 = read_bar1(root, de->d_name);
-		gpus[n].matched = 0;
-		n++;
+	memset(gpus, 0, max * sizeof(*gpus));
+	for (int i = 0; i < n; i++) {
+		gdr_strlcpy(gpus[i].bdf, bdf[i], sizeof(gpus[i].bdf));
+		gpus[i].bar1 = read_bar1(root, gpus[i].bdf);
 	}
-	closedir(d);
-	/* readdir order is the filesystem's: sort so that reports are stable. */
-	qsort(gpus, n, sizeof(*gpus), cmp_gpu);
-	return n;
+	return n > 0 ? (unsigned int)n : 0;
 }
 
 static const char *bar1_text(const struct pci_gpu *g, char *buf, size_t len)
@@ -93,6 +71,26 @@ static struct pci_gpu *find_pci(struct pci_gpu *gpus, unsigned int n, const char
 		if (!strcasecmp(gpus[i].bdf, bdf))
 			return &gpus[i];
 	return NULL;
+}
+
+/* Check "gpuI.SUFFIX" of one attribute: PASS at 1; FAIL at 0, n/a unknown, both with fix. 1 = PASS.
+ */
+static int attr_check(struct gdr_doctor *doc, int i, const char *suffix, const char *attr,
+		      int value, const char *fix)
+{
+	struct gdr_check *c;
+	char name[48];
+
+	snprintf(name, sizeof(name), "gpu%d.%s", i, suffix);
+	if (value > 0) {
+		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+		gdr_check_value(c, "%s=1", attr);
+		return 1;
+	}
+	c = gdr_doctor_add(doc, name, value == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
+	gdr_check_value(c, "%s=%s", attr, value == 0 ? "0" : "unknown");
+	gdr_check_fix(c, "%s", fix);
+	return 0;
 }
 
 static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct pci_gpu *pci,
@@ -127,34 +125,13 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 		gdr_check_value(c, "%s %s, %s", gpu.bus_id, gpu.name,
 				bar1_text(pg, bar, sizeof(bar)));
 
-		snprintf(name, sizeof(name), "gpu%d.dmabuf", i);
-		if (gpu.dmabuf_supported > 0) {
-			any_dmabuf = 1;
-			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
-			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=1");
-		} else {
-			c = gdr_doctor_add(
-			    doc, name, gpu.dmabuf_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA,
-			    0);
-			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=%s",
-					gpu.dmabuf_supported == 0 ? "0" : "unknown");
-			gdr_check_fix(
-			    c,
-			    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver");
-		}
-		snprintf(name, sizeof(name), "gpu%d.gdr", i);
-		if (gpu.gdr_supported > 0) {
-			any_gdr = 1;
-			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
-			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED=1");
-		} else {
-			c = gdr_doctor_add(
-			    doc, name, gpu.gdr_supported == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
-			gdr_check_value(c, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED=%s",
-					gpu.gdr_supported == 0 ? "0" : "unknown");
-			gdr_check_fix(
-			    c, "GeForce and some virtualised GPUs do not support GPUDirect RDMA");
-		}
+		any_dmabuf |= attr_check(
+		    doc, i, "dmabuf", "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED", gpu.dmabuf_supported,
+		    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver");
+		any_gdr |=
+		    attr_check(doc, i, "gdr", "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED",
+			       gpu.gdr_supported,
+			       "GeForce and some virtualised GPUs do not support GPUDirect RDMA");
 	}
 	doc->dmabuf_usable_gpu = any_dmabuf;
 	/* A path is blocked only when no GPU at all can take it; mark the first failing check. */

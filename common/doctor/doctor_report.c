@@ -110,6 +110,16 @@ const char *gdr_check_status_name(enum gdr_check_status s)
 	return "?";
 }
 
+void gdr_check_json_fields(FILE *out, const struct gdr_check *c)
+{
+	fputs("\"status\": ", out);
+	gdr_json_str(out, gdr_check_status_name(c->status));
+	fputs(", \"value\": ", out);
+	gdr_json_str(out, c->value);
+	fputs(", \"fix\": ", out);
+	gdr_json_str(out, c->fix);
+}
+
 void gdr_doctor_verdict(const struct gdr_doctor *doc, struct gdr_verdict *v)
 {
 	const struct gdr_check *first = NULL;
@@ -241,12 +251,8 @@ void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_v
 		fputs(i ? ",\n    {" : "\n    {", out);
 		fputs("\"name\": ", out);
 		gdr_json_str(out, c->name);
-		fputs(", \"status\": ", out);
-		gdr_json_str(out, gdr_check_status_name(c->status));
-		fputs(", \"value\": ", out);
-		gdr_json_str(out, c->value);
-		fputs(", \"fix\": ", out);
-		gdr_json_str(out, c->fix);
+		fputs(", ", out);
+		gdr_check_json_fields(out, c);
 		fputs(", \"blocks\": [", out);
 		if (c->blocks & GDR_BLOCK_DMABUF)
 			fputs("\"dmabuf\"", out);

@@ -6,7 +6,7 @@
  * why/wlen, the reason is written there in words, with the CUDA error name and
  * string ("cuMemAlloc(8 MiB): CUDA_ERROR_OUT_OF_MEMORY: out of memory").
  *
- * Built without CUDA headers (cuda_none.c instead of cuda.c), gdr_cuda_load()
+ * Built without CUDA headers (cuda_none.c instead of cuda_*.c), gdr_cuda_load()
  * fails with -ENOSYS and "built without CUDA headers (configure --with-cuda=DIR)".
  */
 #ifndef GDR_CUDA_H
@@ -67,6 +67,7 @@ int gdr_cuda_dmabuf_fd(struct gdr_cuda *cu, uint64_t dptr, size_t len, int *fd, 
 int gdr_cuda_dmabuf_export(struct gdr_cuda *cu, uint64_t dptr, size_t len, int pcie, int *fd,
 			   char *why, size_t wlen);
 /* GPU page behind cuMemAlloc (64 KiB): what buffers are rounded to. */
+#define GDR_GPU_PAGE_SIZE (64u * 1024)
 size_t gdr_cuda_page_size(struct gdr_cuda *cu);
 
 /*

@@ -236,20 +236,12 @@ out_free:
 	return ret;
 }
 
-/* --validate reads what the NIC wrote: flushed first (cuFlushGPUDirectRDMAWrites). */
-static int dmabuf_read(struct gdr_mem *m, size_t off, void *dst, size_t len)
-{
-	const char *how;
-
-	return gdr_mem_gpu_read_remote(m, off, dst, len, &how);
-}
-
 const struct gdr_mem_ops gdr_mem_dmabuf_ops = {
 	.kind = GDR_MEM_DMABUF,
 	.available = dmabuf_available,
 	.alloc_reg = dmabuf_alloc_reg,
 	.reg = dmabuf_reg,
 	.write = gdr_mem_gpu_write,
-	.read = dmabuf_read,
+	.read = gdr_mem_gpu_read_flushed,
 	.free = gdr_mem_gpu_free,
 };

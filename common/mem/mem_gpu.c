@@ -192,6 +192,13 @@ int gdr_mem_gpu_read_remote(struct gdr_mem *m, size_t off, void *dst, size_t len
 	return gdr_cuda_dtoh(m->env->cuda, dst, m->addr + off, len);
 }
 
+int gdr_mem_gpu_read_flushed(struct gdr_mem *m, size_t off, void *dst, size_t len)
+{
+	const char *how;
+
+	return gdr_mem_gpu_read_remote(m, off, dst, len, &how);
+}
+
 int gdr_mem_gpu_write(struct gdr_mem *m, size_t off, const void *src, size_t len)
 {
 	int ret;

@@ -42,6 +42,9 @@ int gdr_mem_gpu_read(struct gdr_mem *m, size_t off, void *dst, size_t len);
  * done, or why nothing could be), then the copy.
  */
 int gdr_mem_gpu_read_remote(struct gdr_mem *m, size_t off, void *dst, size_t len, const char **how);
+/* The ops read of the GPU backends (--validate reads what the NIC wrote): read_remote, how unsaid.
+ */
+int gdr_mem_gpu_read_flushed(struct gdr_mem *m, size_t off, void *dst, size_t len);
 
 /*
  * The page-aligned range around [dptr, dptr + len) that gets exported:

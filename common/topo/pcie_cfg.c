@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct gdr_pcie {
 	struct pci_access *acc;
@@ -365,6 +366,40 @@ int gdr_pcie_chain(const char *root, const char *bdf, char chain[][GDR_PCIE_BDF_
 		return n;
 	m = chain_by_bus(root, bdf, chain, max);
 	return m > 1 || m == -E2BIG ? m : n;
+}
+
+static int cmp_bdf(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+int gdr_pcie_nvidia_gpus(const char *root, char bdf[][GDR_PCIE_BDF_LEN], int max)
+{
+	char dir[4096], path[320], buf[64];
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir(gdr_rooted_path(root, "/sys/bus/pci/devices", dir, sizeof(dir)));
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= GDR_PCIE_BDF_LEN)
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", de->d_name);
+		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 || strcasecmp(buf, "0x10de"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", de->d_name);
+		/* 0x0300xx VGA, 0x0302xx 3D controller: the GPUs, not NVIDIA's bridges or audio. */
+		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 ||
+		    (strncasecmp(buf, "0x0300", 6) && strncasecmp(buf, "0x0302", 6)))
+			continue;
+		gdr_strlcpy(bdf[n], de->d_name, GDR_PCIE_BDF_LEN);
+		n++;
+	}
+	closedir(d);
+	/* readdir order is the filesystem's: sort so that reports are stable. */
+	qsort(bdf, n, GDR_PCIE_BDF_LEN, cmp_bdf);
+	return n;
 }
 
 int gdr_pcie_ibdev_bdf(const char *root, const char *ibdev, char *bdf, size_t len)

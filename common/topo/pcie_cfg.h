@@ -94,6 +94,13 @@ int gdr_pcie_read(struct gdr_pcie *p, const char *bdf, struct gdr_pcie_dev *d);
  */
 int gdr_pcie_chain(const char *root, const char *bdf, char chain[][GDR_PCIE_BDF_LEN], int max);
 
+/*
+ * The NVIDIA GPUs on the PCI bus (ROOT/sys/bus/pci/devices: vendor 0x10de,
+ * class VGA or 3D controller), at most max, in bus id order as nvidia-smi
+ * numbers them. How many; 0 when the directory cannot be read.
+ */
+int gdr_pcie_nvidia_gpus(const char *root, char bdf[][GDR_PCIE_BDF_LEN], int max);
+
 /* The PCI address of an RDMA device (ROOT/sys/class/infiniband/NAME/device). 0 or -errno. */
 int gdr_pcie_ibdev_bdf(const char *root, const char *ibdev, char *bdf, size_t len);
 

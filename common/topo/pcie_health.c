@@ -44,11 +44,6 @@ struct pair_path {
 	int nlinks;
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(((const struct endpoint *)a)->bdf, ((const struct endpoint *)b)->bdf);
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(((const struct endpoint *)a)->name, ((const struct endpoint *)b)->name);
@@ -57,30 +52,12 @@ static int cmp_name(const void *a, const void *b)
 /* NVIDIA functions of class VGA or 3D, in PCI bus order as nvidia-smi numbers them. */
 static int scan_gpus(const char *root, struct endpoint *g, int max)
 {
-	char dir[4096], path[320], buf[64];
-	struct dirent *de;
-	int n = 0;
-	DIR *d = opendir(gdr_rooted_path(root, "/sys/bus/pci/devices", dir, sizeof(dir)));
+	char bdf[MAX_GPUS][GDR_PCIE_BDF_LEN];
+	int n = gdr_pcie_nvidia_gpus(root, bdf, max < MAX_GPUS ? max : MAX_GPUS);
 
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= GDR_PCIE_BDF_LEN)
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", de->d_name);
-		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 || strcasecmp(buf, "0x10de"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", de->d_name);
-		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 ||
-		    (strncasecmp(buf, "0x0300", 6) && strncasecmp(buf, "0x0302", 6)))
-			continue;
-		memset(&g[n], 0, sizeof(g[n]));
-		gdr_strlcpy(g[n].bdf, de->d_name, sizeof(g[n].bdf));
-		n++;
-	}
-	closedir(d);
-	qsort(g, n, sizeof(*g), cmp_str);
 	for (int i = 0; i < n; i++) {
+		memset(&g[i], 0, sizeof(g[i]));
+		gdr_strlcpy(g[i].bdf, bdf[i], sizeof(g[i].bdf));
 		snprintf(g[i].name, sizeof(g[i].name), "gpu%d", i);
 		g[i].nchain = gdr_pcie_chain(root, g[i].bdf, g[i].chain, GDR_PCIE_MAX_CHAIN);
 	}

@@ -174,5 +174,7 @@ void gdr_topo_fill_result(const struct gdr_topo_pair *p, struct gdr_result *r);
 
 /* Parse a PCI bus id in any usual spelling into "dddd:bb:dd.f". 0 or -EINVAL. */
 int gdr_topo_busid_norm(const char *in, char *out, size_t len);
+/* A NUMA node as the reports print it: "3", or "?" when unknown (-1). */
+const char *gdr_topo_numa_text(int numa, char *buf, size_t len);
 
 #endif

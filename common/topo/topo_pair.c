@@ -161,7 +161,7 @@ int gdr_topo_nearest_gpu(const struct gdr_topo *t, const char *nic_name, struct 
 	return t->ngpu ? 0 : -ENOENT;
 }
 
-static const char *numa_str(int n, char *buf, size_t len)
+const char *gdr_topo_numa_text(int n, char *buf, size_t len)
 {
 	if (n < 0)
 		snprintf(buf, len, "?");
@@ -186,8 +186,8 @@ const char *gdr_topo_describe(const struct gdr_topo_pair *p, const struct gdr_nc
 		snprintf(dist, sizeof(dist), "%s, %d switch%s, %d bridge%s, NUMA %s/%s",
 			 gdr_topo_class_name(p->cls), p->switches, p->switches == 1 ? "" : "es",
 			 p->bridges, p->bridges == 1 ? "" : "s",
-			 numa_str(p->gpu_numa, na, sizeof(na)),
-			 numa_str(p->nic_numa, nb, sizeof(nb)));
+			 gdr_topo_numa_text(p->gpu_numa, na, sizeof(na)),
+			 gdr_topo_numa_text(p->nic_numa, nb, sizeof(nb)));
 	snprintf(buf, len, "topology: %s <-> %s (%s): %s; %s", gpu, p->nic,
 		 p->nic_bus_id[0] ? p->nic_bus_id : "not PCI", dist,
 		 gdr_nccl_verdict(env, p->cls, verdict, sizeof(verdict)));

@@ -106,12 +106,8 @@ void gdr_topo_json_pcie(FILE *f, const struct gdr_topo *t, const struct gdr_topo
 	for (unsigned int k = 0; k < GDR_ARRAY_SIZE(kinds); k++) {
 		const struct gdr_check *c = &doc->checks[k];
 
-		fprintf(f, "%s\"%s\": {\"status\": ", k ? ", " : "", kinds[k]);
-		gdr_json_str(f, gdr_check_status_name(c->status));
-		fputs(", \"value\": ", f);
-		gdr_json_str(f, c->value);
-		fputs(", \"fix\": ", f);
-		gdr_json_str(f, c->fix);
+		fprintf(f, "%s\"%s\": {", k ? ", " : "", kinds[k]);
+		gdr_check_json_fields(f, c);
 		fputc('}', f);
 	}
 	fputc('}', f);

@@ -31,15 +31,6 @@ static const char *safe(const char *s, char *buf)
 	return gdr_text_safe(s, buf, SAFE_LEN);
 }
 
-static const char *numa(int n, char *buf, size_t len)
-{
-	if (n < 0)
-		snprintf(buf, len, "?");
-	else
-		snprintf(buf, len, "%d", n);
-	return buf;
-}
-
 static void print_devices(FILE *out, const struct gdr_topo *t)
 {
 	const char *src = gdr_topo_source(t);
@@ -56,8 +47,8 @@ static void print_devices(FILE *out, const struct gdr_topo *t)
 		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
 
 		fprintf(out, "  GPU%-3d %s  NUMA %-2s  %-16s %s\n", g->index, g->bus_id,
-			numa(g->numa, nb, sizeof(nb)), g->link[0] ? safe(g->link, s1) : "-",
-			safe(g->name, s2));
+			gdr_topo_numa_text(g->numa, nb, sizeof(nb)),
+			g->link[0] ? safe(g->link, s1) : "-", safe(g->name, s2));
 	}
 	if (!gdr_topo_nic_count(t))
 		fprintf(out, "\nNo RDMA NIC (OpenFabrics device) in the topology.\n");
@@ -81,7 +72,7 @@ static void print_devices(FILE *out, const struct gdr_topo *t)
 				safe(n->why, s2));
 		else
 			fprintf(out, "  %-*s %s  NUMA %-2s  %s\n", w, s1, n->bus_id,
-				numa(n->numa, nb, sizeof(nb)),
+				gdr_topo_numa_text(n->numa, nb, sizeof(nb)),
 				n->link[0] ? safe(n->link, s3) : "-");
 	}
 }
@@ -110,14 +101,14 @@ static void print_matrix(FILE *out, const struct gdr_topo *t)
 			fprintf(out, " %-*s", w < 4 ? 4 : w,
 				p.cls == GDR_TOPO_UNKNOWN ? "?" : gdr_topo_class_name(p.cls));
 		}
-		fprintf(out, " %s\n", numa(g->numa, nb, sizeof(nb)));
+		fprintf(out, " %s\n", gdr_topo_numa_text(g->numa, nb, sizeof(nb)));
 	}
 	fprintf(out, "%-7s", "NUMA");
 	for (j = 0; j < gdr_topo_nic_count(t); j++) {
 		w = strlen(safe(gdr_topo_nic(t, j)->name, s1));
 		/* No padding after the last column: golden files should not end lines in blanks. */
 		fprintf(out, " %-*s", j + 1 < gdr_topo_nic_count(t) ? (w < 4 ? 4 : w) : 0,
-			numa(gdr_topo_nic(t, j)->numa, nb, sizeof(nb)));
+			gdr_topo_numa_text(gdr_topo_nic(t, j)->numa, nb, sizeof(nb)));
 	}
 	fprintf(out, "\n\n%s", legend);
 }

@@ -777,26 +777,32 @@ static bool dev_ok(CUdevice d)
 	return d >= 0 && d < g.cfg.ndev;
 }
 
+/* enter() for the calls on one device: a bad ordinal or CUdevice is CUDA_ERROR_INVALID_DEVICE. */
+static CUresult enter_dev(const char *fn, CUdevice d)
+{
+	CUresult rc = enter(fn, false);
+
+	if (rc == CUDA_SUCCESS && !dev_ok(d))
+		rc = CUDA_ERROR_INVALID_DEVICE;
+	return rc;
+}
+
 static CUresult fake_DeviceGet(CUdevice *d, int ordinal)
 {
-	CUresult rc = enter("cuDeviceGet", false);
+	CUresult rc = enter_dev("cuDeviceGet", ordinal);
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!dev_ok(ordinal))
-		return CUDA_ERROR_INVALID_DEVICE;
 	*d = ordinal;
 	return CUDA_SUCCESS;
 }
 
 static CUresult fake_DeviceGetName(char *name, int len, CUdevice d)
 {
-	CUresult rc = enter("cuDeviceGetName", false);
+	CUresult rc = enter_dev("cuDeviceGetName", d);
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!dev_ok(d))
-		return CUDA_ERROR_INVALID_DEVICE;
 	if (!name || len <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
 	snprintf(name, (size_t)len, "%s", g.cfg.name[d]);
@@ -805,12 +811,10 @@ static CUresult fake_DeviceGetName(char *name, int len, CUdevice d)
 
 static CUresult fake_DeviceGetPCIBusId(char *buf, int len, CUdevice d)
 {
-	CUresult rc = enter("cuDeviceGetPCIBusId", false);
+	CUresult rc = enter_dev("cuDeviceGetPCIBusId", d);
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!dev_ok(d))
-		return CUDA_ERROR_INVALID_DEVICE;
 	if (!buf || len < 13)
 		return CUDA_ERROR_INVALID_VALUE;
 	snprintf(buf, (size_t)len, "%04X:%02X:%02X.%X", g.cfg.dom[d], g.cfg.bus[d],
@@ -820,24 +824,20 @@ static CUresult fake_DeviceGetPCIBusId(char *buf, int len, CUdevice d)
 
 static CUresult fake_DeviceTotalMem(size_t *bytes, CUdevice d)
 {
-	CUresult rc = enter("cuDeviceTotalMem", false);
+	CUresult rc = enter_dev("cuDeviceTotalMem", d);
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!dev_ok(d))
-		return CUDA_ERROR_INVALID_DEVICE;
 	*bytes = (size_t)g.cfg.mem_limit;
 	return CUDA_SUCCESS;
 }
 
 static CUresult fake_DeviceGetAttribute(int *v, CUdevice_attribute attr, CUdevice d)
 {
-	CUresult rc = enter("cuDeviceGetAttribute", false);
+	CUresult rc = enter_dev("cuDeviceGetAttribute", d);
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!dev_ok(d))
-		return CUDA_ERROR_INVALID_DEVICE;
 	if (!v || attr <= 0 || attr >= CU_DEVICE_ATTRIBUTE_MAX)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (int i = 0; i < g.cfg.nno_attr; i++)
@@ -886,13 +886,11 @@ static CUresult fake_DeviceGetAttribute(int *v, CUdevice_attribute attr, CUdevic
 
 static CUresult fake_DevicePrimaryCtxRetain(CUcontext *out, CUdevice d)
 {
-	CUresult rc = enter("cuDevicePrimaryCtxRetain", false);
+	CUresult rc = enter_dev("cuDevicePrimaryCtxRetain", d);
 	struct fake_ctx *c;
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!dev_ok(d))
-		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&g.lock);
 	c = &g.ctx[d];
 	c->magic = FAKE_MAGIC_CTX;
@@ -905,12 +903,10 @@ static CUresult fake_DevicePrimaryCtxRetain(CUcontext *out, CUdevice d)
 
 static CUresult fake_DevicePrimaryCtxRelease(CUdevice d)
 {
-	CUresult rc = enter("cuDevicePrimaryCtxRelease", false);
+	CUresult rc = enter_dev("cuDevicePrimaryCtxRelease", d);
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!dev_ok(d))
-		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&g.lock);
 	rc = g.ctx[d].refs > 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 	if (rc == CUDA_SUCCESS)
@@ -1728,12 +1724,10 @@ static CUresult fake_MemGetHandleForAddressRange(void *handle, CUdeviceptr d, si
 
 static CUresult fake_DeviceGetUuid(CUuuid *uuid, CUdevice d)
 {
-	CUresult rc = enter("cuDeviceGetUuid", false);
+	CUresult rc = enter_dev("cuDeviceGetUuid", d);
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	if (!dev_ok(d))
-		return CUDA_ERROR_INVALID_DEVICE;
 	if (!uuid)
 		return CUDA_ERROR_INVALID_VALUE;
 	memcpy(uuid->bytes, g.cfg.uuid[d], 16);

@@ -1,6 +1,6 @@
 /*
  * gpu_probe: what gdrperf's GPU code sees on a real GPU, no RDMA NIC needed.
- * Built and run by tests/gpu/run-on-gpu.sh; runs through common/mem/cuda.c, so it
+ * Built and run by tests/gpu/run-on-gpu.sh; runs through common/mem/cuda_*.c, so it
  * also tests the loader against the real driver.
  *
  *   1. driver, cuGetProcAddress ABI, every GPU and its attributes

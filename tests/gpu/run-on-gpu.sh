@@ -179,7 +179,8 @@ if [ -z "$built" ]; then
 	} >"$cfg/config.h"
 	cd "$top" || exit 1
 	run $cc -std=c11 -O2 -Wall -Wextra -I"$cfg" $(for d in common/*/; do printf -- "-iquote %s " "${d%/}"; done) -I"$cuda_dir/include" \
-		-o "$probe" tests/gpu/gpu_probe.c common/core/util.c common/mem/cuda.c common/mem/cuda_uuid.c \
+		-o "$probe" tests/gpu/gpu_probe.c common/core/util.c common/mem/cuda_load.c common/mem/cuda_error.c common/mem/cuda_gpu.c \
+		common/mem/cuda_mem.c common/mem/cuda_vmm.c common/mem/cuda_stream.c common/mem/cuda_uuid.c \
 		common/mem/mem_gpu.c common/mem/mem_dmabuf.c common/mem/mem_peermem.c common/mem/mem_data_direct.c \
 		common/mem/mem_host.c -libverbs -ldl -lpthread || {
 		say "RESULT: probe build failed (see $log)"

@@ -1,5 +1,5 @@
 /*
- * The CUDA loader (common/mem/cuda.c) against the fake driver
+ * The CUDA loader (common/mem/cuda_*.c) against the fake driver
  * (tests/fake_cuda/libcuda.so.1), and the fake's own semantics that the
  * bounce pipeline relies on: in-order async copies, honest events.
  */
@@ -22,39 +22,17 @@
 
 #ifdef HAVE_CUDA
 
+#include "fake_cuda_env.h"
+
 /* The toolkit's header, for calling the fake directly (ours is "cuda.h"). */
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 
-static const char *const fake_vars[] = {
-	"GDRPERF_FAKE_CUDA_DEVICES",
-	"GDRPERF_FAKE_CUDA_NAMES",
-	"GDRPERF_FAKE_CUDA_BUS_IDS",
-	"GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_DMABUF",
-	"GDRPERF_FAKE_CUDA_MEM_LIMIT",
-	"GDRPERF_FAKE_CUDA_DRIVER_VERSION",
-	"GDRPERF_FAKE_CUDA_COPY_DELAY_US",
-	"GDRPERF_FAKE_CUDA_COPY_GBPS",
-	"GDRPERF_FAKE_CUDA_ALLOC_OFFSET",
-	"GDRPERF_FAKE_CUDA_FAIL",
-	"GDRPERF_FAKE_CUDA_VMM_GDR",
-	"GDRPERF_FAKE_CUDA_DMABUF_PCIE",
-	"GDRPERF_FAKE_CUDA_WRITES_ORDERING",
-	"GDRPERF_FAKE_CUDA_FLUSH_OPTIONS",
-	"GDRPERF_FAKE_CUDA_NO_ATTR",
-	"GDRPERF_FAKE_CUDA_UUIDS",
-	"CUDA_VISIBLE_DEVICES",
-};
-
 static int reset_env(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < GDR_ARRAY_SIZE(fake_vars); i++)
-		unsetenv(fake_vars[i]);
-	setenv("GDRPERF_LIBCUDA", FAKE_CUDA_LIB, 1);
+	fake_cuda_reset_env();
 	return 0;
 }
 
@@ -795,10 +773,95 @@ static void test_without_cuda(void **state)
 	assert_string_equal(why, "built without CUDA headers (configure --with-cuda=DIR)");
 }
 
+/* Every other call of cuda_none.c: -ENOSYS, the reason where it takes one, outputs cleared. */
+static void test_without_cuda_calls(void **state)
+{
+	const char *no = "built without CUDA headers (configure --with-cuda=DIR)";
+	struct gdr_cuda *cu = NULL;
+	struct gdr_gpu gpu;
+	struct gdr_cuda_vmm vmm;
+	gdr_cuda_stream_t st = (void *)1;
+	gdr_cuda_event_t ev = (void *)1;
+	const char *how = NULL;
+	uint64_t dptr = 1;
+	size_t gran = 1;
+	void *ptr = (void *)1;
+	char why[256], buf[8] = "x";
+	int n = 1, fd = 7, on = 1;
+
+	(void)state;
+	memset(&gpu, 0, sizeof(gpu));
+	assert_int_equal(gdr_cuda_driver_version(cu, &n), -ENOSYS);
+	assert_int_equal(n, 0);
+	n = 1;
+	assert_int_equal(gdr_cuda_device_count(cu, &n), -ENOSYS);
+	assert_int_equal(n, 0);
+#define WHY(call)                                                                                  \
+	do {                                                                                       \
+		why[0] = '\0';                                                                     \
+		assert_int_equal(call, -ENOSYS);                                                   \
+		assert_string_equal(why, no);                                                      \
+	} while (0)
+	WHY(gdr_cuda_gpu_info(cu, 0, &gpu, why, sizeof(why)));
+	WHY(gdr_cuda_find_gpu(cu, "0", &gpu, why, sizeof(why)));
+	WHY(gdr_cuda_gpu_open(cu, &gpu, why, sizeof(why)));
+	WHY(gdr_cuda_alloc(cu, 4096, &dptr, why, sizeof(why)));
+	assert_int_equal(dptr, 0);
+	WHY(gdr_cuda_set_sync_memops(cu, 0, why, sizeof(why)));
+	WHY(gdr_cuda_get_sync_memops(cu, 0, &on, why, sizeof(why)));
+	assert_int_equal(on, 0);
+	WHY(gdr_cuda_dmabuf_fd(cu, 0, 4096, &fd, why, sizeof(why)));
+	assert_int_equal(fd, -1);
+	fd = 7;
+	WHY(gdr_cuda_dmabuf_export(cu, 0, 4096, 1, &fd, why, sizeof(why)));
+	assert_int_equal(fd, -1);
+	WHY(gdr_cuda_host_alloc(cu, 4096, &ptr, why, sizeof(why)));
+	assert_null(ptr);
+	WHY(gdr_cuda_vmm_granularity(cu, &gpu, &gran, why, sizeof(why)));
+	assert_int_equal(gran, 0);
+	memset(&vmm, 0xff, sizeof(vmm));
+	WHY(gdr_cuda_vmm_alloc(cu, &gpu, 4096, &vmm, why, sizeof(why)));
+	assert_int_equal(vmm.va, 0);
+	assert_int_equal(vmm.len, 0);
+#undef WHY
+	/* A reason cut to the buffer, as gdr_strlcpy cuts. */
+	assert_int_equal(gdr_cuda_gpu_open(cu, &gpu, buf, sizeof(buf)), -ENOSYS);
+	assert_string_equal(buf, "built w");
+	assert_int_equal(gdr_cuda_make_current(cu, &gpu), -ENOSYS);
+	assert_int_equal(gdr_cuda_page_size(cu), 64 * 1024);
+	assert_int_equal(gdr_cuda_htod(cu, 0, buf, 1), -ENOSYS);
+	assert_int_equal(gdr_cuda_dtoh(cu, buf, 0, 1), -ENOSYS);
+	assert_int_equal(gdr_cuda_stream_create(cu, &st), -ENOSYS);
+	assert_null(st);
+	assert_int_equal(gdr_cuda_stream_sync(cu, st), -ENOSYS);
+	assert_int_equal(gdr_cuda_htod_async(cu, 0, buf, 1, st), -ENOSYS);
+	assert_int_equal(gdr_cuda_dtoh_async(cu, buf, 0, 1, st), -ENOSYS);
+	assert_int_equal(gdr_cuda_event_create(cu, &ev), -ENOSYS);
+	assert_null(ev);
+	assert_int_equal(gdr_cuda_event_record(cu, ev, st), -ENOSYS);
+	assert_int_equal(gdr_cuda_event_query(cu, ev), -ENOSYS);
+	assert_int_equal(gdr_cuda_event_sync(cu, ev), -ENOSYS);
+	assert_int_equal(gdr_cuda_flush_rdma_writes(cu, &gpu, &how), -ENOSYS);
+	assert_string_equal(how, no);
+	assert_string_equal(gdr_cuda_last_error(cu), no);
+	assert_string_equal(gdr_cuda_getproc_abi(cu), "none");
+	/* The closes are no-ops on anything; the VMM record is zeroed. */
+	memset(&vmm, 0xff, sizeof(vmm));
+	gdr_cuda_vmm_free(cu, &vmm);
+	assert_int_equal(vmm.va, 0);
+	gdr_cuda_free(cu, 1);
+	gdr_cuda_host_free(cu, buf);
+	gdr_cuda_stream_destroy(cu, st);
+	gdr_cuda_event_destroy(cu, ev);
+	gdr_cuda_gpu_close(cu, &gpu);
+	gdr_cuda_unload(cu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_without_cuda),
+		cmocka_unit_test(test_without_cuda_calls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,53 +45,17 @@ static void test_no_driver(void **state)
 
 #ifdef HAVE_CUDA
 
-static const char *const fake_vars[] = {
-	"GDRPERF_FAKE_CUDA_DEVICES",   "GDRPERF_FAKE_CUDA_NAMES", "GDRPERF_FAKE_CUDA_BUS_IDS",
-	"GDRPERF_FAKE_CUDA_MEM_LIMIT", "GDRPERF_FAKE_CUDA_FAIL",
-};
+#include "fake_cuda_env.h"
 
-struct fixture {
-	struct gdr_cuda *cu;
-	struct gdr_gpu gpu;
-	struct gdr_mem_env env;
-};
-
-static int reset_env(void **state)
+static void up(struct fake_gpu *f)
 {
-	(void)state;
-	for (size_t i = 0; i < GDR_ARRAY_SIZE(fake_vars); i++)
-		unsetenv(fake_vars[i]);
-	setenv("GDRPERF_LIBCUDA", FAKE_CUDA_LIB, 1);
-	setenv("GDRPERF_FAKE_CUDA_NAMES", "NVIDIA H200", 1);
-	setenv("GDRPERF_FAKE_CUDA_BUS_IDS", "0000:3b:00.0", 1);
-	return 0;
-}
-
-static void up(struct fixture *f)
-{
-	char why[256] = "";
-
-	memset(f, 0, sizeof(*f));
-	if (gdr_cuda_load(&f->cu, why, sizeof(why)) ||
-	    gdr_cuda_find_gpu(f->cu, "0", &f->gpu, why, sizeof(why)) ||
-	    gdr_cuda_gpu_open(f->cu, &f->gpu, why, sizeof(why)))
-		fail_msg("fake GPU: %s", why);
-	f->env.cuda = f->cu;
-	f->env.gpu = &f->gpu;
-	f->env.nic = "rxe0";
-	f->env.sysfs_root = "/";
+	fake_gpu_up(f, "/");
 	f->env.bounce_chunk = 256 * 1024;
 	f->env.bounce_slots = 8;
 }
 
-static void down(struct fixture *f)
-{
-	gdr_cuda_gpu_close(f->cu, &f->gpu);
-	gdr_cuda_unload(f->cu);
-}
-
 /* alloc_reg as gdr_mem_open runs it: expect r and why; then free must leave nothing. */
-static void alloc_expect(struct fixture *f, size_t len, int r, const char *why_part)
+static void alloc_expect(struct fake_gpu *f, size_t len, int r, const char *why_part)
 {
 	struct gdr_mem m;
 	char why[256] = "";
@@ -111,7 +75,7 @@ static void alloc_expect(struct fixture *f, size_t len, int r, const char *why_p
 
 static void test_available(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	char why[256] = "";
 
 	(void)state;
@@ -121,7 +85,7 @@ static void test_available(void **state)
 	assert_int_equal(gdr_mem_bounce_ops.available(&f.env, why, sizeof(why)), -ENODEV);
 	assert_string_equal(why, "no GPU opened (--gpu)");
 	f.env.gpu = &f.gpu;
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /*
@@ -130,7 +94,7 @@ static void test_available(void **state)
  */
 static void test_without_pd(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
@@ -138,12 +102,12 @@ static void test_without_pd(void **state)
 	for (int i = 0; i < 3; i++)
 		alloc_expect(&f, 1u << 20, -EINVAL,
 			     "bounce: no protection domain to register the staging ring with");
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_gpu_oom(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
@@ -151,12 +115,12 @@ static void test_gpu_oom(void **state)
 	alloc_expect(&f, 2u << 20, -ENOMEM,
 		     "GPU 0 (0000:3b:00.0, NVIDIA H200): cuMemAlloc(2112 KiB): "
 		     "CUDA_ERROR_OUT_OF_MEMORY: out of memory");
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_staging_ring_fails(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
@@ -166,12 +130,12 @@ static void test_staging_ring_fails(void **state)
 		alloc_expect(&f, 1u << 20, -ENOMEM,
 			     "GPU 0 (0000:3b:00.0, NVIDIA H200): bounce staging ring: "
 			     "cuMemHostAlloc(2 MiB): CUDA_ERROR_OUT_OF_MEMORY: out of memory");
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_stream_and_events_fail(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
@@ -180,18 +144,18 @@ static void test_stream_and_events_fail(void **state)
 	for (int i = 0; i < 2; i++)
 		alloc_expect(&f, 1u << 20, -EOPNOTSUPP,
 			     "bounce copy stream: cuStreamCreate: CUDA_ERROR_NOT_SUPPORTED");
-	down(&f);
+	fake_gpu_down(&f);
 	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuEventCreate=CUDA_ERROR_NOT_SUPPORTED", 1);
 	up(&f);
 	for (int i = 0; i < 2; i++)
 		alloc_expect(&f, 1u << 20, -EOPNOTSUPP,
 			     "bounce slot events: cuEventCreate: CUDA_ERROR_NOT_SUPPORTED");
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_bad_ring(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 
 	(void)state;
 	up(&f);
@@ -200,13 +164,13 @@ static void test_bad_ring(void **state)
 	f.env.bounce_slots = 2;
 	f.env.bounce_chunk = SIZE_MAX / 2 + 1;
 	alloc_expect(&f, 4096, -EINVAL, "bounce: bad staging ring");
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /* --validate reads and writes the GPU buffer (not the staging ring), bounded by its length. */
 static void test_write_read(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m;
 	struct gdr_bounce_res res;
 	char why[256] = "";
@@ -235,7 +199,7 @@ static void test_write_read(void **state)
 	assert_int_equal(gdr_mem_bounce_res(&m, &res), -EINVAL);
 	gdr_mem_bounce_ops.free(&m);
 	assert_int_equal(gdr_mem_bounce_ops.read(&m, 0, out, 1), -EINVAL);
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 #endif /* HAVE_CUDA */
@@ -245,13 +209,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_driver),
 #ifdef HAVE_CUDA
-		cmocka_unit_test_setup(test_available, reset_env),
-		cmocka_unit_test_setup(test_without_pd, reset_env),
-		cmocka_unit_test_setup(test_gpu_oom, reset_env),
-		cmocka_unit_test_setup(test_staging_ring_fails, reset_env),
-		cmocka_unit_test_setup(test_stream_and_events_fail, reset_env),
-		cmocka_unit_test_setup(test_bad_ring, reset_env),
-		cmocka_unit_test_setup(test_write_read, reset_env),
+		cmocka_unit_test_setup(test_available, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_without_pd, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_gpu_oom, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_staging_ring_fails, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_stream_and_events_fail, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_bad_ring, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_write_read, fake_gpu_reset_env),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,65 +127,7 @@ static void test_data_direct_lookup(void **state)
 
 #ifdef HAVE_CUDA
 
-static const char *const fake_vars[] = {
-	"GDRPERF_FAKE_CUDA_DEVICES",
-	"GDRPERF_FAKE_CUDA_NAMES",
-	"GDRPERF_FAKE_CUDA_BUS_IDS",
-	"GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED",
-	"GDRPERF_FAKE_CUDA_DMABUF",
-	"GDRPERF_FAKE_CUDA_MEM_LIMIT",
-	"GDRPERF_FAKE_CUDA_DRIVER_VERSION",
-	"GDRPERF_FAKE_CUDA_COPY_DELAY_US",
-	"GDRPERF_FAKE_CUDA_COPY_GBPS",
-	"GDRPERF_FAKE_CUDA_ALLOC_OFFSET",
-	"GDRPERF_FAKE_CUDA_FAIL",
-	"GDRPERF_FAKE_CUDA_VMM_GDR",
-	"GDRPERF_FAKE_CUDA_DMABUF_PCIE",
-	"GDRPERF_FAKE_CUDA_WRITES_ORDERING",
-	"GDRPERF_FAKE_CUDA_FLUSH_OPTIONS",
-	"GDRPERF_FAKE_CUDA_NO_ATTR",
-	"GDRPERF_FAKE_CUDA_UUIDS",
-};
-
-struct fixture {
-	struct gdr_cuda *cu;
-	struct gdr_gpu gpu;
-	struct gdr_mem_env env;
-};
-
-static int reset_env(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < GDR_ARRAY_SIZE(fake_vars); i++)
-		unsetenv(fake_vars[i]);
-	setenv("GDRPERF_LIBCUDA", FAKE_CUDA_LIB, 1);
-	setenv("GDRPERF_FAKE_CUDA_NAMES", "NVIDIA H200", 1);
-	setenv("GDRPERF_FAKE_CUDA_BUS_IDS", "0000:3b:00.0", 1);
-	return 0;
-}
-
-/* Bring up driver and GPU 0 with the environment the test has set. */
-static void up(struct fixture *f, const char *root)
-{
-	char why[256] = "";
-
-	memset(f, 0, sizeof(*f));
-	if (gdr_cuda_load(&f->cu, why, sizeof(why)) ||
-	    gdr_cuda_find_gpu(f->cu, "0", &f->gpu, why, sizeof(why)) ||
-	    gdr_cuda_gpu_open(f->cu, &f->gpu, why, sizeof(why)))
-		fail_msg("fake GPU: %s", why);
-	f->env.cuda = f->cu;
-	f->env.gpu = &f->gpu;
-	f->env.nic = "rxe0";
-	f->env.sysfs_root = root;
-}
-
-static void down(struct fixture *f)
-{
-	gdr_cuda_gpu_close(f->cu, &f->gpu);
-	gdr_cuda_unload(f->cu);
-}
+#include "fake_cuda_env.h"
 
 static int count_fds(void)
 {
@@ -201,43 +143,43 @@ static int count_fds(void)
 
 static void test_dmabuf_available(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	char why[256] = "";
 
 	(void)state;
 	/* No PD: only the GPU side is judged, and it is fine. */
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	assert_int_equal(gdr_mem_dmabuf_ops.available(&f.env, why, sizeof(why)), 0);
-	down(&f);
+	fake_gpu_down(&f);
 
 	setenv("GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED", "0", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	assert_int_equal(gdr_mem_dmabuf_ops.available(&f.env, why, sizeof(why)), -EOPNOTSUPP);
 	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): "
 				 "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 0 (needs the open GPU "
 				 "kernel module and Linux >= 5.12)");
-	down(&f);
+	fake_gpu_down(&f);
 
 	unsetenv("GDRPERF_FAKE_CUDA_DMA_BUF_SUPPORTED");
 	setenv("GDRPERF_FAKE_CUDA_DRIVER_VERSION", "11060", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	assert_int_equal(gdr_mem_dmabuf_ops.available(&f.env, why, sizeof(why)), -EOPNOTSUPP);
 	assert_string_equal(why, "CUDA driver 11.6 is older than 11.7 (no DMA-BUF export)");
-	down(&f);
+	fake_gpu_down(&f);
 
 	/* A driver without a GPU opened. */
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	f.env.gpu = NULL;
 	assert_int_equal(gdr_mem_dmabuf_ops.available(&f.env, why, sizeof(why)), -ENODEV);
 	assert_string_equal(why, "no GPU opened (--gpu)");
 	f.env.gpu = &f.gpu;
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /* Everything up to ibv_reg_dmabuf_mr works, and a failure there leaks nothing. */
 static void test_dmabuf_alloc_reg_without_pd(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m;
 	char why[256] = "";
 	int fds;
@@ -245,7 +187,7 @@ static void test_dmabuf_alloc_reg_without_pd(void **state)
 	(void)state;
 	/* 2 MiB and the GPU page of slack the backend asks for, not twice that. */
 	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "3M", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	fds = count_fds();
 	for (int i = 0; i < 3; i++) {
 		memset(&m, 0, sizeof(m));
@@ -259,19 +201,19 @@ static void test_dmabuf_alloc_reg_without_pd(void **state)
 		/* The exported fd was closed and the memory freed (else the next round is OOM). */
 		assert_int_equal(count_fds(), fds);
 	}
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_dmabuf_export_error(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	char why[256] = "";
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_DMABUF", "CUDA_ERROR_NOT_PERMITTED", 1);
 	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "2M", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	for (int i = 0; i < 2; i++) {
 		m.env = &f.env;
 		assert_int_equal(gdr_mem_dmabuf_ops.alloc_reg(&m, 1u << 20, 0, why, sizeof(why)),
@@ -281,7 +223,7 @@ static void test_dmabuf_export_error(void **state)
 					    "operation not permitted"));
 		assert_int_equal(m.addr, 0);
 	}
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /*
@@ -294,7 +236,7 @@ static void test_dmabuf_unaligned_suballocation(void **state)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	const size_t sizes[] = { 100, 4096, 100000, (3u << 20) + 123 };
 	const char *offsets[] = { NULL, "256", "4096" };
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_dmabuf_range r;
 	char why[256] = "";
 	uint64_t d;
@@ -304,7 +246,7 @@ static void test_dmabuf_unaligned_suballocation(void **state)
 	for (size_t o = 0; o < GDR_ARRAY_SIZE(offsets); o++) {
 		if (offsets[o])
 			setenv("GDRPERF_FAKE_CUDA_ALLOC_OFFSET", offsets[o], 1);
-		up(&f, "/");
+		fake_gpu_up(&f, "/");
 		/* What the driver hands out: here too, exporting around it is refused. */
 		assert_int_equal(gdr_cuda_alloc(f.cu, 100000, &d, why, sizeof(why)), 0);
 		assert_int_not_equal(d % 65536, 0);
@@ -331,21 +273,21 @@ static void test_dmabuf_unaligned_suballocation(void **state)
 			close(fd);
 			gdr_mem_gpu_free(&m);
 		}
-		down(&f);
+		fake_gpu_down(&f);
 	}
 }
 
 /* A range that leaves the allocation is refused before the driver is asked. */
 static void test_dmabuf_export_outside(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	struct gdr_dmabuf_range r;
 	char why[256] = "";
 	int fd = 7;
 
 	(void)state;
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
 	m.addr = m.gpu_base + 512; /* as if the pointer had been used as returned */
@@ -356,20 +298,20 @@ static void test_dmabuf_export_outside(void **state)
 	assert_non_null(strstr(why, "is not inside the allocation [0x"));
 	m.addr = m.gpu_base;
 	gdr_mem_gpu_free(&m);
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /* The export is of the buffer's own pages: bytes written at m->addr are in the fd there. */
 static void test_dmabuf_export_pages(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	struct gdr_dmabuf_range r;
 	char why[256] = "", in[64], out[64];
 	int fd;
 
 	(void)state;
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_gpu_alloc(&m, 100000, why, sizeof(why)), 0);
 	for (size_t i = 0; i < sizeof(in); i++)
@@ -384,29 +326,29 @@ static void test_dmabuf_export_pages(void **state)
 	assert_memory_equal(in, out, sizeof(in));
 	close(fd);
 	gdr_mem_gpu_free(&m);
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /* SYNC_MEMOPS is set on the dmabuf path too, before anything is exported. */
 static void test_dmabuf_sync_memops(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	char why[256] = "";
 	int on = 0;
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuPointerSetAttribute=CUDA_ERROR_NOT_SUPPORTED", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_dmabuf_ops.alloc_reg(&m, 4096, 0, why, sizeof(why)), -EOPNOTSUPP);
 	assert_non_null(strstr(why, ", SYNC_MEMOPS): CUDA_ERROR_NOT_SUPPORTED"));
 	assert_int_equal(m.addr, 0);
-	down(&f);
+	fake_gpu_down(&f);
 
 	/* Without the failure the attribute is on when registration is reached. */
 	unsetenv("GDRPERF_FAKE_CUDA_FAIL");
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	memset(&m, 0, sizeof(m));
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
@@ -414,20 +356,20 @@ static void test_dmabuf_sync_memops(void **state)
 	assert_int_equal(gdr_cuda_get_sync_memops(f.cu, m.addr, &on, why, sizeof(why)), 0);
 	assert_int_equal(on, 1);
 	gdr_mem_gpu_free(&m);
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /* --validate's read of NIC-written GPU memory flushes first, unless ordering makes it moot. */
 static void test_read_flushes(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	char why[256] = "", out[16];
 	const char *how = NULL;
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuFlushGPUDirectRDMAWrites=CUDA_ERROR_UNKNOWN", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
 	/* Both NIC paths' reads go through the flush: the injected failure shows it. */
@@ -437,24 +379,24 @@ static void test_read_flushes(void **state)
 	/* A plain copy (the writer's side) does not flush. */
 	assert_int_equal(gdr_mem_gpu_read(&m, 0, out, sizeof(out)), 0);
 	gdr_mem_gpu_free(&m);
-	down(&f);
+	fake_gpu_down(&f);
 
 	/* Writes already ordered for the owner: no flush is called (and so none can fail). */
 	setenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING", "100", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	memset(&m, 0, sizeof(m));
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
 	assert_int_equal(gdr_mem_gpu_read_remote(&m, 0, out, sizeof(out), &how), 0);
 	assert_non_null(strstr(how, "not needed"));
 	gdr_mem_gpu_free(&m);
-	down(&f);
+	fake_gpu_down(&f);
 
 	/* Neither: the copy still runs, and how says why nothing was flushed. */
 	unsetenv("GDRPERF_FAKE_CUDA_FAIL");
 	unsetenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING");
 	setenv("GDRPERF_FAKE_CUDA_NO_ATTR", "117", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	memset(&m, 0, sizeof(m));
 	m.env = &f.env;
 	assert_int_equal(f.gpu.flush_options, -1);
@@ -462,20 +404,20 @@ static void test_read_flushes(void **state)
 	assert_int_equal(gdr_mem_gpu_read_remote(&m, 0, out, sizeof(out), &how), 0);
 	assert_non_null(strstr(how, "unknown (the driver cannot report"));
 	gdr_mem_gpu_free(&m);
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /* --gpu-alloc=vmm: cuMemCreate memory on every GPU path, or the reason it cannot be. */
 static void test_vmm_alloc(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	struct gdr_dmabuf_range r;
 	char why[256] = "", in[32], out[32];
 	int fd, on = 0;
 
 	(void)state;
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	f.env.gpu_alloc = GDR_GPU_ALLOC_VMM;
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_gpu_alloc(&m, 3u << 20, why, sizeof(why)), 0);
@@ -495,10 +437,10 @@ static void test_vmm_alloc(void **state)
 	close(fd);
 	gdr_mem_gpu_free(&m);
 	assert_int_equal(m.vmm.va, 0);
-	down(&f);
+	fake_gpu_down(&f);
 
 	setenv("GDRPERF_FAKE_CUDA_VMM_GDR", "0", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	f.env.gpu_alloc = GDR_GPU_ALLOC_VMM;
 	memset(&m, 0, sizeof(m));
 	m.env = &f.env;
@@ -506,13 +448,13 @@ static void test_vmm_alloc(void **state)
 	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): "
 				 "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED = 0 "
 				 "(cuMemCreate memory cannot be reached by the NIC)");
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /* The PCIe mapping type goes to the driver, which refuses it where the platform cannot. */
 static void test_dmabuf_pcie_mapping(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	struct gdr_dmabuf_range r;
 	char why[256] = "";
@@ -520,17 +462,17 @@ static void test_dmabuf_pcie_mapping(void **state)
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_DRIVER_VERSION", "12080", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	f.env.dmabuf_pcie = 1;
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
 	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), -EOPNOTSUPP);
 	assert_non_null(strstr(why, "DMA_BUF_FD, MAPPING_TYPE_PCIE): CUDA_ERROR_NOT_SUPPORTED"));
 	gdr_mem_gpu_free(&m);
-	down(&f);
+	fake_gpu_down(&f);
 
 	setenv("GDRPERF_FAKE_CUDA_DMABUF_PCIE", "1", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	f.env.dmabuf_pcie = 1;
 	memset(&m, 0, sizeof(m));
 	m.env = &f.env;
@@ -538,11 +480,11 @@ static void test_dmabuf_pcie_mapping(void **state)
 	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), 0);
 	close(fd);
 	gdr_mem_gpu_free(&m);
-	down(&f);
+	fake_gpu_down(&f);
 
 	/* A driver older than 12.8 does not know the flag at all. */
 	setenv("GDRPERF_FAKE_CUDA_DRIVER_VERSION", "12040", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	f.env.dmabuf_pcie = 1;
 	memset(&m, 0, sizeof(m));
 	m.env = &f.env;
@@ -550,27 +492,27 @@ static void test_dmabuf_pcie_mapping(void **state)
 	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "CUDA_ERROR_INVALID_VALUE"));
 	gdr_mem_gpu_free(&m);
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 /* GPU_DIRECT_RDMA_SUPPORTED gates dmabuf too; unknown is said in the note, not passed over. */
 static void test_dmabuf_gdr_attribute(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	char why[256] = "";
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED", "0", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	assert_int_equal(gdr_mem_dmabuf_ops.available(&f.env, why, sizeof(why)), -EOPNOTSUPP);
 	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): "
 				 "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0");
-	down(&f);
+	fake_gpu_down(&f);
 
 	unsetenv("GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED");
 	setenv("GDRPERF_FAKE_CUDA_NO_ATTR", "116", 1);
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	assert_int_equal(f.gpu.gdr_supported, -1);
 	assert_int_equal(gdr_mem_dmabuf_ops.available(&f.env, why, sizeof(why)), 0);
 	m.env = &f.env;
@@ -578,18 +520,18 @@ static void test_dmabuf_gdr_attribute(void **state)
 	assert_int_equal(gdr_mem_dmabuf_ops.alloc_reg(&m, 4096, 0, why, sizeof(why)), -EINVAL);
 	assert_string_equal(m.note, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED unknown (the "
 				    "driver cannot report it)");
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_oom(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	char why[256] = "";
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1M", 1);
-	up(&f, CUDA_ROOTS "/nvidia_peermem");
+	fake_gpu_up(&f, CUDA_ROOTS "/nvidia_peermem");
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_dmabuf_ops.alloc_reg(&m, (1u << 20) + 1, 0, why, sizeof(why)),
 			 -ENOMEM);
@@ -598,44 +540,44 @@ static void test_oom(void **state)
 				 "CUDA_ERROR_OUT_OF_MEMORY: out of memory");
 	assert_int_equal(gdr_mem_peermem_ops.alloc_reg(&m, 2u << 20, 0, why, sizeof(why)), -ENOMEM);
 	assert_non_null(strstr(why, "cuMemAlloc(2112 KiB): CUDA_ERROR_OUT_OF_MEMORY"));
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_peermem_available(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	char why[256] = "";
 
 	(void)state;
-	up(&f, CUDA_ROOTS "/none");
+	fake_gpu_up(&f, CUDA_ROOTS "/none");
 	assert_int_equal(gdr_mem_peermem_ops.available(&f.env, why, sizeof(why)), -ENOENT);
 	assert_non_null(
 	    strstr(why, "nvidia_peermem not loaded (/sys/module/nvidia_peermem absent"));
 	assert_ptr_equal(strstr(why, "nvidia_peermem not loaded"), why);
-	down(&f);
+	fake_gpu_down(&f);
 
-	up(&f, CUDA_ROOTS "/nvidia_peermem");
+	fake_gpu_up(&f, CUDA_ROOTS "/nvidia_peermem");
 	assert_int_equal(gdr_mem_peermem_ops.available(&f.env, why, sizeof(why)), 0);
-	down(&f);
+	fake_gpu_down(&f);
 
 	setenv("GDRPERF_FAKE_CUDA_GPU_DIRECT_RDMA_SUPPORTED", "0", 1);
-	up(&f, CUDA_ROOTS "/nvidia_peermem");
+	fake_gpu_up(&f, CUDA_ROOTS "/nvidia_peermem");
 	assert_int_equal(gdr_mem_peermem_ops.available(&f.env, why, sizeof(why)), -EOPNOTSUPP);
 	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): "
 				 "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 0");
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_peermem_sync_memops_error(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	char why[256] = "";
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuPointerSetAttribute=CUDA_ERROR_NOT_SUPPORTED", 1);
 	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "128K", 1);
-	up(&f, CUDA_ROOTS "/nvidia_peermem");
+	fake_gpu_up(&f, CUDA_ROOTS "/nvidia_peermem");
 	for (int i = 0; i < 2; i++) {
 		m.env = &f.env;
 		assert_int_equal(gdr_mem_peermem_ops.alloc_reg(&m, 4096, 0, why, sizeof(why)),
@@ -645,35 +587,35 @@ static void test_peermem_sync_memops_error(void **state)
 					    "not supported"));
 		assert_int_equal(m.addr, 0);
 	}
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_peermem_without_pd(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	char why[256] = "";
 
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "128K", 1);
-	up(&f, CUDA_ROOTS "/nvidia_peermem");
+	fake_gpu_up(&f, CUDA_ROOTS "/nvidia_peermem");
 	for (int i = 0; i < 2; i++) {
 		m.env = &f.env;
 		assert_int_equal(gdr_mem_peermem_ops.alloc_reg(&m, 65536, 0, why, sizeof(why)),
 				 -EINVAL);
 		assert_string_equal(why, "peermem: no protection domain to register with");
 	}
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 static void test_write_read(void **state)
 {
-	struct fixture f;
+	struct fake_gpu f;
 	struct gdr_mem m = { 0 };
 	char why[256] = "", in[100], out[100];
 
 	(void)state;
-	up(&f, "/");
+	fake_gpu_up(&f, "/");
 	m.env = &f.env;
 	assert_int_equal(gdr_mem_gpu_alloc(&m, 5000, why, sizeof(why)), 0);
 	assert_int_equal(m.len, 5000);
@@ -689,7 +631,7 @@ static void test_write_read(void **state)
 	gdr_mem_dmabuf_ops.free(&m);
 	assert_int_equal(m.addr, 0);
 	assert_int_equal(gdr_mem_dmabuf_ops.read(&m, 0, out, 1), -EINVAL);
-	down(&f);
+	fake_gpu_down(&f);
 }
 
 #endif /* HAVE_CUDA */
@@ -703,22 +645,22 @@ int main(void)
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_data_direct_lookup),
 #ifdef HAVE_CUDA
-		cmocka_unit_test_setup(test_dmabuf_available, reset_env),
-		cmocka_unit_test_setup(test_dmabuf_alloc_reg_without_pd, reset_env),
-		cmocka_unit_test_setup(test_dmabuf_export_error, reset_env),
-		cmocka_unit_test_setup(test_dmabuf_unaligned_suballocation, reset_env),
-		cmocka_unit_test_setup(test_dmabuf_export_outside, reset_env),
-		cmocka_unit_test_setup(test_dmabuf_export_pages, reset_env),
-		cmocka_unit_test_setup(test_dmabuf_sync_memops, reset_env),
-		cmocka_unit_test_setup(test_read_flushes, reset_env),
-		cmocka_unit_test_setup(test_vmm_alloc, reset_env),
-		cmocka_unit_test_setup(test_dmabuf_pcie_mapping, reset_env),
-		cmocka_unit_test_setup(test_dmabuf_gdr_attribute, reset_env),
-		cmocka_unit_test_setup(test_oom, reset_env),
-		cmocka_unit_test_setup(test_peermem_available, reset_env),
-		cmocka_unit_test_setup(test_peermem_sync_memops_error, reset_env),
-		cmocka_unit_test_setup(test_peermem_without_pd, reset_env),
-		cmocka_unit_test_setup(test_write_read, reset_env),
+		cmocka_unit_test_setup(test_dmabuf_available, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_dmabuf_alloc_reg_without_pd, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_dmabuf_export_error, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_dmabuf_unaligned_suballocation, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_dmabuf_export_outside, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_dmabuf_export_pages, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_dmabuf_sync_memops, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_read_flushes, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_vmm_alloc, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_dmabuf_pcie_mapping, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_dmabuf_gdr_attribute, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_oom, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_peermem_available, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_peermem_sync_memops_error, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_peermem_without_pd, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_write_read, fake_gpu_reset_env),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,87 @@
+/* gdr_opts_check: the checks across options, after every option is read (options_int.h). */
+#include "config.h"
+
+#include "options_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, int use_cuda,
+		   int use_cuda_dmabuf)
+{
+	uint64_t lo, hi;
+
+	if (size_modes & (size_modes - 1)) {
+		gdr_err("-s/--size, -a/--all and --sizes exclude each other");
+		return -EINVAL;
+	}
+	if (size_modes & 2) {
+		gdr_sizes_range(2, 8u << 20, o->sizes, &o->nsizes);
+	} else if (size_modes & 4) {
+		const char *colon = strchr(sizes_arg, ':');
+		char min[32];
+
+		if (!colon || (size_t)(colon - sizes_arg) >= sizeof(min))
+			return gdr_opt_bad("--sizes", sizes_arg, "expected MIN:MAX, e.g. 4K:1M");
+		memcpy(min, sizes_arg, colon - sizes_arg);
+		min[colon - sizes_arg] = '\0';
+		if (gdr_parse_size(min, &lo) || gdr_parse_size(colon + 1, &hi) || lo == 0 ||
+		    hi > (1ull << 30))
+			return gdr_opt_bad("--sizes", sizes_arg,
+					   "MIN and MAX must be sizes from 1 B to 1G");
+		if (lo > hi)
+			return gdr_opt_bad("--sizes", sizes_arg, "MIN is larger than MAX");
+		if (gdr_sizes_range(lo, hi, o->sizes, &o->nsizes))
+			return gdr_opt_bad("--sizes", sizes_arg, "too many sizes");
+	}
+	if ((o->set & GDR_SET_ITERS) && (o->set & GDR_SET_DURATION)) {
+		gdr_err("-n/--iters and -D/--duration exclude each other");
+		return -EINVAL;
+	}
+	if (o->time_budget > 0 && (!o->sweep || (o->set & (GDR_SET_ITERS | GDR_SET_DURATION)))) {
+		gdr_err("--time-budget bounds a sweep by setting -D itself: %s",
+			o->sweep ? "not with -n or -D" : "give --sweep=pairs or ring");
+		return -EINVAL;
+	}
+	if (o->post_list > o->tx_depth) {
+		char val[16];
+
+		snprintf(val, sizeof(val), "%u", o->post_list);
+		return gdr_opt_bad("-l/--post_list", val, "larger than the tx depth (-t)");
+	}
+	if (o->cq_mod > o->tx_depth) {
+		/* perftest's default -Q 100 with a small -t would deadlock: cap it. */
+		if (o->set & GDR_SET_CQ_MOD) {
+			char val[16];
+
+			snprintf(val, sizeof(val), "%u", o->cq_mod);
+			return gdr_opt_bad("-Q/--cq-mod", val, "larger than the tx depth (-t)");
+		}
+		o->cq_mod = o->tx_depth;
+	}
+	if (use_cuda || use_cuda_dmabuf) {
+		if (o->set & GDR_SET_MEM) {
+			gdr_err("--use_cuda* aliases and --mem exclude each other");
+			return -EINVAL;
+		}
+		o->nmem = 1;
+		o->mem[0] = use_cuda_dmabuf ? GDR_MEM_DMABUF : GDR_MEM_PEERMEM;
+		o->set |= GDR_SET_MEM;
+	} else if (o->gpu && !(o->set & GDR_SET_MEM)) {
+		o->nmem = 0;
+		for (int k = 0; k < GDR_MEM__COUNT; k++)
+			o->mem[o->nmem++] = (enum gdr_mem_kind)k;
+	}
+	if (o->gpu && !strcmp(o->gpu, "auto") && (!o->dev || !strcmp(o->dev, "auto"))) {
+		gdr_err("--gpu auto needs -d NAME (the NIC the GPU should be near)");
+		return -EINVAL;
+	}
+	if (o->persistent && o->server) {
+		gdr_err("--persistent is for the server (no SERVER argument)");
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,190 @@
+/*
+ * One option's value: integers and seconds in range, sizes with K/M/G
+ * suffixes, the -a / --sizes ladder, --label text, the --mem list. Every
+ * refusal names the option and the value.
+ */
+#include "config.h"
+
+#include "options_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "text.h"
+#include "util.h"
+
+/* The CSV/JSON label field, NUL included. */
+#define GDR_LABEL_MAX sizeof(((struct gdr_result *)0)->label)
+
+int gdr_opt_bad(const char *opt, const char *val, const char *why)
+{
+	gdr_err("%s '%s': %s (see --help)", opt, val, why);
+	return -EINVAL;
+}
+
+int gdr_opt_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	char why[96];
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return gdr_opt_bad(opt, s ? s : "", "not a non-negative integer");
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return gdr_opt_bad(opt, s, "not a non-negative integer");
+	if (v < min || v > max) {
+		snprintf(why, sizeof(why), "out of range %" PRIu64 "..%" PRIu64, min, max);
+		return gdr_opt_bad(opt, s, why);
+	}
+	*out = v;
+	return 0;
+}
+
+int gdr_opt_seconds(const char *opt, const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > max)
+		return gdr_opt_bad(opt, s, "not a positive number of seconds in range");
+	*out = v;
+	return 0;
+}
+
+int gdr_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned int shift = 0;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (shift && (*end == 'i' || *end == 'I'))
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int gdr_sizes_range(uint64_t min, uint64_t max, uint64_t *sizes, unsigned int *n)
+{
+	unsigned int k = 0;
+	uint64_t s;
+
+	if (min == 0 || min > max)
+		return -EINVAL;
+	for (s = min; s <= max; s *= 2) {
+		if (k == GDR_MAX_SIZES)
+			return -E2BIG;
+		sizes[k++] = s;
+		if (s > UINT64_MAX / 2)
+			break;
+	}
+	/* MAX itself is always measured, even when it is not MIN times a power of two. */
+	if (sizes[k - 1] != max) {
+		if (k == GDR_MAX_SIZES)
+			return -E2BIG;
+		sizes[k++] = max;
+	}
+	*n = k;
+	return 0;
+}
+
+/*
+ * --label goes into a CSV and a JSON field as it is: it must be UTF-8 text
+ * without control bytes (a newline would end the CSV row, an escape sequence
+ * reaches every terminal that prints the file). A label longer than the
+ * field is cut there, at a character boundary, and said so.
+ */
+int gdr_opt_label(const char *s)
+{
+	const unsigned char *p;
+
+	if (!gdr_utf8_valid(s))
+		return gdr_opt_bad("--label", s, "not UTF-8 text");
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return gdr_opt_bad("--label", s, "holds a control character");
+	if (strlen(s) >= GDR_LABEL_MAX) {
+		char cut[GDR_LABEL_MAX];
+
+		gdr_utf8_copy(cut, s, sizeof(cut));
+		gdr_warn("--label is %zu bytes: cut to the first %zu, at a character boundary "
+			 "(\"%s\")",
+			 strlen(s), strlen(cut), cut);
+	}
+	return 0;
+}
+
+int gdr_opt_mem_list(struct gdr_opts *o, const char *arg)
+{
+	char buf[128];
+	char *save = NULL, *tok;
+	unsigned int seen = 0;
+
+	if (strlen(arg) >= sizeof(buf))
+		return gdr_opt_bad("--mem", arg, "too long");
+	gdr_strlcpy(buf, arg, sizeof(buf));
+	o->nmem = 0;
+	if (!strcmp(buf, "all")) {
+		for (int k = 0; k < GDR_MEM__COUNT; k++)
+			o->mem[o->nmem++] = (enum gdr_mem_kind)k;
+		return 0;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k = gdr_mem_kind_parse(tok);
+		char why[96];
+
+		if (k < 0) {
+			snprintf(why, sizeof(why),
+				 "unknown path '%s' (host, dmabuf, peermem, bounce, all)", tok);
+			return gdr_opt_bad("--mem", arg, why);
+		}
+		if (seen & (1u << k)) {
+			snprintf(why, sizeof(why), "path '%s' listed twice", tok);
+			return gdr_opt_bad("--mem", arg, why);
+		}
+		seen |= 1u << k;
+		o->mem[o->nmem++] = (enum gdr_mem_kind)k;
+	}
+	if (!o->nmem)
+		return gdr_opt_bad("--mem", arg, "empty list");
+	return 0;
+}
