@@ -210,17 +210,27 @@ static int create_qp(struct gdr_conn *c, struct rdma_cm_id *id, unsigned int ind
 			.max_recv_wr = index == 0 ? nslots(c) : 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
+			.max_inline_data = c->want_inline,
 		},
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 0,
 	};
 
-	if (rdma_create_qp(id, c->pd, &attr)) {
+	int rc = rdma_create_qp(id, c->pd, &attr);
+
+	/* Inline is an optimisation (latency tools): a device without it gets a plain QP. */
+	if (rc && attr.cap.max_inline_data) {
+		attr.cap.max_inline_data = 0;
+		rc = rdma_create_qp(id, c->pd, &attr);
+	}
+	if (rc) {
 		int e = errno;
 		snprintf(why, wlen, "%s: rdma_create_qp (QP %u, depth %u): %s", c->nic, index,
 			 c->tx_depth, strerror(e));
 		return -e;
 	}
+	if (index == 0)
+		c->max_inline = attr.cap.max_inline_data;
 	c->id[index] = id;
 	if (index == 0) {
 		/* Receives are posted before the connection exists so no SEND can find none. */
@@ -394,6 +404,7 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_a
 	memset(c, 0, sizeof(*c));
 	c->timeout = o->timeout;
 	c->stop = stop;
+	c->want_inline = o->latency ? GDR_CONN_LAT_INLINE : 0;
 	r = gdr_check_device(o->dev, why, wlen);
 	if (r)
 		return r;
@@ -733,6 +744,7 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, volatile sig_
 	memset(c, 0, sizeof(*c));
 	c->timeout = o->timeout;
 	c->stop = stop;
+	c->want_inline = o->latency ? GDR_CONN_LAT_INLINE : 0;
 	c->nqps = o->qps;
 	c->tx_depth = o->tx_depth;
 	c->extra_recv = o->bounce_slots * 2 + 8;

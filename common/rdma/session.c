@@ -36,6 +36,7 @@ struct acc {
 	double bps[GDR_REPEAT_MAX];
 	double peak_bps;   /* 0: no window long enough for a peak */
 	double dir_bps[2]; /* -b: client->server and server->client, summed over repeats */
+	unsigned int apart; /* -b: repeats whose runs were too short to intersect (bidir.h) */
 	double mps_sum, cpu_sum;
 	uint64_t iters;
 	unsigned int n;
@@ -684,8 +685,12 @@ static int run_lat(struct sess *s, struct pbuf *b, uint64_t size, double *sample
 	return gdr_lat_run(&s->conn, &cfg, samples, s->why, WHY);
 }
 
-static void meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo)
+/* ref_ns, unc_ns: the repeat's reference on this side, for -b (bidir.h). */
+static void meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo, uint64_t ref_ns,
+			   uint64_t unc_ns)
 {
+	m->tl = lo->tl;
+	gdr_timeline_rebase(&m->tl, ref_ns, unc_ns);
 	m->iters = lo->iters;
 	m->bytes = lo->bytes;
 	m->elapsed_ns = lo->elapsed_ns;
@@ -708,16 +713,19 @@ static void acc_add(struct acc *a, const struct gdr_msg_meas *cli, const struct 
 
 	if (bidir) {
 		/*
-		 * Both directions at once: the pair moves the sum. Each side's
-		 * peak window lies somewhere in its own run: adding two of them
-		 * would add rates that never coexisted. The repeat itself is the
-		 * window both share.
+		 * Both directions at once: the pair moves the sum, each direction
+		 * over the time both ran (bidir.h). Each side's peak window lies
+		 * somewhere in its own run: adding two of them would add rates
+		 * that never coexisted; the overlap is the window both share.
 		 */
-		bps += meas_bps(srv);
+		double dir[2];
+
+		a->apart += !gdr_bidir_rates(&cli->tl, &srv->tl, bps, meas_bps(srv), dir);
+		bps = dir[0] + dir[1];
 		peak = cli->peak_bps > 0 && srv->peak_bps > 0 ? bps : 0;
-		msgs += size ? (double)srv->bytes / size : 0;
-		a->dir_bps[0] += meas_bps(cli);
-		a->dir_bps[1] += meas_bps(srv);
+		msgs = size ? bps * secs / size : 0;
+		a->dir_bps[0] += dir[0];
+		a->dir_bps[1] += dir[1];
 	}
 	a->bps[a->n] = bps;
 	if (peak > a->peak_bps)
@@ -819,8 +827,10 @@ static void emit_measured(struct sess *s, enum gdr_mem_kind kind, uint64_t size,
 		size_t l = strlen(r.note);
 
 		snprintf(r.note + l, sizeof(r.note) - l,
-			 "%sclient->server %.3f Gb/s, server->client %.3f Gb/s", l ? "; " : "",
-			 a->dir_bps[0] / a->n * 8 / 1e9, a->dir_bps[1] / a->n * 8 / 1e9);
+			 "%sclient->server %.3f Gb/s, server->client %.3f Gb/s%s", l ? "; " : "",
+			 a->dir_bps[0] / a->n * 8 / 1e9, a->dir_bps[1] / a->n * 8 / 1e9,
+			 a->apart ? " (runs too short to intersect: each over its own run)"
+				  : " (over the time both ran)");
 	}
 	emit(s, &r);
 }
@@ -951,11 +961,13 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 		m.u.start.path = (uint8_t)pi;
 		m.u.start.repeat = (uint16_t)rep;
 		m.u.start.size = size;
+		uint64_t t_start = gdr_now_ns(); /* -b: our reference, see bidir.h */
 		r = send_msg(s, &m);
 		if (!r)
 			r = recv_msg(s, &reply, GDR_MSG_ACK);
 		if (r)
 			return r;
+		uint64_t t_ack = gdr_now_ns();
 		r = run_loop(s, b, size, &lo);
 		memset(&m, 0, sizeof(m));
 		m.type = GDR_MSG_DONE;
@@ -965,7 +977,7 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			send_msg(s, &m);
 			return r;
 		}
-		meas_from_loop(&m.u.meas, &lo);
+		meas_from_loop(&m.u.meas, &lo, t_start + (t_ack - t_start) / 2, (t_ack - t_start) / 2);
 		/*
 		 * The check needs how many messages the writer issued: our own
 		 * count for READ; for -b WRITE the server's, known up front
@@ -1219,6 +1231,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 		lat_arm(s, b, size);
 		memset(&m, 0, sizeof(m));
 		m.type = GDR_MSG_ACK;
+		uint64_t ref = gdr_now_ns(); /* -b: our reference, see bidir.h */
 		r = send_msg(s, &m);
 		if (r)
 			return r;
@@ -1236,7 +1249,7 @@ static int server_size(struct sess *s, struct pbuf *b, uint64_t size, const stru
 			if (res.u.meas.status)
 				gdr_strlcpy(res.u.meas.text, s->why, sizeof(res.u.meas.text));
 			else
-				meas_from_loop(&res.u.meas, &lo);
+				meas_from_loop(&res.u.meas, &lo, ref, 0);
 		} else if (b->kind == GDR_MEM_BOUNCE) {
 			/* bounce: the server is half of the pipeline; a failure ends the run. */
 			struct gdr_loop_out lo;
