@@ -37,36 +37,6 @@ static inline uint64_t gdr_cycles(void)
 {
 	return gdr_now_ns();
 }
-/*
- * The waits' slow checks (stall, duration, peer gone) need only coarse time:
- * CLOCK_MONOTONIC is read when the counter says about GDR_COARSE_NS passed
- * since the last read, the counter's rate re-estimated at every read. A busy
- * wait then makes a few hundred clock calls a second, however fast it spins
- * (counting spins made one every few microseconds on a fast loop, each a
- * system call on HPET).
- */
-#define GDR_COARSE_NS 5000000ull /* 5 ms */
-struct gdr_coarse {
-	uint64_t c_last, ns_last, c_gap;
-};
-
-/* 1 with *now_ns set when a clock read was due, else 0. */
-static inline int gdr_coarse_due(struct gdr_coarse *k, uint64_t *now_ns)
-{
-	uint64_t c = gdr_cycles(), ns;
-
-	if (c - k->c_last < k->c_gap)
-		return 0;
-	ns = gdr_now_ns();
-	if (k->ns_last && ns > k->ns_last && c > k->c_last)
-		k->c_gap = (uint64_t)((double)(c - k->c_last) / (double)(ns - k->ns_last) *
-				      (double)GDR_COARSE_NS);
-	k->c_last = c;
-	k->ns_last = ns;
-	*now_ns = ns;
-	return 1;
-}
-
 #endif
 
 /* Both clocks read at the start of a run, and again at its end. */
@@ -93,36 +63,6 @@ static inline void gdr_cyc_end(struct gdr_cyc_cal *k, uint64_t ns1, uint64_t c1)
 static inline uint64_t gdr_cyc_ns(const struct gdr_cyc_cal *k, uint64_t c)
 {
 	return k->ns0 + (uint64_t)((double)(c - k->c0) * k->ns_per_cycle + 0.5);
-}
-
-/*
- * The waits' slow checks (stall, duration, peer gone) need only coarse time:
- * CLOCK_MONOTONIC is read when the counter says about GDR_COARSE_NS passed
- * since the last read, the counter's rate re-estimated at every read. A busy
- * wait then makes a few hundred clock calls a second however fast it spins
- * (counting spins made one every few microseconds on a fast loop, each a
- * system call on HPET).
- */
-#define GDR_COARSE_NS 5000000ull /* 5 ms */
-struct gdr_coarse {
-	uint64_t c_last, ns_last, c_gap;
-};
-
-/* 1 with *now_ns set when a clock read was due, else 0. */
-static inline int gdr_coarse_due(struct gdr_coarse *k, uint64_t *now_ns)
-{
-	uint64_t c = gdr_cycles(), ns;
-
-	if (c - k->c_last < k->c_gap)
-		return 0;
-	ns = gdr_now_ns();
-	if (k->ns_last && ns > k->ns_last && c > k->c_last)
-		k->c_gap = (uint64_t)((double)(c - k->c_last) / (double)(ns - k->ns_last) *
-				      (double)GDR_COARSE_NS);
-	k->c_last = c;
-	k->ns_last = ns;
-	*now_ns = ns;
-	return 1;
 }
 
 #endif

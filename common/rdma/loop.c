@@ -15,6 +15,7 @@
 #define QP_SHIFT   48
 #define COUNT_MASK ((1ull << QP_SHIFT) - 1)
 #define POLL_BATCH 16
+#define IDLE_CLOCK 64 /* polls between two reads of CLOCK_MONOTONIC */
 
 struct qstate {
 	uint64_t posted, done, target;
@@ -140,8 +141,7 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 	uint64_t total_done = 0, total_posted = 0, cqes = 0;
 	uint64_t stall_ns = (uint64_t)(cfg->stall_timeout * 1e9);
 	uint64_t end_ns;
-	unsigned int finished = 0;
-	struct gdr_coarse coarse = { 0 };
+	unsigned int finished = 0, polls = 0;
 	int progressed = 0;
 	struct gdr_pace pace;
 	struct gdr_peak *peak = NULL;
@@ -215,7 +215,7 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 		}
 		/*
 		 * A poll that found completions stamps them with the cycle counter
-		 * (cycles.h); CLOCK_MONOTONIC is read every GDR_COARSE_NS only:
+		 * (cycles.h); CLOCK_MONOTONIC is read every IDLE_CLOCK-th poll only:
 		 * the stall, duration and disconnect checks need only coarse time,
 		 * and on a VM without a usable TSC clock_gettime is a system call
 		 * that competes with the kernel's Soft-RoCE work (perftest's loop
@@ -226,7 +226,7 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 			if (peak)
 				gdr_peak_add(peak, gdr_cycles(), total_posted, total_done, cqes);
 		}
-		if (!gdr_coarse_due(&coarse, &now)) {
+		if (++polls < IDLE_CLOCK) {
 			if (cfg->stop && *cfg->stop) {
 				snprintf(why, wlen, "interrupted");
 				r = -EINTR;
@@ -234,6 +234,8 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 			}
 			continue;
 		}
+		polls = 0;
+		now = gdr_now_ns();
 		if (progressed) {
 			progressed = 0;
 			last_progress = now;
