@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GDR_TL_POINTS 32
+#define GDR_TL_POINTS 32u
 
 struct gdr_timeline {
 	uint32_t n;		     /* points, 0..GDR_TL_POINTS; times and bytes never decrease */
