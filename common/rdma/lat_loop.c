@@ -17,7 +17,7 @@
 /*
  * Spins between two clock reads in a wait: without a TSC clocksource (a VM
  * on HPET) clock_gettime is a system call that would slow every spin. At 256
- * a 64-byte READ on Soft-RoCE under TCG paid one every other sample (0.11x
+ * a 64-byte READ on Soft-RoCE under TCG paid one every other sample (11%
  * over ib_read_lat's median); 4096 keeps the stall check within well under a
  * millisecond on hardware.
  */
