@@ -15,7 +15,7 @@
 #define QP_SHIFT   48
 #define COUNT_MASK ((1ull << QP_SHIFT) - 1)
 #define POLL_BATCH 16
-#define IDLE_CLOCK 1024 /* polls between two reads of CLOCK_MONOTONIC */
+#define IDLE_CLOCK 64 /* polls between two reads of CLOCK_MONOTONIC */
 
 struct qstate {
 	uint64_t posted, done, target;
