@@ -14,7 +14,7 @@
 #include "options.h"
 
 #define GDR_PROTO_MAGIC	   0x50524447u /* "GDRP" */
-#define GDR_PROTO_VERSION  2 /* 2: measurements carry their time line (-b) */
+#define GDR_PROTO_VERSION  2	       /* 2: measurements carry their time line (-b) */
 #define GDR_CTRL_MAX	   2048
 #define GDR_TEXT_MAX	   200
 #define GDR_HELLO_LEN	   18

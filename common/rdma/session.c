@@ -34,8 +34,8 @@
 /* Per size: what both sides measured in every repeat. */
 struct acc {
 	double bps[GDR_REPEAT_MAX];
-	double peak_bps;   /* 0: no window long enough for a peak */
-	double dir_bps[2]; /* -b: client->server and server->client, summed over repeats */
+	double peak_bps;    /* 0: no window long enough for a peak */
+	double dir_bps[2];  /* -b: client->server and server->client, summed over repeats */
 	unsigned int apart; /* -b: repeats whose runs were too short to intersect (bidir.h) */
 	double mps_sum, cpu_sum;
 	uint64_t iters;
@@ -977,7 +977,8 @@ static int client_size(struct sess *s, struct pbuf *b, unsigned int pi, uint64_t
 			send_msg(s, &m);
 			return r;
 		}
-		meas_from_loop(&m.u.meas, &lo, t_start + (t_ack - t_start) / 2, (t_ack - t_start) / 2);
+		meas_from_loop(&m.u.meas, &lo, t_start + (t_ack - t_start) / 2,
+			       (t_ack - t_start) / 2);
 		/*
 		 * The check needs how many messages the writer issued: our own
 		 * count for READ; for -b WRITE the server's, known up front
