@@ -27,6 +27,8 @@
 /* An unacknowledged probe this old means the peer is gone (see probe_reap). */
 #define GDR_PROBE_DEAD_S 10.0
 
+#define GDR_CONN_LAT_INLINE 220
+
 struct gdr_conn {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen_id;
@@ -54,6 +56,12 @@ struct gdr_conn {
 	int probing;	   /* a liveness probe is in flight (see gdr_ctrl_recv) */
 	double probe_sent; /* when it was posted */
 	int listening;	   /* server: got as far as rdma_listen */
+	/*
+	 * Latency tools: inline bytes asked for the QPs (perftest's 220 for its
+	 * WRITE latency) and what QP 0 got (0: none; the bandwidth tools ask none,
+	 * as perftest's bandwidth tests).
+	 */
+	unsigned int want_inline, max_inline;
 };
 
 /* Receive WRs on QP 0: the control slots, then the extra ones a path asked for. */

@@ -270,6 +270,7 @@ int gdr_conn_accept(struct gdr_conn *c, const struct gdr_opts *o, const struct g
 	memset(c, 0, sizeof(*c));
 	c->timeout = o->timeout;
 	c->stop = stop;
+	c->want_inline = o->latency ? GDR_CONN_LAT_INLINE : 0;
 	r = gdr_check_device(ep->dev, why, wlen);
 	if (!r)
 		r = listen_on(c, ep, why, wlen);

@@ -169,6 +169,7 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, const struct 
 	memset(c, 0, sizeof(*c));
 	c->timeout = o->timeout;
 	c->stop = stop;
+	c->want_inline = o->latency ? GDR_CONN_LAT_INLINE : 0;
 	c->nqps = o->qps;
 	c->tx_depth = o->tx_depth;
 	c->extra_recv = extra_recv;

@@ -106,17 +106,26 @@ int gdr_conn_create_qp(struct gdr_conn *c, struct rdma_cm_id *id, unsigned int i
 			.max_recv_wr = index == 0 ? gdr_conn_slots(c) : 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
+			.max_inline_data = c->want_inline,
 		},
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 0,
 	};
+	int rc = rdma_create_qp(id, c->pd, &attr);
 
-	if (rdma_create_qp(id, c->pd, &attr)) {
+	/* Inline is an optimisation (latency tools): a device without it gets a plain QP. */
+	if (rc && attr.cap.max_inline_data) {
+		attr.cap.max_inline_data = 0;
+		rc = rdma_create_qp(id, c->pd, &attr);
+	}
+	if (rc) {
 		int e = errno;
 		snprintf(why, wlen, "%s: rdma_create_qp (QP %u, depth %u): %s", c->nic, index,
 			 c->tx_depth, strerror(e));
 		return -e;
 	}
+	if (index == 0)
+		c->max_inline = attr.cap.max_inline_data;
 	c->id[index] = id;
 	if (index == 0) {
 		/* Receives are posted before the connection exists so no SEND can find none. */

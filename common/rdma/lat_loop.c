@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "cycles.h"
 #include "loop.h"
 #include "util.h"
 
@@ -15,9 +16,12 @@
 
 /*
  * Spins between two clock reads in a wait: without a TSC clocksource (a VM
- * on HPET) clock_gettime is a system call that would slow every spin.
+ * on HPET) clock_gettime is a system call that would slow every spin. At 256
+ * a 64-byte READ on Soft-RoCE under TCG paid one every other sample (11%
+ * over ib_read_lat's median); 4096 keeps the stall check within well under a
+ * millisecond on hardware.
  */
-#define SPINS_PER_CHECK 256
+#define SPINS_PER_CHECK 4096
 
 struct lat {
 	struct gdr_conn *c;
@@ -27,6 +31,7 @@ struct lat {
 	int progressed; /* a message since the last clock read: last_progress moves then */
 	struct gdr_pace pace;
 	unsigned int outstanding; /* signaled WRs not yet completed */
+	unsigned int send_flags;  /* IBV_SEND_SIGNALED, and IBV_SEND_INLINE when it fits */
 	char *why;
 	size_t wlen;
 };
@@ -112,7 +117,7 @@ static int post(struct lat *l, uint32_t seq)
 		.opcode = !cfg->write ? IBV_WR_RDMA_READ
 			  : cfg->imm  ? IBV_WR_RDMA_WRITE_WITH_IMM
 				      : IBV_WR_RDMA_WRITE,
-		.send_flags = IBV_SEND_SIGNALED,
+		.send_flags = l->send_flags,
 		.imm_data = htonl(seq),
 		.wr.rdma = { .remote_addr = cfg->raddr, .rkey = cfg->rkey },
 	}, *bad;
@@ -199,7 +204,7 @@ static int write_initiator(struct lat *l, double *samples)
 	int r;
 
 	for (uint64_t i = 0; i < cfg->warmup + cfg->iters; i++) {
-		uint64_t t0 = gdr_now_ns();
+		uint64_t t0 = gdr_cycles();
 
 		stamp = gdr_lat_stamp(stamp);
 		if ((r = hook(l, cfg->hooks.before_send, "copy to the staging buffer")))
@@ -211,7 +216,8 @@ static int write_initiator(struct lat *l, double *samples)
 		if ((r = hook(l, cfg->hooks.after_recv, "copy from the staging buffer")))
 			return r;
 		if (i >= cfg->warmup && samples)
-			samples[i - cfg->warmup] = (double)(gdr_now_ns() - t0) / 2e3;
+			samples[i - cfg->warmup] =
+			    (double)(gdr_cycles() - t0); /* scaled by the caller */
 	}
 	return reap_sends(l, 1);
 }
@@ -242,7 +248,7 @@ static int read_initiator(struct lat *l, double *samples)
 	int r;
 
 	for (uint64_t i = 0; i < cfg->warmup + cfg->iters; i++) {
-		uint64_t t0 = gdr_now_ns();
+		uint64_t t0 = gdr_cycles();
 
 		if ((r = post(l, (uint32_t)i)) || (r = reap_sends(l, 1)))
 			return r;
@@ -250,24 +256,56 @@ static int read_initiator(struct lat *l, double *samples)
 			return r;
 		l->progressed = 1;
 		if (i >= cfg->warmup && samples)
-			samples[i - cfg->warmup] = (double)(gdr_now_ns() - t0) / 1e3;
+			samples[i - cfg->warmup] =
+			    (double)(gdr_cycles() - t0); /* scaled by the caller */
 	}
 	return 0;
+}
+
+/*
+ * perftest's choice (DEF_INLINE_WRITE, 220 bytes, for its WRITE latency; none
+ * for GPU memory): a small WRITE from host memory travels inside the work
+ * request, so the NIC (or rxe) does not fetch it from the MR first. Only
+ * where the CPU may read the source: host memory, not a GPU path (imm).
+ */
+static unsigned int send_flags(const struct gdr_conn *c, const struct gdr_lat_cfg *cfg)
+{
+	unsigned int f = IBV_SEND_SIGNALED;
+
+	if (cfg->write && !cfg->imm && !cfg->hooks.before_send && cfg->size <= c->max_inline)
+		f |= IBV_SEND_INLINE;
+	return f;
 }
 
 int gdr_lat_run(struct gdr_conn *c, const struct gdr_lat_cfg *cfg, double *samples_us, char *why,
 		size_t wlen)
 {
 	struct lat l = { .c = c, .cfg = cfg, .why = why, .wlen = wlen };
+	struct gdr_cyc_cal cal;
+	int r;
 
 	if (cfg->size == 0 || cfg->iters == 0 || (cfg->write && !cfg->imm && !cfg->dst_last) ||
 	    (cfg->initiator && !samples_us)) {
 		snprintf(why, wlen, "latency: bad parameters");
 		return -EINVAL;
 	}
+	l.send_flags = send_flags(c, cfg);
 	l.last_progress = gdr_now_ns();
 	l.pace.next_ns = l.last_progress + GDR_PACE_NS;
-	if (!cfg->write)
-		return cfg->initiator ? read_initiator(&l, samples_us) : 0;
-	return cfg->initiator ? write_initiator(&l, samples_us) : write_responder(&l);
+	if (!cfg->initiator)
+		return cfg->write ? write_responder(&l) : 0;
+	gdr_cyc_begin(&cal);
+	r = cfg->write ? write_initiator(&l, samples_us) : read_initiator(&l, samples_us);
+	if (r)
+		return r;
+	{
+		uint64_t c1 = gdr_cycles(), ns1 = gdr_now_ns();
+
+		gdr_cyc_end(&cal, ns1, c1);
+	}
+	/* Cycles to microseconds; a WRITE sample is half its round trip. */
+	double scale = cal.ns_per_cycle / (cfg->write ? 2e3 : 1e3);
+	for (uint64_t i = 0; i < cfg->iters; i++)
+		samples_us[i] *= scale;
+	return 0;
 }

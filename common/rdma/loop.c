@@ -8,13 +8,14 @@
 #include <string.h>
 
 #include "conn.h"
+#include "cycles.h"
 #include "stats.h"
 #include "util.h"
 
 #define QP_SHIFT   48
 #define COUNT_MASK ((1ull << QP_SHIFT) - 1)
 #define POLL_BATCH 16
-#define IDLE_CLOCK 64 /* empty polls between two clock reads */
+#define IDLE_CLOCK 64 /* polls between two reads of CLOCK_MONOTONIC */
 
 struct qstate {
 	uint64_t posted, done, target;
@@ -113,18 +114,36 @@ static unsigned int close_duration(struct qstate *qs, unsigned int nqps)
 	return finished;
 }
 
+/*
+ * -b: the run's time line (bidir.h) from the peak's observations, in
+ * CLOCK_MONOTONIC nanoseconds; it starts at the run's start and ends at its
+ * end, both read from that clock.
+ */
+static void timeline_from_peak(struct gdr_timeline *tl, const struct gdr_peak *p,
+			       const struct gdr_cyc_cal *cal, uint32_t size, uint64_t start,
+			       uint64_t end)
+{
+	memset(tl, 0, sizeof(*tl));
+	gdr_timeline_add(tl, (int64_t)start, 0);
+	for (unsigned int i = 1; i < p->n && p->pt[i].t_ns < p->last.t_ns; i++)
+		gdr_timeline_add(tl, (int64_t)gdr_cyc_ns(cal, p->pt[i].t_ns), p->pt[i].done * size);
+	gdr_timeline_add(tl, (int64_t)end, p->last.done * size);
+}
+
 /* Run until every QP has completed its target (or the clock says stop in duration mode). */
 static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int nqps,
 		 struct qstate *qs, uint64_t per_qp, double duration,
 		 const struct gdr_loop_cfg *cfg, struct gdr_loop_out *out, char *why, size_t wlen)
 {
 	struct ibv_wc wc[POLL_BATCH];
-	uint64_t start = gdr_now_ns(), last_progress = start, now;
+	struct gdr_cyc_cal cal;
+	uint64_t start, last_progress, now;
 	uint64_t total_done = 0, total_posted = 0, cqes = 0;
 	uint64_t stall_ns = (uint64_t)(cfg->stall_timeout * 1e9);
-	uint64_t end_ns = duration > 0 ? start + (uint64_t)(duration * 1e9) : 0;
-	unsigned int finished = 0, idle = 0;
-	struct gdr_pace pace = { .next_ns = start + GDR_PACE_NS };
+	uint64_t end_ns;
+	unsigned int finished = 0, polls = 0;
+	int progressed = 0;
+	struct gdr_pace pace;
 	struct gdr_peak *peak = NULL;
 	int r;
 
@@ -135,8 +154,14 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 			return -ENOMEM;
 		}
 		gdr_peak_init(peak, (uint64_t)GDR_PEAK_CQES_PER_QP * nqps);
-		gdr_peak_add(peak, start, 0, 0, 0);
 	}
+	gdr_cyc_begin(&cal);
+	start = last_progress = cal.ns0;
+	end_ns = duration > 0 ? start + (uint64_t)(duration * 1e9) : 0;
+	pace.next_ns = start + GDR_PACE_NS;
+	pace.ticks = 0;
+	if (peak)
+		gdr_peak_add(peak, cal.c0, 0, 0, 0);
 	for (unsigned int i = 0; i < nqps; i++) {
 		qs[i].posted = qs[i].done = 0;
 		qs[i].target = duration > 0 ? UINT64_MAX : per_qp;
@@ -189,13 +214,19 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 				finished++;
 		}
 		/*
-		 * An empty poll reads no clock, but every IDLE_CLOCK-th does: the
-		 * stall, duration and disconnect checks need only coarse time, and
-		 * on a VM without a usable TSC clock_gettime is a system call that
-		 * competes with the kernel's Soft-RoCE work (perftest's spin reads
-		 * the cycle counter only).
+		 * A poll that found completions stamps them with the cycle counter
+		 * (cycles.h); CLOCK_MONOTONIC is read every IDLE_CLOCK-th poll only:
+		 * the stall, duration and disconnect checks need only coarse time,
+		 * and on a VM without a usable TSC clock_gettime is a system call
+		 * that competes with the kernel's Soft-RoCE work (perftest's loop
+		 * reads the cycle counter only).
 		 */
-		if (n == 0 && ++idle < IDLE_CLOCK) {
+		if (n > 0) {
+			progressed = 1;
+			if (peak)
+				gdr_peak_add(peak, gdr_cycles(), total_posted, total_done, cqes);
+		}
+		if (++polls < IDLE_CLOCK) {
 			if (cfg->stop && *cfg->stop) {
 				snprintf(why, wlen, "interrupted");
 				r = -EINTR;
@@ -203,12 +234,11 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 			}
 			continue;
 		}
-		idle = 0;
+		polls = 0;
 		now = gdr_now_ns();
-		if (n > 0) {
+		if (progressed) {
+			progressed = 0;
 			last_progress = now;
-			if (peak)
-				gdr_peak_add(peak, now, total_posted, total_done, cqes);
 		}
 		if (end_ns && now >= end_ns) {
 			end_ns = 0;
@@ -234,18 +264,25 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 			}
 		}
 	}
-	now = gdr_now_ns();
-	r = 0;
-	if (!out)
-		goto out;
+	{
+		uint64_t c_end = gdr_cycles();
+
+		now = gdr_now_ns();
+		gdr_cyc_end(&cal, now, c_end);
+		r = 0;
+		if (!out)
+			goto out;
+		gdr_peak_add(peak, c_end, total_posted, total_done, cqes);
+	}
 	out->elapsed_ns = now - start;
 	out->msgs = total_done;
 	out->iters = UINT64_MAX;
 	for (unsigned int i = 0; i < nqps; i++)
 		out->iters = min_u64(out->iters, qs[i].done);
 	out->bytes = total_done * cfg->size;
-	gdr_peak_add(peak, now, total_posted, total_done, cqes);
-	out->peak_bps = gdr_peak_rate(peak) * cfg->size;
+	/* The peak's stamps are cycles: its rate per cycle, in time. */
+	out->peak_bps = gdr_peak_rate(peak) * cfg->size / cal.ns_per_cycle;
+	timeline_from_peak(&out->tl, peak, &cal, cfg->size, start, now);
 out:
 	free(peak);
 	return r;

@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "bidir.h"
+
 struct gdr_conn;
 
 struct gdr_loop_qp {
@@ -72,7 +74,8 @@ struct gdr_loop_out {
 	 * NAN when the run had no window that long.
 	 */
 	double peak_bps;
-	double cpu_pct; /* this process's CPU time / wall time, percent of one core */
+	double cpu_pct;		/* this process's CPU time / wall time, percent of one core */
+	struct gdr_timeline tl; /* -b: completed bytes over the run (bidir.h), CLOCK_MONOTONIC ns */
 };
 
 /* A peak window spans at least this many completions per QP. */

@@ -112,6 +112,13 @@ static void enc_meas(struct cur *c, const struct gdr_msg_meas *m)
 	put(c, m->bad_offset, 8);
 	for (unsigned int i = 0; i < 7; i++)
 		put_dbl(c, m->lat_us[i]);
+	/* -b: the side's time line on its reference (bidir.h). */
+	put(c, m->tl.n, 1);
+	put(c, m->tl.unc_ns, 8);
+	for (unsigned int i = 0; i < m->tl.n && i < GDR_TL_POINTS; i++) {
+		put(c, (uint64_t)m->tl.t_ns[i], 8);
+		put(c, m->tl.bytes[i], 8);
+	}
 	put_text(c, m->text);
 }
 
@@ -210,6 +217,19 @@ static int dec_meas(struct cur *c, struct gdr_msg_meas *m, char *why, size_t wle
 	m->bad_offset = get(c, 8);
 	for (unsigned int i = 0; i < 7; i++)
 		m->lat_us[i] = get_dbl(c);
+	m->tl.n = (uint32_t)get(c, 1);
+	m->tl.unc_ns = get(c, 8);
+	if (m->tl.n > GDR_TL_POINTS)
+		FAIL("measurement time line: %u points (at most %u)", m->tl.n, GDR_TL_POINTS);
+	for (unsigned int i = 0; i < m->tl.n; i++) {
+		m->tl.t_ns[i] = (int64_t)get(c, 8);
+		m->tl.bytes[i] = get(c, 8);
+	}
+	if (m->tl.unc_ns > 3600ull * 1000000000ull)
+		FAIL("measurement time line: uncertainty %llu ns out of range",
+		     (unsigned long long)m->tl.unc_ns);
+	if (gdr_timeline_check(&m->tl, why, wlen))
+		return -EBADMSG;
 	if (get_text(c, m->text))
 		FAIL("measurement text: bad length");
 	if (m->status > 0 || m->status < -4095)

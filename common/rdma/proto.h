@@ -10,10 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bidir.h"
 #include "options.h"
 
 #define GDR_PROTO_MAGIC	   0x50524447u /* "GDRP" */
-#define GDR_PROTO_VERSION  1
+#define GDR_PROTO_VERSION  2	       /* 2: measurements carry their time line (-b) */
 #define GDR_CTRL_MAX	   2048
 #define GDR_TEXT_MAX	   200
 #define GDR_HELLO_LEN	   18
@@ -94,6 +95,7 @@ struct gdr_msg_meas {
 	uint64_t bad_offset;
 	/* Latency tools: the client's min, p50, p90, p99, p99.9, max, avg in us (0 otherwise). */
 	double lat_us[7];
+	struct gdr_timeline tl; /* -b: completed bytes over the run, on this side's reference */
 	char text[GDR_TEXT_MAX];
 };
 

@@ -17,10 +17,16 @@
 #include "stats.h"
 #include "util.h"
 
-/* START for one repeat, then the server's ACK: it is ready. */
-static int start_repeat(struct sess *s, unsigned int pi, unsigned int rep, uint64_t size)
+/*
+ * START for one repeat, then the server's ACK: it is ready. *ref_ns, *unc_ns:
+ * the repeat's reference on our clock, the midpoint of START..ACK, and half
+ * that round trip (its uncertainty), for -b's common window (bidir.h).
+ */
+static int start_repeat(struct sess *s, unsigned int pi, unsigned int rep, uint64_t size,
+			uint64_t *ref_ns, uint64_t *unc_ns)
 {
 	struct gdr_msg m, reply;
+	uint64_t t_start, t_ack;
 	int r;
 
 	memset(&m, 0, sizeof(m));
@@ -28,8 +34,14 @@ static int start_repeat(struct sess *s, unsigned int pi, unsigned int rep, uint6
 	m.u.start.path = (uint8_t)pi;
 	m.u.start.repeat = (uint16_t)rep;
 	m.u.start.size = size;
+	t_start = gdr_now_ns();
 	r = gdr_sess_send(s, &m);
-	return r ? r : gdr_sess_recv(s, &reply, GDR_MSG_ACK);
+	if (!r)
+		r = gdr_sess_recv(s, &reply, GDR_MSG_ACK);
+	t_ack = gdr_now_ns();
+	*unc_ns = (t_ack - t_start) / 2;
+	*ref_ns = t_start + *unc_ns;
+	return r;
 }
 
 /* A repeat that failed here: the server learns why from the DONE. */
@@ -109,6 +121,7 @@ static int client_size(struct sess *s, struct gdr_path *p, unsigned int pi, uint
 		return r;
 	for (unsigned int rep = 0; rep < s->plan.repeat; rep++) {
 		struct gdr_loop_out lo;
+		uint64_t ref_ns, unc_ns;
 		int last = rep + 1 == s->plan.repeat;
 
 		r = gdr_sess_sync_point(s); /* launch */
@@ -116,7 +129,7 @@ static int client_size(struct sess *s, struct gdr_path *p, unsigned int pi, uint
 			return r;
 		if (p->ops->lat_arm)
 			p->ops->lat_arm(p, size);
-		r = start_repeat(s, pi, rep, size);
+		r = start_repeat(s, pi, rep, size, &ref_ns, &unc_ns);
 		if (r)
 			return r;
 		memset(&m, 0, sizeof(m));
@@ -126,7 +139,7 @@ static int client_size(struct sess *s, struct gdr_path *p, unsigned int pi, uint
 		} else {
 			r = p->ops->run(p, size, &lo, s->why, WHY);
 			if (!r)
-				gdr_sess_meas_from_loop(&m.u.meas, &lo);
+				gdr_sess_meas_from_loop(&m.u.meas, &lo, ref_ns, unc_ns);
 		}
 		if (r)
 			return fail_repeat(s, r);

@@ -30,7 +30,8 @@
 struct gdr_acc {
 	double bps[GDR_REPEAT_MAX];
 	double peak_bps;   /* 0: no window long enough for a peak */
-	double dir_bps[2]; /* -b: client->server and server->client, summed over repeats */
+	double dir_bps[2];  /* -b: client->server and server->client, summed over repeats */
+	unsigned int apart; /* -b: repeats whose runs were too short to intersect (bidir.h) */
 	double mps_sum, cpu_sum;
 	uint64_t iters;
 	unsigned int n;
@@ -92,7 +93,9 @@ int gdr_sess_place(struct sess *s);
 void gdr_sess_bind_near_nic(struct sess *s);
 
 /* session_rows.c */
-void gdr_sess_meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo);
+/* ref_ns, unc_ns: the repeat's reference on this side, for -b (bidir.h). */
+void gdr_sess_meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo, uint64_t ref_ns,
+			     uint64_t unc_ns);
 void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t size,
 			    const char *status, const char *note);
 void gdr_sess_emit_lat(struct sess *s, const struct gdr_path *p, uint64_t size, const double *us,

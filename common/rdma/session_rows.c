@@ -5,13 +5,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bidir.h"
 #include "ceiling.h"
 #include "session_int.h"
 #include "stats.h"
 #include "util.h"
 
-void gdr_sess_meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo)
+void gdr_sess_meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *lo, uint64_t ref_ns,
+			     uint64_t unc_ns)
 {
+	m->tl = lo->tl;
+	gdr_timeline_rebase(&m->tl, ref_ns, unc_ns);
 	m->iters = lo->iters;
 	m->bytes = lo->bytes;
 	m->elapsed_ns = lo->elapsed_ns;
@@ -34,16 +38,19 @@ static void acc_add(struct gdr_acc *a, const struct gdr_msg_meas *cli,
 
 	if (bidir) {
 		/*
-		 * Both directions at once: the pair moves the sum. Each side's
-		 * peak window lies somewhere in its own run: adding two of them
-		 * would add rates that never coexisted. The repeat itself is the
-		 * window both share.
+		 * Both directions at once: the pair moves the sum, each direction
+		 * over the time both ran (bidir.h). Each side's peak window lies
+		 * somewhere in its own run: adding two of them would add rates
+		 * that never coexisted; the overlap is the window both share.
 		 */
-		bps += meas_bps(srv);
+		double dir[2];
+
+		a->apart += !gdr_bidir_rates(&cli->tl, &srv->tl, bps, meas_bps(srv), dir);
+		bps = dir[0] + dir[1];
 		peak = cli->peak_bps > 0 && srv->peak_bps > 0 ? bps : 0;
-		msgs += size ? (double)srv->bytes / size : 0;
-		a->dir_bps[0] += meas_bps(cli);
-		a->dir_bps[1] += meas_bps(srv);
+		msgs = size ? bps * secs / size : 0;
+		a->dir_bps[0] += dir[0];
+		a->dir_bps[1] += dir[1];
 	}
 	a->bps[a->n] = bps;
 	if (peak > a->peak_bps)
@@ -149,8 +156,10 @@ void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t s
 		size_t l = strlen(r.note);
 
 		snprintf(r.note + l, sizeof(r.note) - l,
-			 "%sclient->server %.3f Gb/s, server->client %.3f Gb/s", l ? "; " : "",
-			 a->dir_bps[0] / a->n * 8 / 1e9, a->dir_bps[1] / a->n * 8 / 1e9);
+			 "%sclient->server %.3f Gb/s, server->client %.3f Gb/s%s", l ? "; " : "",
+			 a->dir_bps[0] / a->n * 8 / 1e9, a->dir_bps[1] / a->n * 8 / 1e9,
+			 a->apart ? " (runs too short to intersect: each over its own run)"
+				  : " (over the time both ran)");
 	}
 	gdr_sess_emit_row(s, &r);
 }

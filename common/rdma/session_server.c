@@ -13,8 +13,13 @@
 #include "session_int.h"
 #include "util.h"
 
-/* This side's part of one repeat into res (the RESULT); -errno: the run is over. */
-static int serve_repeat(struct sess *s, struct gdr_path *p, uint64_t size, struct gdr_msg *res)
+/*
+ * This side's part of one repeat into res (the RESULT); -errno: the run is
+ * over. ref_ns: when the ACK that started it was posted, our reference for
+ * -b's common window (bidir.h).
+ */
+static int serve_repeat(struct sess *s, struct gdr_path *p, uint64_t size, uint64_t ref_ns,
+			struct gdr_msg *res)
 {
 	struct gdr_loop_out lo;
 	int r;
@@ -32,7 +37,7 @@ static int serve_repeat(struct sess *s, struct gdr_path *p, uint64_t size, struc
 		if (res->u.meas.status)
 			gdr_strlcpy(res->u.meas.text, s->why, sizeof(res->u.meas.text));
 		else
-			gdr_sess_meas_from_loop(&res->u.meas, &lo);
+			gdr_sess_meas_from_loop(&res->u.meas, &lo, ref_ns, 0);
 	} else if (p->ops->passive_runs) {
 		/* The server is half of the pipeline: a failure ends the run. */
 		r = p->ops->run(p, size, &lo, s->why, WHY);
@@ -47,6 +52,7 @@ static int server_size(struct sess *s, struct gdr_path *p, uint64_t size,
 {
 	int checks = s->plan.validate && gdr_path_checks_dst(&s->penv);
 	struct gdr_msg m, done, res;
+	uint64_t ref_ns;
 	int r;
 
 	for (unsigned int rep = 0;; rep++) {
@@ -78,9 +84,10 @@ static int server_size(struct sess *s, struct gdr_path *p, uint64_t size,
 			p->ops->lat_arm(p, size);
 		memset(&m, 0, sizeof(m));
 		m.type = GDR_MSG_ACK;
+		ref_ns = gdr_now_ns();
 		r = gdr_sess_send(s, &m);
 		if (!r)
-			r = serve_repeat(s, p, size, &res);
+			r = serve_repeat(s, p, size, ref_ns, &res);
 		/*
 		 * The one wait that lasts as long as the measurement: probe the
 		 * client meanwhile (every other wait is bounded by --timeout).

@@ -317,6 +317,39 @@ static void test_validate_lost_message(void **state)
 	assert_int_equal(bad.msg, 5); /* its own slot is still poison: found first */
 }
 
+/*
+ * Duration mode: the clock is read only every so many polls (cycles.h), yet
+ * the run ends near -D, every QP at the same count, nothing left in flight.
+ */
+static void test_duration_mode(void **state)
+{
+	static uint8_t src[4096], dst[4096];
+	struct gdr_loop_qp qps[SIM_QPS] = { { 0 } };
+	struct gdr_loop_cfg cfg = { .opcode = IBV_WR_RDMA_READ,
+				    .size = 4096,
+				    .duration = 0.2,
+				    .tx_depth = 128,
+				    .post_list = 1,
+				    .cq_mod = 100 };
+	struct gdr_loop_out out;
+
+	(void)state;
+	for (unsigned int i = 0; i < SIM_QPS; i++) {
+		qps[i].laddr = (uintptr_t)src;
+		qps[i].raddr = (uintptr_t)dst;
+	}
+	struct sim *d = sim_new(20000, 1);
+	sim_run(d, SIM_QPS, &cfg, qps, &out);
+	assert_true(out.iters >= 1);
+	assert_int_equal(out.msgs, out.iters * SIM_QPS);
+	assert_true(out.elapsed_ns >= 200000000ull);
+	assert_true(out.elapsed_ns < 10000000000ull);
+	for (unsigned int i = 0; i < SIM_QPS; i++)
+		assert_int_equal(d->seq[i], out.iters); /* posted == completed: none in flight */
+	assert_int_equal(d->head, d->tail);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_peak_none_when_short),
 		cmocka_unit_test(test_peak_windows),
 		cmocka_unit_test(test_validate_lost_message),
+		cmocka_unit_test(test_duration_mode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
