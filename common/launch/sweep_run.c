@@ -182,7 +182,9 @@ void gdr_sweep_print(const struct gdr_launched *x, const struct gdr_rank_rows *r
 	}
 	n = 0;
 	for (unsigned int k = 0; k < x->nodes; k++) {
-		memcpy(all + n, ranks[k].rows, ranks[k].nrows * sizeof(*all));
+		/* A rank that died has no rows (and no array): memcpy must not see NULL. */
+		if (ranks[k].nrows)
+			memcpy(all + n, ranks[k].rows, ranks[k].nrows * sizeof(*all));
 		n += ranks[k].nrows;
 	}
 	if (gdr_sweep_report_build(&rep, (const char(*)[64])x->names, x->nodes, all, n)) {
