@@ -60,6 +60,19 @@ int gdr_sess_sync_skipped(struct sess *s)
 	return r;
 }
 
+int gdr_sess_path_begin(struct sess *s, struct gdr_path *p, int *r)
+{
+	*r = 0;
+	if (!p->ok) {
+		gdr_sess_emit_skipped(s, p);
+		*r = gdr_sess_sync_skipped(s); /* launch */
+		return 1;
+	}
+	if (s->plan.validate && gdr_path_fills_src(&s->penv))
+		*r = gdr_path_fill(p, s->why, WHY);
+	return *r != 0;
+}
+
 void gdr_sess_ensure_cuda(struct sess *s)
 {
 	char why[256];

@@ -196,16 +196,8 @@ static int client_path(struct sess *s, unsigned int pi)
 		r = gdr_path_accept(&p, &reply.u.buf, s->why, WHY);
 	if (r)
 		goto out;
-	if (!p.ok) {
-		gdr_sess_emit_skipped(s, &p);
-		r = gdr_sess_sync_skipped(s); /* launch */
+	if (gdr_sess_path_begin(s, &p, &r))
 		goto out;
-	}
-	if (s->plan.validate && gdr_path_fills_src(&s->penv)) {
-		r = gdr_path_fill(&p, s->why, WHY);
-		if (r)
-			goto out;
-	}
 	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
 		char why[8];
 

@@ -75,6 +75,12 @@ int gdr_sess_recv_repeat(struct sess *s, struct gdr_msg *m, uint16_t want, uint6
 int gdr_sess_sync_point(struct sess *s);
 /* launch: a skipped path still passes the START points its measurements would have had. */
 int gdr_sess_sync_skipped(struct sess *s);
+/*
+ * After the BUF exchange, on both sides: a path either side skipped is one
+ * skipped row per size (and its launch points); else the source is filled for
+ * --validate. 1: the path ends here, with *r its status; 0: measure it.
+ */
+int gdr_sess_path_begin(struct sess *s, struct gdr_path *p, int *r);
 /* Once the plan is known: GPU, topology line, the table header; the paths' view. */
 void gdr_sess_prepare(struct sess *s);
 void gdr_sess_ensure_cuda(struct sess *s);
