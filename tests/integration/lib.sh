@@ -82,6 +82,19 @@ wait_until() {
 	return 1
 }
 
+# wait_deadline SECS CMD...: until CMD succeeds, by the wall clock: for a
+# probe that may itself take seconds (scontrol ping), where wait_until's count
+# of tries would stretch far past SECS.  1 if it never did.
+wait_deadline() {
+	local end=$((SECONDS + $1))
+	shift
+	while [ "$SECONDS" -lt "$end" ]; do
+		"$@" && return 0
+		sleep 0.2
+	done
+	"$@"
+}
+
 # retry TRIES DELAY CMD...: run CMD until it succeeds, DELAY s between tries.
 # Under TCG a server may take seconds to listen; a client started too early
 # is rejected.

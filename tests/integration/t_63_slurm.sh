@@ -68,17 +68,8 @@ head -c 1024 /dev/urandom >"$S/munge/key" && chmod 600 "$S/munge/key"
 munged --force --socket="$S/munge/sock" --key-file="$S/munge/key" \
 	--pid-file="$S/munge/pid" --seed-file="$S/munge/seed" --log-file="$S/munge/log"
 munge_up() { munge -S "$S/munge/sock" -n </dev/null >/dev/null 2>&1; }
-retry_for() { # SECONDS COMMAND...: until COMMAND succeeds (a deadline: each try may be slow)
-	local end=$((SECONDS + $1))
-	shift
-	while [ "$SECONDS" -lt "$end" ]; do
-		"$@" && return 0
-		sleep 0.2
-	done
-	"$@"
-}
 LOGS="$S/munge/log"
-check "munged answers on its socket" retry_for 60 munge_up
+check "munged answers on its socket" wait_deadline 60 munge_up
 DPIDS=$(cat "$S/munge/pid" 2>/dev/null)
 
 nodes() { local nd; for nd in $NODES; do printf 'node-%s ' "$(echo "$nd" | tr A-Z a-z)"; done; }
@@ -133,9 +124,9 @@ all_idle() {
 	[ "$(cat "$S/sinfo.now")" = "3 idle" ]
 }
 LOGS="$S/slurmctld.out $S/slurmctld.log"
-check "slurmctld up (scontrol ping)" retry_for 120 ctld_up
+check "slurmctld up (scontrol ping)" wait_deadline 120 ctld_up
 LOGS="$S/sinfo.now $S/slurmctld.log $(for nn in $(nodes); do echo "$S/slurmd-$nn.out $S/slurmd-$nn.log"; done)"
-check "3 nodes idle (sinfo)" retry_for 180 all_idle
+check "3 nodes idle (sinfo)" wait_deadline 180 all_idle
 # Without its nodes every srun below would only wait for them.
 [ "$TAP_FAILED" = 0 ] || { done_testing; exit 1; }
 sinfo >"$S/sinfo.out" 2>&1
