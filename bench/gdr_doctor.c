@@ -266,8 +266,9 @@ static int log_readable(const char *path)
 	}
 	if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))
 		return 1;
-	gdr_err("%s: cannot read the NCCL log: %s (give a regular file, a pipe or -)", path,
-		gdr_input_strerror(path, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL, why, sizeof(why)));
+	gdr_err(
+	    "%s: cannot read the NCCL log: %s (give a regular file, a pipe or -)", path,
+	    gdr_input_strerror(path, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL, why, sizeof(why)));
 	return 0;
 }
 

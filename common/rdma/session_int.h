@@ -29,7 +29,7 @@
 /* Per size: what both sides measured in every repeat. */
 struct gdr_acc {
 	double bps[GDR_REPEAT_MAX];
-	double peak_bps;   /* 0: no window long enough for a peak */
+	double peak_bps;    /* 0: no window long enough for a peak */
 	double dir_bps[2];  /* -b: client->server and server->client, summed over repeats */
 	unsigned int apart; /* -b: repeats whose runs were too short to intersect (bidir.h) */
 	double mps_sum, cpu_sum;
