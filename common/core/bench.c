@@ -49,29 +49,45 @@ static int data_on_stdout(struct gdr_opts *o, char *name, size_t len)
 	return 0;
 }
 
+/*
+ * The options, complete: parsed, the tool's kind, and --json -/--csv - as a
+ * descriptor of the original stdout. 0, 1 (ran --help: exit 0), 2 (usage) or
+ * -1 (failed). Nothing writes the options after this: a launch and a sweep
+ * make their own struct gdr_run (run.h), the session its endpoint and plan.
+ */
+static int parse(struct gdr_opts *o, int argc, char **argv, enum gdr_verb verb, int latency,
+		 char *data_out, size_t len)
+{
+	int r;
+
+	if (latency && gdr_lat_wants_help(argc, argv)) {
+		gdr_lat_usage(stdout, verb);
+		return 1;
+	}
+	r = gdr_opts_parse(o, verb, argc, argv);
+	if (r)
+		return r > 0 ? 1 : 2;
+	if (latency && gdr_lat_opts_check(o))
+		return 2;
+	o->latency = latency;
+	return data_on_stdout(o, data_out, len);
+}
+
 static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 {
 	char data_out[32];
-	struct gdr_opts o;
+	struct gdr_opts parsed;
+	const struct gdr_opts *o = &parsed;
 	struct gdr_launched launch;
 	struct sigaction sa;
 	int r, usage;
 
 	gdr_set_progname(argv[0]);
-	if (latency && gdr_lat_wants_help(argc, argv)) {
-		gdr_lat_usage(stdout, verb);
-		return 0;
-	}
-	r = gdr_opts_parse(&o, verb, argc, argv);
+	r = parse(&parsed, argc, argv, verb, latency, data_out, sizeof(data_out));
 	if (r)
-		return r > 0 ? 0 : 2;
-	if (latency && gdr_lat_opts_check(&o))
-		return 2;
-	o.latency = latency;
-	if (data_on_stdout(&o, data_out, sizeof(data_out)))
-		return 1;
+		return r == 1 ? 0 : r == 2 ? 2 : 1;
 	/* Under mpirun/srun: this rank's pair, role, port, GPU and server. */
-	r = gdr_launch_setup(&launch, &o, &argc, &argv, &stop_flag, &usage);
+	r = gdr_launch_setup(&launch, o, &argc, &argv, &stop_flag, &usage);
 	if (r) {
 		gdr_launch_finish(&launch, 1);
 		return usage ? 2 : 1;
@@ -85,7 +101,8 @@ static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	r = launch.sweep ? gdr_sweep_run(&launch, &o, &stop_flag) : gdr_session_run(&o, &stop_flag);
+	r = launch.sweep ? gdr_sweep_run(&launch, o, &stop_flag)
+			 : gdr_session_run(o, &launch.run, &stop_flag);
 	/*
 	 * A sweep's rank 0 exits with the whole job's verdict. Only a sweep's: a
 	 * --persistent server stopped by a signal passes status 1 here and must
@@ -94,7 +111,7 @@ static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 	if (gdr_launch_finish(&launch, r || stop_flag) && launch.sweep && !r)
 		r = 1;
 	/* A --persistent server is stopped by a signal on purpose: that is success. */
-	if (stop_flag && !o.persistent)
+	if (stop_flag && !o->persistent)
 		return 130;
 	return r;
 }

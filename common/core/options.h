@@ -33,28 +33,6 @@ enum {
 	GDR_SET_BOUNCE = 1u << 12,
 };
 
-/*
- * Launched pairs (launch.h). rendezvous: once, after placement and before
- * connecting: the server publishes the address it listens on, the client
- * learns its server's (into o->server). point: on both sides before every
- * measurement (each START), so that pairs measure together. 0 or -errno.
- * row (may be NULL): every result row, kept for rank 0 to gather.
- */
-struct gdr_endpoint;
-struct gdr_opts;
-struct gdr_result;
-struct gdr_sync {
-	/*
-	 * ep: where this rank listens or connects, after placement. failed:
-	 * NULL, or why this rank cannot run (it still takes part, to tell its peer).
-	 */
-	int (*rendezvous)(void *ctx, const struct gdr_opts *o, const struct gdr_endpoint *ep,
-			  const char *failed, char *why, size_t wlen);
-	int (*point)(void *ctx, char *why, size_t wlen);
-	void (*row)(void *ctx, const struct gdr_result *r);
-	void *ctx;
-};
-
 struct gdr_opts {
 	enum gdr_verb verb;
 	const char *server;    /* NULL: this process is the server */
@@ -97,7 +75,6 @@ struct gdr_opts {
 	int dmabuf_pcie;	 /* --dmabuf-mapping=pcie */
 	int no_relaxed;		 /* --disable_pcie_relaxed */
 	int data_direct;	 /* --use_data_direct */
-	const struct gdr_sync *sync; /* set by the launcher, NULL when run by hand */
 	unsigned int set;	     /* GDR_SET_* bits given on the command line */
 	int latency;		     /* gdr_write_lat / gdr_read_lat (set by their main) */
 };

@@ -12,6 +12,7 @@
 
 #include "options.h"
 #include "report.h"
+#include "run.h"
 
 /* The largest rank count we accept: bounds the parsing, far above any real job. */
 #define GDR_LAUNCH_MAX_SIZE (1 << 20)
@@ -136,6 +137,8 @@ void gdr_rows_print(FILE *out, const struct gdr_rank_rows *ranks, unsigned int n
 
 /* What the bench main keeps of a launch. */
 struct gdr_launched {
+	/* What this rank's session runs with (run.h); the options stay as parsed. */
+	struct gdr_run run;
 	struct gdr_launch l;
 	struct gdr_pair_role role;
 	struct gdr_mpi *mpi;
@@ -145,14 +148,13 @@ struct gdr_launched {
 	char server[GDR_LAUNCH_ADDR_MAX];
 	char gpu[64], dev[64];
 	char label[192];
-	/* With MPI: rows go to rank 0, which alone writes these (o->csv, o->json). */
+	/* With MPI: rows go to rank 0, which alone writes these (--csv, --json). */
 	int gather;
 	const char *csv_path, *json_path;
 	struct gdr_csv *csv;
 	struct gdr_json *json;
 	struct gdr_rank_rows mine;
 	int gbits;
-	double duration;
 	/* --sweep: one rank per node; names and server addresses of every rank. */
 	int sweep;
 	unsigned int nodes;
@@ -169,11 +171,13 @@ struct gdr_launched {
 };
 
 /*
- * Apply the launch to o: role, port, GPU, device, server address, sync hook,
- * label. 0 to run (o unchanged when no launcher or a SERVER was given), or
+ * This rank's run (x->run) from the options and the launch: role, port, GPU,
+ * device, server address, sync hook, label, the files only rank 0 writes and
+ * the -D a sweep's --time-budget chose. x->run is gdr_run_from_opts(o) when
+ * there is no launcher or a SERVER was given; o is only read. 0 to run, or
  * -errno after printing the cause (exit 2 for usage, 1 otherwise: *usage says).
  */
-int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv,
+int gdr_launch_setup(struct gdr_launched *x, const struct gdr_opts *o, int *argc, char ***argv,
 		     volatile sig_atomic_t *stop, int *usage);
 /*
  * End of the run. With MPI after a session, every rank (failed ones too) sends
@@ -189,9 +193,9 @@ int gdr_launch_finish(struct gdr_launched *x, int status);
  * connecting to that round's peer, a barrier between rounds; a pair that
  * fails is a failed row and the sweep goes on. 0 when every pair ran.
  */
-int gdr_sweep_run(struct gdr_launched *x, struct gdr_opts *o, volatile sig_atomic_t *stop);
-/* How long one round may take for the plan in o (its bound, see sweep_run.c). */
-double gdr_sweep_round_bound(const struct gdr_opts *o);
+int gdr_sweep_run(struct gdr_launched *x, const struct gdr_opts *o, volatile sig_atomic_t *stop);
+/* How long one round may take for the plan in o at -D duration (its bound, see sweep_run.c). */
+double gdr_sweep_round_bound(const struct gdr_opts *o, double duration);
 /* Rank 0: the node x node matrix and the slow nodes, from every rank's rows. */
 void gdr_sweep_print(const struct gdr_launched *x, const struct gdr_rank_rows *ranks);
 

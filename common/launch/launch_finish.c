@@ -126,7 +126,7 @@ static void close_outputs(struct gdr_launched *x, int *verdict)
  */
 static int gather_rows(struct gdr_launched *x, int status)
 {
-	double wait = 2 * x->timeout + (x->duration > 0 ? x->duration : 0);
+	double wait = 2 * x->timeout + (x->run.duration > 0 ? x->run.duration : 0);
 	double deadline = gdr_now_s() + wait + x->timeout, left;
 	char why[512], *all = NULL;
 	void *mine = NULL;

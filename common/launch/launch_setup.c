@@ -54,6 +54,33 @@ static int wants_gpu(const struct gdr_opts *o)
 	return 0;
 }
 
+/*
+ * This rank's --gpu and -d: its item of a list, else (one GPU per rank on a
+ * node) the local rank's GPU when a path needs one; -d auto then picks that
+ * GPU's nearest NIC.
+ */
+static int pick_gpu_dev(struct gdr_launched *x, const struct gdr_opts *o)
+{
+	int r;
+
+	if (o->gpu) {
+		r = pick_local(x, "--gpu", o->gpu, x->gpu, sizeof(x->gpu));
+		if (r)
+			return r;
+		x->run.gpu = x->gpu;
+	} else if (x->l.local_rank >= 0 && wants_gpu(o)) {
+		snprintf(x->gpu, sizeof(x->gpu), "%d", x->l.local_rank);
+		x->run.gpu = x->gpu;
+	}
+	if (o->dev) {
+		r = pick_local(x, "-d", o->dev, x->dev, sizeof(x->dev));
+		if (r)
+			return r;
+		x->run.dev = x->dev;
+	}
+	return 0;
+}
+
 /* Lists only make sense with a launcher. */
 static int check_unlaunched(const struct gdr_opts *o)
 {
@@ -121,7 +148,7 @@ static int server_addr(const struct gdr_endpoint *ep, char *out, size_t len)
 	return r;
 }
 
-static void print_role(const struct gdr_launched *x, const struct gdr_opts *o)
+static void print_role(const struct gdr_launched *x)
 {
 	char local[16] = "?", where[GDR_LAUNCH_ADDR_MAX + 16] = "";
 
@@ -132,12 +159,12 @@ static void print_role(const struct gdr_launched *x, const struct gdr_opts *o)
 	printf("launch: %s rank %d of %d (local %s): %s rank %d (pair %u of %u, %sport %u%s)\n",
 	       gdr_launcher_name(x->l.kind), x->l.rank, x->l.size, local,
 	       x->role.server ? "server for" : "client of", x->role.peer_rank, x->role.pair,
-	       x->role.npairs, where, o->port,
+	       x->role.npairs, where, x->run.port,
 	       x->mpi ? ", MPI barrier before each measurement" : "");
 	fflush(stdout);
 }
 
-static int find_server(struct gdr_launched *x, struct gdr_opts *o)
+static int find_server(struct gdr_launched *x, const struct gdr_opts *o)
 {
 	const char *list = o->peer;
 	const char *from = "--peer";
@@ -227,7 +254,7 @@ static int rendezvous(void *ctx, const struct gdr_opts *o, const struct gdr_endp
 out:
 	free(all);
 	if (!r && !failed)
-		print_role(x, o);
+		print_role(x);
 	return r;
 }
 
@@ -244,16 +271,15 @@ static void keep_row(void *ctx, const struct gdr_result *r)
  * rank's rows; it opens them now so that a bad path fails before the run. The
  * other ranks keep their rows for the gather and write no file.
  */
-static int gather_setup(struct gdr_launched *x, struct gdr_opts *o)
+static int gather_setup(struct gdr_launched *x, const struct gdr_opts *o)
 {
 	char why[512];
 
 	x->csv_path = o->csv;
 	x->json_path = o->json;
 	x->gbits = o->gbits;
-	x->duration = o->duration;
-	o->csv = NULL;
-	o->json = NULL;
+	x->run.csv = NULL;
+	x->run.json = NULL;
 	x->sync.row = keep_row;
 	if (x->l.rank != 0)
 		return 0;
@@ -268,7 +294,7 @@ static int gather_setup(struct gdr_launched *x, struct gdr_opts *o)
 	return 0;
 }
 
-static int mpi_start(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv)
+static int mpi_start(struct gdr_launched *x, int *argc, char ***argv)
 {
 	char why[512];
 	int rank, size, r;
@@ -288,7 +314,7 @@ static int mpi_start(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 	x->sync.rendezvous = rendezvous;
 	x->sync.point = sync_point;
 	x->sync.ctx = x;
-	o->sync = &x->sync;
+	x->run.sync = &x->sync;
 	return 0;
 }
 
@@ -351,7 +377,7 @@ static int unique_names(struct gdr_launched *x)
 }
 
 /* --time-budget: the -D that fits every round of this sweep in it, said once. */
-static int apply_budget(const struct gdr_launched *x, struct gdr_opts *o)
+static int apply_budget(struct gdr_launched *x, const struct gdr_opts *o)
 {
 	unsigned int m = (unsigned int)x->l.size;
 	unsigned int rounds = gdr_sweep_rounds(o->sweep, m, o->sweep_both);
@@ -367,7 +393,7 @@ static int apply_budget(const struct gdr_launched *x, struct gdr_opts *o)
 			o->time_budget, why);
 		return r;
 	}
-	o->duration = d;
+	x->run.duration = d;
 	if (x->l.rank == 0) {
 		printf("sweep: --time-budget %g s: %u round(s) x %u path(s) x %u size(s) x %u "
 		       "repeat(s): -D %.2f s each (%.0f s a path and round to connect; about %.0f "
@@ -387,7 +413,7 @@ static int apply_budget(const struct gdr_launched *x, struct gdr_opts *o)
  * address comes through MPI; under srun (no MPI in the ranks) or
  * --launch=no-mpi, from --peer.
  */
-static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv)
+static int sweep_setup(struct gdr_launched *x, const struct gdr_opts *o, int *argc, char ***argv)
 {
 	char name[GDR_LAUNCH_ADDR_MAX], addr[GDR_LAUNCH_ADDR_MAX], why[512];
 	unsigned int m = (unsigned int)x->l.size;
@@ -410,18 +436,9 @@ static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, ch
 			o->peer);
 		return -EINVAL;
 	}
-	if (o->gpu && (r = pick_local(x, "--gpu", o->gpu, x->gpu, sizeof(x->gpu))))
+	r = pick_gpu_dev(x, o);
+	if (r)
 		return r;
-	if (o->gpu)
-		o->gpu = x->gpu;
-	else if (x->l.local_rank >= 0 && wants_gpu(o)) {
-		snprintf(x->gpu, sizeof(x->gpu), "%d", x->l.local_rank);
-		o->gpu = x->gpu;
-	}
-	if (o->dev && (r = pick_local(x, "-d", o->dev, x->dev, sizeof(x->dev))))
-		return r;
-	if (o->dev)
-		o->dev = x->dev;
 	if (o->time_budget > 0 && (r = apply_budget(x, o)))
 		return r;
 	x->names = calloc(m, sizeof(*x->names));
@@ -431,14 +448,14 @@ static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, ch
 		gdr_err("--sweep: out of memory for %u nodes", m);
 		return -ENOMEM;
 	}
-	if (use_mpi && (r = mpi_start(x, o, argc, argv)))
+	if (use_mpi && (r = mpi_start(x, argc, argv)))
 		return r;
 	r = gather_setup(x, o);
 	if (r)
 		return r;
 	/* No rendezvous per session: the addresses are known before the first round. */
 	x->sync.rendezvous = NULL;
-	o->sync = NULL;
+	x->run.sync = NULL;
 	x->sweep = 1;
 	x->nodes = m;
 	x->outlier = o->outlier;
@@ -446,8 +463,8 @@ static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, ch
 	{
 		struct gdr_endpoint ep;
 
-		/* Before any placement: the address as the options give it. */
-		gdr_endpoint_from_opts(&ep, o);
+		/* Before any placement: the address as the run gives it. */
+		gdr_endpoint_init(&ep, o, &x->run);
 		(void)server_addr(&ep, addr, sizeof(addr));
 	}
 	if (x->mpi) {
@@ -474,7 +491,7 @@ static int sweep_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, ch
 	return unique_names(x);
 }
 
-int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char ***argv,
+int gdr_launch_setup(struct gdr_launched *x, const struct gdr_opts *o, int *argc, char ***argv,
 		     volatile sig_atomic_t *stop, int *usage)
 {
 	char why[512];
@@ -484,6 +501,7 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 	x->l.local_rank = -1;
 	x->stop = stop;
 	x->timeout = o->timeout;
+	gdr_run_from_opts(&x->run, o);
 	*usage = 1;
 	if (o->no_launch || o->server)
 		return check_unlaunched(o);
@@ -527,30 +545,17 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 			o->port + x->role.pair);
 		return -EINVAL;
 	}
-	o->port += x->role.pair;
-	if (o->gpu) {
-		r = pick_local(x, "--gpu", o->gpu, x->gpu, sizeof(x->gpu));
-		if (r)
-			return r;
-		o->gpu = x->gpu;
-	} else if (x->l.local_rank >= 0 && wants_gpu(o)) {
-		/* One GPU per rank on a node: the local rank's (and -d auto its nearest NIC). */
-		snprintf(x->gpu, sizeof(x->gpu), "%d", x->l.local_rank);
-		o->gpu = x->gpu;
-	}
-	if (o->dev) {
-		r = pick_local(x, "-d", o->dev, x->dev, sizeof(x->dev));
-		if (r)
-			return r;
-		o->dev = x->dev;
-	}
+	x->run.port = o->port + x->role.pair;
+	r = pick_gpu_dev(x, o);
+	if (r)
+		return r;
 	snprintf(x->label, sizeof(x->label), "%s%spair %u", o->label ? o->label : "",
 		 o->label ? "; " : "", x->role.pair);
-	o->label = x->label;
+	x->run.label = x->label;
 
 	*usage = 0;
 	if (gdr_mpi_available() && !o->no_mpi) {
-		r = mpi_start(x, o, argc, argv);
+		r = mpi_start(x, argc, argv);
 		if (r)
 			return r;
 		r = gather_setup(x, o);
@@ -564,10 +569,10 @@ int gdr_launch_setup(struct gdr_launched *x, struct gdr_opts *o, int *argc, char
 			return r;
 		*usage = 0;
 		/* With MPI and no --peer, the rendezvous fills it in after placement. */
-		o->server = x->server;
+		x->run.server = x->server;
 	}
 	if (!x->mpi)
-		print_role(x, o);
+		print_role(x);
 	x->gather = x->mpi != NULL;
 	return 0;
 }

@@ -77,34 +77,33 @@ static void failed_rows(struct gdr_launched *x, const struct gdr_opts *o, unsign
  * duration, or its bytes at 1 MB/s (the session's own floor), each with
  * --timeout, on top of the connection. Only a stuck pair reaches it.
  */
-double gdr_sweep_round_bound(const struct gdr_opts *o)
+double gdr_sweep_round_bound(const struct gdr_opts *o, double duration)
 {
 	double t = 4 * o->timeout;
 
 	for (unsigned int k = 0; k < o->nsizes; k++) {
-		double one = o->duration > 0
-				 ? o->duration
-				 : (double)o->sizes[k] * (double)o->iters * o->qps / 1e6;
+		double one =
+		    duration > 0 ? duration : (double)o->sizes[k] * (double)o->iters * o->qps / 1e6;
 
 		t += (double)o->nmem * o->repeat * (one + o->timeout);
 	}
 	return t;
 }
 
-int gdr_sweep_run(struct gdr_launched *x, struct gdr_opts *o, volatile sig_atomic_t *stop)
+int gdr_sweep_run(struct gdr_launched *x, const struct gdr_opts *o, volatile sig_atomic_t *stop)
 {
 	unsigned int m = x->nodes, me = (unsigned int)x->l.rank;
 	unsigned int rounds = gdr_sweep_rounds(o->sweep, m, o->sweep_both);
 	char why[512], label[256];
 	int bad = 0;
 
-	x->bound = gdr_sweep_round_bound(o);
+	x->bound = gdr_sweep_round_bound(o, x->run.duration);
 	printf("sweep: %s, %u nodes, %u round(s)%s; this rank is node %s\n",
 	       gdr_sweep_mode_name(o->sweep), m, rounds, o->sweep_both ? ", both directions" : "",
 	       x->names[me]);
 	fflush(stdout);
 	for (unsigned int k = 0; k < rounds && !(stop && *stop); k++) {
-		struct gdr_opts ro = *o;
+		struct gdr_run ro = x->run;
 		struct round rc = { .x = x };
 		struct gdr_sync sync = { .point = no_point, .row = keep, .ctx = &rc };
 		int serves, peer, r;
@@ -155,7 +154,7 @@ int gdr_sweep_run(struct gdr_launched *x, struct gdr_opts *o, volatile sig_atomi
 			bad = 1;
 			continue;
 		}
-		r = gdr_session_run(&ro, stop);
+		r = gdr_session_run(o, &ro, stop);
 		if (r && !(stop && *stop)) {
 			snprintf(why, sizeof(why), "round %u: the pair with node %s failed%s",
 				 k + 1, x->names[peer],

@@ -1,12 +1,14 @@
 /*
- * Where this side listens or connects: the options as given, then what the
- * placement resolved (-d auto, --gpu auto, the NIC's address). The options
- * themselves are never written after parsing; the session owns this struct.
+ * Where this side listens or connects: the run as given (run.h), then what
+ * the placement resolved (-d auto, --gpu auto, the NIC's address). Neither
+ * the options nor the run are written after they are made; the session owns
+ * this struct.
  */
 #ifndef GDR_ENDPOINT_H
 #define GDR_ENDPOINT_H
 
 #include "options.h"
+#include "run.h"
 
 struct gdr_endpoint {
 	const char *server;    /* NULL: this side is the server */
@@ -18,15 +20,17 @@ struct gdr_endpoint {
 	char dev_buf[64], bind_buf[64], gpu_buf[64];
 };
 
-static inline void gdr_endpoint_from_opts(struct gdr_endpoint *ep, const struct gdr_opts *o)
+/* Before placement: the run's server, port, NIC and GPU, the options' -i and --bind. */
+static inline void gdr_endpoint_init(struct gdr_endpoint *ep, const struct gdr_opts *o,
+				     const struct gdr_run *run)
 {
 	*ep = (struct gdr_endpoint){
-		.server = o->server,
-		.port = o->port,
-		.dev = o->dev,
+		.server = run->server,
+		.port = run->port,
+		.dev = run->dev,
 		.ib_port = o->ib_port,
 		.bind_addr = o->bind_addr,
-		.gpu = o->gpu,
+		.gpu = run->gpu,
 	};
 }
 

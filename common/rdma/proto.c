@@ -447,7 +447,7 @@ void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan
 	p->nsizes = (uint16_t)o->nsizes;
 	memcpy(p->sizes, o->sizes, o->nsizes * sizeof(o->sizes[0]));
 	p->iters = o->iters;
-	p->duration_ms = (uint32_t)(o->duration * 1000.0 + 0.5);
+	p->duration_ms = gdr_plan_duration_ms(o->duration);
 	p->qps = (uint16_t)o->qps;
 	p->tx_depth = (uint16_t)o->tx_depth;
 	p->post_list = (uint16_t)o->post_list;

@@ -125,6 +125,11 @@ int gdr_hello_decode(const uint8_t *buf, size_t len, struct gdr_hello *h, char *
 
 /* Plan <-> options. */
 void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan *p);
+/* -D seconds as the plan carries them: milliseconds, rounded. */
+static inline uint32_t gdr_plan_duration_ms(double seconds)
+{
+	return (uint32_t)(seconds * 1000.0 + 0.5);
+}
 /*
  * A server runs the client's plan (its own copy; its options stay as
  * given); an option the server was given

@@ -48,14 +48,14 @@ int gdr_sess_recv_repeat(struct sess *s, struct gdr_msg *m, uint16_t want, uint6
 
 int gdr_sess_sync_point(struct sess *s)
 {
-	return s->o->sync ? s->o->sync->point(s->o->sync->ctx, s->why, WHY) : 0;
+	return s->run->sync ? s->run->sync->point(s->run->sync->ctx, s->why, WHY) : 0;
 }
 
 int gdr_sess_sync_skipped(struct sess *s)
 {
 	int r = 0;
 
-	for (unsigned int i = 0; s->o->sync && !r && i < s->plan.nsizes * s->plan.repeat; i++)
+	for (unsigned int i = 0; s->run->sync && !r && i < s->plan.nsizes * s->plan.repeat; i++)
 		r = gdr_sess_sync_point(s);
 	return r;
 }
@@ -88,9 +88,9 @@ void gdr_sess_ensure_cuda(struct sess *s)
 		return;
 	}
 	r = gdr_cuda_find_gpu(s->cuda,
-			      s->ep.gpu_buf[0]			       ? s->ep.gpu_buf
-			      : s->o->gpu && strcmp(s->o->gpu, "auto") ? s->o->gpu
-								       : "0",
+			      s->ep.gpu_buf[0]				   ? s->ep.gpu_buf
+			      : s->run->gpu && strcmp(s->run->gpu, "auto") ? s->run->gpu
+									   : "0",
 			      &s->gpu, why, sizeof(why));
 	if (!r)
 		r = gdr_cuda_gpu_open(s->cuda, &s->gpu, why, sizeof(why));
@@ -162,12 +162,13 @@ int gdr_sess_skip_lat_size(struct sess *s, const struct gdr_path *p, uint64_t si
 	gdr_strlcpy(r.status, "skipped", sizeof(r.status));
 	p->ops->lat_skip(p, size, r.note, sizeof(r.note));
 	gdr_sess_emit_row(s, &r);
-	for (unsigned int i = 0; s->o->sync && !rr && i < s->plan.repeat; i++)
+	for (unsigned int i = 0; s->run->sync && !rr && i < s->plan.repeat; i++)
 		rr = gdr_sess_sync_point(s); /* launch */
 	return rr;
 }
 
-int gdr_session_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
+int gdr_session_run(const struct gdr_opts *o, const struct gdr_run *run,
+		    volatile sig_atomic_t *stop)
 {
 	struct sess *s = calloc(1, sizeof(*s));
 	char why[WHY];
@@ -178,8 +179,9 @@ int gdr_session_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
 		return 1;
 	}
 	s->o = o;
-	gdr_endpoint_from_opts(&s->ep, o);
-	s->client = o->server != NULL;
+	s->run = run;
+	gdr_endpoint_init(&s->ep, o, run);
+	s->client = run->server != NULL;
 	s->stop = stop;
 	const char *root = getenv("GDRPERF_ROOT");
 	s->env.sysfs_root = root && *root ? root : "/";
@@ -194,13 +196,13 @@ int gdr_session_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
 	}
 
 	/* Outputs are checked before anything runs: a bad path fails now, not after the run. */
-	if (o->csv && gdr_csv_open(&s->csv, o->csv, why, sizeof(why))) {
-		gdr_err("--csv %s: %s", o->csv, why);
+	if (run->csv && gdr_csv_open(&s->csv, run->csv, why, sizeof(why))) {
+		gdr_err("--csv %s: %s", run->csv, why);
 		free(s);
 		return 1;
 	}
-	if (o->json && gdr_json_open(&s->json, o->json, why, sizeof(why))) {
-		gdr_err("--json %s: %s", o->json, why);
+	if (run->json && gdr_json_open(&s->json, run->json, why, sizeof(why))) {
+		gdr_err("--json %s: %s", run->json, why);
 		r = 1;
 		goto out_csv;
 	}
@@ -210,10 +212,10 @@ int gdr_session_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
 	 * launch: pairs exchange addresses once each knows its own; a rank that
 	 * could not place itself still takes part, so that its peer learns why.
 	 */
-	if (o->sync && o->sync->rendezvous) {
+	if (run->sync && run->sync->rendezvous) {
 		char rwhy[WHY];
-		int rr = o->sync->rendezvous(o->sync->ctx, o, &s->ep, r ? s->why : NULL, rwhy,
-					     sizeof(rwhy));
+		int rr = run->sync->rendezvous(run->sync->ctx, o, &s->ep, r ? s->why : NULL, rwhy,
+					       sizeof(rwhy));
 
 		if (!r && rr) {
 			r = rr;
@@ -276,7 +278,7 @@ out_json:
 	if (s->json) {
 		int jr = gdr_json_close(s->json, why, sizeof(why));
 		if (jr) {
-			gdr_err("--json %s: %s", o->json, why);
+			gdr_err("--json %s: %s", run->json, why);
 			r = r ? r : jr;
 		}
 	}

@@ -9,10 +9,16 @@
 #include <signal.h>
 
 #include "options.h"
+#include "run.h"
 
 struct gdr_outputs;
 
-/* Exit status of the program: 0 ok, 1 failed (the cause printed on stderr). */
-int gdr_session_run(const struct gdr_opts *o, volatile sig_atomic_t *stop);
+/*
+ * Exit status of the program: 0 ok, 1 failed (the cause printed on stderr).
+ * o and run are only read: the session resolves placement into its own
+ * struct gdr_endpoint and the client's plan into its own struct gdr_plan.
+ */
+int gdr_session_run(const struct gdr_opts *o, const struct gdr_run *run,
+		    volatile sig_atomic_t *stop);
 
 #endif

@@ -219,6 +219,8 @@ int gdr_sess_client_run(struct sess *s)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gdr_plan_from_opts(s->o, (uint32_t)(ts.tv_nsec ^ getpid()), &s->plan);
+	/* The run's -D: a sweep's --time-budget chooses it for every rank. */
+	s->plan.duration_ms = gdr_plan_duration_ms(s->run->duration);
 	/* Sizes above the port's max_msg_sz cannot be one message: clamp them, say so. */
 	for (unsigned int i = 0; i < s->plan.nsizes; i++) {
 		if (s->conn.max_msg_sz && s->plan.sizes[i] > s->conn.max_msg_sz) {

@@ -21,6 +21,7 @@
 #include "path.h"
 #include "proto.h"
 #include "provenance.h"
+#include "run.h"
 #include "report.h"
 #include "topo.h"
 
@@ -38,8 +39,9 @@ struct gdr_acc {
 };
 
 struct sess {
-	const struct gdr_opts *o; /* as parsed: never written */
-	struct gdr_endpoint ep;	  /* where: the options, then placement */
+	const struct gdr_opts *o;  /* as parsed: never written */
+	const struct gdr_run *run; /* port, server, files, label, hooks (run.h) */
+	struct gdr_endpoint ep;	   /* where: the options, then placement */
 	struct gdr_conn conn;
 	struct gdr_ctl ctl; /* the control channel over conn */
 	int client;

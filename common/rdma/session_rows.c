@@ -80,8 +80,8 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	r->repeats = s->plan.repeat;
 	r->cpu_util_pct = -1;
 	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
-	if (s->o->label)
-		gdr_strlcpy(r->label, s->o->label, sizeof(r->label));
+	if (s->run->label)
+		gdr_strlcpy(r->label, s->run->label, sizeof(r->label));
 	if (kind != GDR_MEM_HOST && s->cuda) {
 		if (s->have_topo)
 			gdr_topo_fill_result(&s->topo, r);
@@ -109,8 +109,8 @@ static void record(struct sess *s, const struct gdr_result *r)
 		gdr_warn("--csv: could not append a row: %s", gdr_csv_error(s->csv));
 	if (s->json)
 		gdr_json_add(s->json, r);
-	if (s->o->sync && s->o->sync->row)
-		s->o->sync->row(s->o->sync->ctx, r);
+	if (s->run->sync && s->run->sync->row)
+		s->run->sync->row(s->run->sync->ctx, r);
 }
 
 void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)

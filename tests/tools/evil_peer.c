@@ -234,9 +234,11 @@ static int session_mode(struct evil *e, const char *mode)
 	struct ibv_mr *mr = NULL;
 	void *mem = NULL;
 	struct gdr_endpoint ep;
+	struct gdr_run run;
 	int n, r;
 
-	gdr_endpoint_from_opts(&ep, &e->o);
+	gdr_run_from_opts(&run, &e->o);
+	gdr_endpoint_init(&ep, &e->o, &run);
 	r = gdr_conn_connect(&e->c, &e->o, &ep, gdr_paths_recv_slots(&e->o), &e->stop, e->why,
 			     sizeof(e->why));
 	if (r) {

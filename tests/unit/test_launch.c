@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "launch.h"
@@ -268,15 +270,145 @@ static void test_list(void **state)
 			 -ENAMETOOLONG);
 }
 
+/*
+ * gdr_launch_setup under Open MPI without MPI calls (--launch=no-mpi): the
+ * options come out byte for byte as parsed, and this rank's port, server,
+ * GPU, NIC and label are in the run it hands the session.
+ */
+static const char *const launcher_vars[] = { "OMPI_COMM_WORLD_RANK",
+					     "OMPI_COMM_WORLD_SIZE",
+					     "OMPI_COMM_WORLD_LOCAL_RANK",
+					     "PMI_RANK",
+					     "PMI_SIZE",
+					     "MPI_LOCALRANKID",
+					     "PMIX_RANK",
+					     "SLURM_PROCID",
+					     "SLURM_NTASKS",
+					     "SLURM_LOCALID",
+					     "GDRPERF_SERVER",
+					     NULL };
+
+static void launched_as(const char *rank, const char *size, const char *local)
+{
+	for (unsigned int i = 0; launcher_vars[i]; i++)
+		unsetenv(launcher_vars[i]);
+	if (rank) {
+		setenv("OMPI_COMM_WORLD_RANK", rank, 1);
+		setenv("OMPI_COMM_WORLD_SIZE", size, 1);
+		setenv("OMPI_COMM_WORLD_LOCAL_RANK", local, 1);
+	}
+}
+
+static void setup_frozen(char **argv, struct gdr_opts *o, struct gdr_launched *x)
+{
+	struct gdr_opts before;
+	int argc = 0, usage = -1;
+	volatile sig_atomic_t stop = 0;
+
+	while (argv[argc])
+		argc++;
+	assert_int_equal(gdr_opts_parse(o, GDR_VERB_WRITE, argc, argv), 0);
+	before = *o;
+	assert_int_equal(gdr_launch_setup(x, o, &argc, &argv, &stop, &usage), 0);
+	assert_memory_equal(&before, o, sizeof(before));
+	x->stop = NULL;
+}
+
+static void test_setup_client(void **state)
+{
+	char *argv[] = { "gdr_write_bw",
+			 "--launch=no-mpi",
+			 "--peer",
+			 "10.0.0.1,10.0.0.2",
+			 "--gpu",
+			 "0,1",
+			 "-d",
+			 "rxe0,rxe1",
+			 "--mem",
+			 "dmabuf",
+			 "-p",
+			 "18600",
+			 "--label",
+			 "L",
+			 "--csv",
+			 "/nonexistent/a.csv",
+			 NULL };
+	struct gdr_opts o;
+	struct gdr_launched x;
+
+	(void)state;
+	launched_as("3", "4", "1"); /* client of pair 1 */
+	setup_frozen(argv, &o, &x);
+	assert_int_equal(o.port, 18600);
+	assert_null(o.server);
+	assert_string_equal(o.gpu, "0,1");
+	assert_int_equal(x.run.port, 18601);
+	assert_string_equal(x.run.server, "10.0.0.2");
+	assert_string_equal(x.run.gpu, "1");
+	assert_string_equal(x.run.dev, "rxe1");
+	assert_string_equal(x.run.label, "L; pair 1");
+	/* Without MPI nobody gathers: each rank writes its own file. */
+	assert_string_equal(x.run.csv, "/nonexistent/a.csv");
+	assert_null(x.run.sync);
+	gdr_launch_finish(&x, 0);
+	launched_as(NULL, NULL, NULL);
+}
+
+static void test_setup_server(void **state)
+{
+	char *argv[] = { "gdr_write_bw", "--launch=no-mpi", "-p", "18600", "--mem", "host", NULL };
+	struct gdr_opts o;
+	struct gdr_launched x;
+
+	(void)state;
+	launched_as("1", "4", "1"); /* server of pair 1 */
+	setup_frozen(argv, &o, &x);
+	assert_null(x.run.server);
+	assert_int_equal(x.run.port, 18601);
+	assert_string_equal(x.run.label, "pair 1");
+	/* host memory only: no GPU is picked for the local rank. */
+	assert_null(x.run.gpu);
+	gdr_launch_finish(&x, 0);
+	launched_as(NULL, NULL, NULL);
+}
+
+static void test_setup_unlaunched(void **state)
+{
+	char *argv[] = {
+		"gdr_write_bw", "--gpu", "1", "-D", "2", "--label", "x", "10.0.0.9", NULL
+	};
+	struct gdr_opts o;
+	struct gdr_launched x;
+	struct gdr_run want;
+
+	(void)state;
+	launched_as(NULL, NULL, NULL);
+	setup_frozen(argv, &o, &x);
+	gdr_run_from_opts(&want, &o);
+	assert_memory_equal(&want, &x.run, sizeof(want));
+	assert_string_equal(x.run.server, "10.0.0.9");
+	assert_true(x.run.duration == 2.0);
+	gdr_launch_finish(&x, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_none),	     cmocka_unit_test(test_ompi),
-		cmocka_unit_test(test_hydra),	     cmocka_unit_test(test_pmix),
-		cmocka_unit_test(test_slurm),	     cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_garbage_long), cmocka_unit_test(test_missing_half),
-		cmocka_unit_test(test_out_of_range), cmocka_unit_test(test_conflicts),
-		cmocka_unit_test(test_role),	     cmocka_unit_test(test_list),
+		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_ompi),
+		cmocka_unit_test(test_hydra),
+		cmocka_unit_test(test_pmix),
+		cmocka_unit_test(test_slurm),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_garbage_long),
+		cmocka_unit_test(test_missing_half),
+		cmocka_unit_test(test_out_of_range),
+		cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_role),
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_setup_client),
+		cmocka_unit_test(test_setup_server),
+		cmocka_unit_test(test_setup_unlaunched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

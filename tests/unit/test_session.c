@@ -264,6 +264,7 @@ static const struct gdr_path_ops fake_ops = {
 
 struct side {
 	struct gdr_opts o;
+	struct gdr_run run;
 	struct sess *s;
 	struct end end;
 	volatile sig_atomic_t stop;
@@ -284,6 +285,8 @@ static void side_init(struct side *d, int client, struct queue *in, struct queue
 	d->end.in = in;
 	d->end.out = out;
 	d->s->o = &d->o;
+	gdr_run_from_opts(&d->run, &d->o);
+	d->s->run = &d->run;
 	d->s->client = client;
 	d->s->stop = &d->stop;
 	d->s->path_ops = &fake_ops;
