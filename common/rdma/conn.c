@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,6 +104,26 @@ void gdr_conn_set_ack_timeout(struct rdma_cm_id *id)
 
 	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t)))
 		gdr_dbg("rdma_set_option(ACK_TIMEOUT): %s", strerror(errno));
+}
+
+int gdr_conn_resolve(const char *what, const char *host, unsigned int port,
+		     const struct addrinfo *hints, struct sockaddr_storage *out, char *why,
+		     size_t wlen)
+{
+	struct addrinfo *res;
+	char serv[8];
+	int r;
+
+	snprintf(serv, sizeof(serv), "%u", port);
+	r = getaddrinfo(host, port ? serv : NULL, hints, &res);
+	if (r) {
+		snprintf(why, wlen, "%s: %s", what, gai_strerror(r));
+		return -EINVAL;
+	}
+	memset(out, 0, sizeof(*out));
+	memcpy(out, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return 0;
 }
 
 void gdr_conn_addr_str(const struct sockaddr *sa, char *out, size_t len)

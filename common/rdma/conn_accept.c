@@ -87,17 +87,13 @@ static int listen_on(struct gdr_conn *c, const struct gdr_endpoint *ep, char *wh
 	}
 	memset(&ss, 0, sizeof(ss));
 	if (ep->bind_addr) {
-		struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res;
-		char port[8];
+		const struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+		char what[128];
 
-		snprintf(port, sizeof(port), "%u", ep->port);
-		r = getaddrinfo(ep->bind_addr, port, &hints, &res);
-		if (r) {
-			snprintf(why, wlen, "--bind %s: %s", ep->bind_addr, gai_strerror(r));
-			return -EINVAL;
-		}
-		memcpy(&ss, res->ai_addr, res->ai_addrlen);
-		freeaddrinfo(res);
+		snprintf(what, sizeof(what), "--bind %.100s", ep->bind_addr);
+		r = gdr_conn_resolve(what, ep->bind_addr, ep->port, &hints, &ss, why, wlen);
+		if (r)
+			return r;
 	} else {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 

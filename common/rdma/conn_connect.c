@@ -159,11 +159,11 @@ out_destroy_id:
 int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, const struct gdr_endpoint *ep,
 		     unsigned int extra_recv, volatile sig_atomic_t *stop, char *why, size_t wlen)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV }, *res;
+	const struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
 	struct sockaddr_storage dst, src;
 	double deadline = gdr_now_s() + o->timeout;
 	double backoff = 0.1;
-	char port[8], refused[256] = "";
+	char what[128], refused[256] = "";
 	int r;
 
 	memset(c, 0, sizeof(*c));
@@ -182,26 +182,19 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, const struct 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		c->session = (uint32_t)(ts.tv_nsec ^ ts.tv_sec ^ ((uint32_t)getpid() << 16));
 	}
-	snprintf(port, sizeof(port), "%u", ep->port);
-	r = getaddrinfo(ep->server, port, &hints, &res);
-	if (r) {
-		snprintf(why, wlen, "server '%s': %s", ep->server, gai_strerror(r));
+	snprintf(what, sizeof(what), "server '%.100s'", ep->server);
+	if (gdr_conn_resolve(what, ep->server, ep->port, &hints, &dst, why, wlen))
 		return -EHOSTUNREACH;
-	}
-	memcpy(&dst, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
 	gdr_conn_addr_str((struct sockaddr *)&dst, c->peer, sizeof(c->peer));
 	/* --bind on a client: the source address, which is how rdma_cm picks the NIC. */
 	if (ep->bind_addr) {
-		struct addrinfo sh = { .ai_family = dst.ss_family, .ai_flags = AI_NUMERICHOST };
+		const struct addrinfo sh = { .ai_family = dst.ss_family,
+					     .ai_flags = AI_NUMERICHOST };
 
-		r = getaddrinfo(ep->bind_addr, NULL, &sh, &res);
-		if (r) {
-			snprintf(why, wlen, "--bind %s: %s", ep->bind_addr, gai_strerror(r));
-			return -EINVAL;
-		}
-		memcpy(&src, res->ai_addr, res->ai_addrlen);
-		freeaddrinfo(res);
+		snprintf(what, sizeof(what), "--bind %.100s", ep->bind_addr);
+		r = gdr_conn_resolve(what, ep->bind_addr, 0, &sh, &src, why, wlen);
+		if (r)
+			return r;
 	}
 
 	c->ch = rdma_create_event_channel();

@@ -17,6 +17,15 @@ int gdr_conn_next_event(struct gdr_conn *c, double deadline, struct rdma_cm_even
 int gdr_conn_set_nonblock(int fd);
 void gdr_conn_set_ack_timeout(struct rdma_cm_id *id);
 void gdr_conn_addr_str(const struct sockaddr *sa, char *out, size_t len);
+/*
+ * The first address getaddrinfo gives for host (and port; 0: none) with
+ * hints, into out. 0, or -EINVAL with why "what: the resolver's text".
+ */
+struct addrinfo;
+struct sockaddr_storage;
+int gdr_conn_resolve(const char *what, const char *host, unsigned int port,
+		     const struct addrinfo *hints, struct sockaddr_storage *out, char *why,
+		     size_t wlen);
 
 /* conn_dev.c: PD, CQs and control buffer on the device the first id landed on. */
 int gdr_conn_setup_device(struct gdr_conn *c, struct rdma_cm_id *id, const char *want_dev,
