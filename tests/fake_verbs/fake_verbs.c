@@ -6,7 +6,7 @@
  * the DMA-BUF fd at the given offset and registering that mapping with
  * ibv_reg_mr_iova(iova = the device pointer). Only the fake libcuda's DMA-BUFs
  * can be emulated: they are a memfd whose file position (lseek SEEK_CUR) is
- * where the exported range starts (tests/fake_cuda/fake_cuda.c); a real
+ * where the exported range starts (tests/fake_cuda/fake_dmabuf.c); a real
  * DMA-BUF refuses SEEK_CUR and is refused here too.
  *
  * What this proves end to end: offset, length, iova and the fd's lifetime as

@@ -198,7 +198,7 @@ if [ -n "$fake" ]; then
 	else
 		GDRPERF_LIBCUDA=$out/libcuda.so.1
 		$cc -std=c11 -shared -fPIC -fvisibility=hidden -I"$cuda_dir/include" \
-			-o "$GDRPERF_LIBCUDA" "$top/tests/fake_cuda/fake_cuda.c" -lpthread
+			-o "$GDRPERF_LIBCUDA" "$top"/tests/fake_cuda/*.c -lpthread
 	fi
 	export GDRPERF_LIBCUDA
 else

@@ -1,5 +1,5 @@
 /*
- * The settings of the fake driver (tests/fake_cuda/fake_cuda.c reads them
+ * The settings of the fake driver (tests/fake_cuda/fake_cfg.c reads them
  * from the environment), cleared before every case that loads it so that no
  * case inherits another's; GDRPERF_LIBCUDA then points at the fake.
  * FAKE_CUDA_LIB comes from mk/cuda.am (CUDA_TEST_CPPFLAGS). And the memory

@@ -1,0 +1,286 @@
+/*
+ * cuMemAlloc device memory (a memfd each), cuMemHostAlloc pinned host memory,
+ * pointer attributes, and the lookups the other parts use.
+ */
+#define _GNU_SOURCE
+#include "fake_cuda_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* The range holding [p, p+len) of usable (asked-for) bytes, mapped or not. Caller holds g.lock. */
+struct fake_alloc *find_range(uintptr_t p, size_t len)
+{
+	for (struct fake_alloc *a = g.allocs; a; a = a->next)
+		if (p >= a->ptr && len <= a->size && p - a->ptr <= a->size - len)
+			return a;
+	return NULL;
+}
+
+/* Like find_range, but only memory the device may access now. Caller holds g.lock. */
+static struct fake_alloc *find_alloc(uintptr_t p, size_t len)
+{
+	struct fake_alloc *a = find_range(p, len);
+
+	return a && a->accessible ? a : NULL;
+}
+
+size_t host_page(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+bool is_pinned(const void *p, size_t len)
+{
+	uintptr_t u = (uintptr_t)p;
+	bool found = false;
+
+	pthread_mutex_lock(&g.lock);
+	for (struct fake_pinned *h = g.pinned; h && !found; h = h->next) {
+		uintptr_t b = (uintptr_t)h->ptr;
+		found = u >= b && len <= h->size && u - b <= h->size - len;
+	}
+	pthread_mutex_unlock(&g.lock);
+	return found;
+}
+
+bool device_range_ok(CUdeviceptr d, size_t len)
+{
+	bool ok;
+
+	pthread_mutex_lock(&g.lock);
+	ok = find_alloc((uintptr_t)d, len) != NULL;
+	pthread_mutex_unlock(&g.lock);
+	return ok;
+}
+
+/*
+ * A memfd of len bytes mapped MAP_SHARED at an address aligned to align:
+ * 0 or -1. Reserve more, then map the file over the aligned part.
+ */
+static int map_memfd(size_t len, size_t align, int *fd_out, void **map_out)
+{
+	size_t resv = len + align;
+	uint8_t *r, *aligned;
+	int fd;
+
+	fd = memfd_create("fake-cuda-device-memory", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)len))
+		goto out_close;
+	r = mmap(NULL, resv, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		goto out_close;
+	aligned = (uint8_t *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
+	if (mmap(aligned, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+	    MAP_FAILED) {
+		munmap(r, resv);
+		goto out_close;
+	}
+	if (aligned > r)
+		munmap(r, (size_t)(aligned - r));
+	if (r + resv > aligned + len)
+		munmap(aligned + len, (size_t)(r + resv - (aligned + len)));
+	*fd_out = fd;
+	*map_out = aligned;
+	return 0;
+
+out_close:
+	close(fd);
+	return -1;
+}
+
+CUresult fake_MemAlloc(CUdeviceptr *dptr, size_t size)
+{
+	CUresult rc = enter("cuMemAlloc", true);
+	size_t page = host_page(), sub, map_len;
+	struct fake_alloc *a;
+	void *map;
+	int fd;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!dptr || size == 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&g.lock);
+	a->id = ++g.next_id;
+	/* Small requests share pages with their neighbours on a GPU: never page aligned here. */
+	if (g.cfg.alloc_offset_set)
+		sub = g.cfg.alloc_offset;
+	else
+		sub = size < FAKE_BIG_PAGE ? FAKE_SUB_ALIGN * (2 * (a->id % 8) + 1) : 0;
+	if (size > SIZE_MAX - sub - FAKE_BIG_PAGE - page ||
+	    (g.cfg.mem_enforced && g.allocated + size > g.cfg.mem_limit)) {
+		pthread_mutex_unlock(&g.lock);
+		free(a);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	g.allocated += size;
+	pthread_mutex_unlock(&g.lock);
+	map_len = (sub + size + page - 1) / page * page;
+	if (map_memfd(map_len, FAKE_BIG_PAGE, &fd, &map)) {
+		pthread_mutex_lock(&g.lock);
+		g.allocated -= size;
+		pthread_mutex_unlock(&g.lock);
+		free(a);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	/* Uninitialised device memory is not zero: make a missing copy visible. */
+	memset(map, 0xa5, map_len);
+	a->memfd = fd;
+	a->map = map;
+	a->map_len = map_len;
+	a->ptr = (uintptr_t)map + sub;
+	a->file_off = (off_t)sub;
+	a->size = size;
+	a->accessible = true;
+	pthread_mutex_lock(&g.lock);
+	a->dev = tls_ctx->dev;
+	a->next = g.allocs;
+	g.allocs = a;
+	pthread_mutex_unlock(&g.lock);
+	*dptr = (CUdeviceptr)a->ptr;
+	return CUDA_SUCCESS;
+}
+
+CUresult fake_MemFree(CUdeviceptr d)
+{
+	CUresult rc = enter("cuMemFree", true);
+	struct fake_alloc **pp, *a = NULL;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&g.lock);
+	/* Only what cuMemAlloc returned: a VMM range is cuMemUnmap'ed instead. */
+	for (pp = &g.allocs; *pp; pp = &(*pp)->next)
+		if ((*pp)->ptr == (uintptr_t)d && !(*pp)->phys) {
+			a = *pp;
+			*pp = a->next;
+			g.allocated -= a->size;
+			break;
+		}
+	pthread_mutex_unlock(&g.lock);
+	if (!a)
+		return CUDA_ERROR_INVALID_VALUE;
+	munmap(a->map, a->map_len);
+	close(a->memfd);
+	free(a);
+	return CUDA_SUCCESS;
+}
+
+CUresult fake_MemHostAlloc(void **pp, size_t size, unsigned int flags)
+{
+	CUresult rc = enter("cuMemHostAlloc", true);
+	struct fake_pinned *h;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!pp || size == 0 ||
+	    (flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+				 CU_MEMHOSTALLOC_WRITECOMBINED)))
+		return CUDA_ERROR_INVALID_VALUE;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	h->size = size;
+	h->ptr = aligned_alloc(page, (size + page - 1) / page * page);
+	if (!h->ptr) {
+		free(h);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	pthread_mutex_lock(&g.lock);
+	h->next = g.pinned;
+	g.pinned = h;
+	pthread_mutex_unlock(&g.lock);
+	*pp = h->ptr;
+	return CUDA_SUCCESS;
+}
+
+CUresult fake_MemFreeHost(void *p)
+{
+	CUresult rc = enter("cuMemFreeHost", true);
+	struct fake_pinned **pp, *h = NULL;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&g.lock);
+	for (pp = &g.pinned; *pp; pp = &(*pp)->next)
+		if ((*pp)->ptr == p) {
+			h = *pp;
+			*pp = h->next;
+			break;
+		}
+	pthread_mutex_unlock(&g.lock);
+	if (!h)
+		return CUDA_ERROR_INVALID_VALUE;
+	free(h->ptr);
+	free(h);
+	return CUDA_SUCCESS;
+}
+
+CUresult fake_PointerSetAttribute(const void *value, CUpointer_attribute attr, CUdeviceptr p)
+{
+	CUresult rc = enter("cuPointerSetAttribute", true);
+	struct fake_alloc *a;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!value || attr != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.lock);
+	a = find_alloc((uintptr_t)p, 1);
+	if (a)
+		a->sync_memops = *(const unsigned int *)value != 0;
+	pthread_mutex_unlock(&g.lock);
+	return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult fake_PointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr p)
+{
+	CUresult rc = enter("cuPointerGetAttribute", false);
+	struct fake_alloc *a;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!data)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.lock);
+	a = find_alloc((uintptr_t)p, 1);
+	if (!a) {
+		rc = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		switch (attr) {
+		case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+			/* A bool, as the driver documents it. */
+			*(bool *)data = a->sync_memops;
+			break;
+		case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+			*(unsigned int *)data = CU_MEMORYTYPE_DEVICE;
+			break;
+		case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+			*(CUdeviceptr *)data = p;
+			break;
+		case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+			*(unsigned long long *)data = a->id;
+			break;
+		case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+			*(int *)data = a->dev;
+			break;
+		case CU_POINTER_ATTRIBUTE_CONTEXT:
+			*(CUcontext *)data = (CUcontext)&g.ctx[a->dev];
+			break;
+		default:
+			rc = CUDA_ERROR_INVALID_VALUE;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&g.lock);
+	return rc;
+}

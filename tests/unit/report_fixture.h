@@ -1,0 +1,28 @@
+/*
+ * The fixture of the report tests (report_fixture.c): the docs/csv-json.md
+ * column contract (NCOLS names, COL(name) the index), an RFC 4180 reader
+ * (parse_record; parse_line into fields[]), fill() a result with every field
+ * set, and tmpdir made and removed around the group (make_tmpdir,
+ * remove_tmpdir). Include after cmocka_common.h or cmocka.h (fail_msg).
+ */
+#ifndef GDR_REPORT_FIXTURE_H
+#define GDR_REPORT_FIXTURE_H
+
+#include "report.h"
+
+extern const char *const contract[];
+extern const int report_ncols;
+#define NCOLS	  report_ncols
+#define COL(name) col_index(name)
+
+int col_index(const char *name);
+int parse_record(const char **s, char f[][600], int max);
+extern char fields[64][600];
+int parse_line(const char *line);
+void fill(struct gdr_result *r);
+
+extern char tmpdir[64];
+int make_tmpdir(void **state);
+int remove_tmpdir(void **state);
+
+#endif
