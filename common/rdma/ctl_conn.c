@@ -24,6 +24,37 @@ int gdr_conn_repost(struct gdr_conn *c, unsigned int slot)
 	return ibv_post_recv(c->id[0]->qp, &wr, &bad) ? -errno : 0;
 }
 
+/*
+ * Our send neither completed nor failed in time, or failed: if the peer's
+ * ERROR came in meanwhile, the peer's reason is the one to give. Seen under
+ * load on Soft-RoCE: a server refused a PLAN, said why and closed, and the
+ * acknowledgement of the PLAN never reached the client, whose send then hung
+ * until --timeout. Only on the way out: while a send is still in flight, what
+ * the receive CQ holds belongs to whoever reads next (a bounce or latency
+ * loop takes its own receives from it). Returns 0 when no ERROR was there.
+ */
+static int peer_error_instead(struct gdr_conn *c, const struct gdr_msg *sent, char *why,
+			      size_t wlen)
+{
+	struct ibv_wc wc;
+	struct gdr_msg m;
+	char mwhy[128];
+
+	while (ibv_poll_cq(c->ctrl_cq, 1, &wc) == 1) {
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id >= gdr_conn_slots(c) ||
+		    wc.opcode != IBV_WC_RECV || (wc.wc_flags & IBV_WC_WITH_IMM))
+			continue;
+		if (gdr_msg_decode(gdr_conn_slot(c, wc.wr_id), wc.byte_len, &m, mwhy,
+				   sizeof(mwhy)) ||
+		    m.type != GDR_MSG_ERROR)
+			continue;
+		snprintf(why, wlen, "%s: %s (its answer to our %s came; our send did not complete)",
+			 c->peer, m.u.error.text, gdr_msg_type_name(sent->type));
+		return m.u.error.code < 0 ? m.u.error.code : -EIO;
+	}
+	return 0;
+}
+
 int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t wlen)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)c->ctrl_buf, .lkey = c->ctrl_mr->lkey };
@@ -59,6 +90,10 @@ int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t
 		}
 		if (n == 1) {
 			if (wc.status != IBV_WC_SUCCESS) {
+				int pe = peer_error_instead(c, m, why, wlen);
+
+				if (pe)
+					return pe;
 				snprintf(why, wlen, "sending %s to %s failed: %s (peer gone?)",
 					 gdr_msg_type_name(m->type), c->peer,
 					 ibv_wc_status_str(wc.status));
@@ -70,6 +105,10 @@ int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t
 		}
 		if ((spins & 1023) == 1023) {
 			if (gdr_now_s() > deadline) {
+				int pe = peer_error_instead(c, m, why, wlen);
+
+				if (pe)
+					return pe;
 				snprintf(why, wlen, "sending %s to %s: no completion within %g s",
 					 gdr_msg_type_name(m->type), c->peer, c->timeout);
 				return -ETIMEDOUT;

@@ -17,7 +17,8 @@
  * and a CQ that holds completions back until `burst` of them are ready,
  * then hands them out POLL_BATCH at a time, as a loaded HCA or Soft-RoCE
  * does. drop_msg: that message of drop_qp completes but never lands;
- * shift_msg: that one lands one slot further.
+ * shift_msg: that one lands one slot further. A SEND completes and moves
+ * nothing (the peer of a control message is not simulated).
  */
 #define SIM_QPS	 4
 #define SIM_CQES 8192
@@ -64,7 +65,9 @@ static int sim_post(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_w
 
 		if (d->mute)
 			continue; /* a dead link: nothing lands, nothing completes */
-		if (!(qi == d->drop_qp && msg == d->drop_msg)) {
+		if (wr->opcode == IBV_WR_SEND) {
+			/* a control SEND: it completes, the peer side is not simulated */
+		} else if (!(qi == d->drop_qp && msg == d->drop_msg)) {
 			if (wr->opcode == IBV_WR_RDMA_READ)
 				memcpy(l, r, wr->sg_list->length);
 			else

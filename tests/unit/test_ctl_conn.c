@@ -1,0 +1,158 @@
+/*
+ * The control channel's send (ctl_conn.c) over the simulated device: what a
+ * send that never completes says, and that a waiting message is left for the
+ * reader unless the send has failed.
+ */
+#include "cmocka_common.h"
+
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "proto.h"
+
+#include "sim_verbs.h"
+
+struct rig {
+	struct sim *d;
+	struct gdr_conn c;
+	struct rdma_cm_id id;
+	struct ibv_mr mr;
+	uint8_t ctrl[(1 + GDR_CTRL_SLOTS) * GDR_CTRL_MAX];
+};
+
+static struct rig *rig_new(int mute)
+{
+	struct rig *g = calloc(1, sizeof(*g));
+
+	assert_non_null(g);
+	g->d = sim_new(1000, 1);
+	g->d->mute = mute;
+	g->id.qp = &g->d->qp[0];
+	g->c.id[0] = &g->id;
+	g->c.nqps = 1;
+	g->c.data_cq = &g->d->cq;
+	g->c.ctrl_cq = &g->d->rcq;
+	g->c.ctrl_mr = &g->mr;
+	g->c.ctrl_buf = g->ctrl;
+	g->c.timeout = 0.3;
+	strcpy(g->c.peer, "10.0.0.2");
+	strcpy(g->c.nic, "sim0");
+	return g;
+}
+
+static void rig_free(struct rig *g)
+{
+	free(g->d);
+	free(g);
+}
+
+/* The peer's message m has landed in receive slot `slot`. */
+static void arrive(struct rig *g, unsigned int slot, const struct gdr_msg *m)
+{
+	int n = gdr_msg_encode(m, gdr_conn_slot(&g->c, slot), GDR_CTRL_MAX);
+	struct ibv_wc *w = &g->d->rwc[g->d->rtail++ % 64];
+
+	assert_true(n > 0);
+	memset(w, 0, sizeof(*w));
+	w->status = IBV_WC_SUCCESS;
+	w->opcode = IBV_WC_RECV;
+	w->wr_id = slot;
+	w->byte_len = (uint32_t)n;
+}
+
+static const struct gdr_msg plan = { .type = GDR_MSG_PLAN };
+
+static struct gdr_msg error_msg(int code, const char *text)
+{
+	struct gdr_msg m = { .type = GDR_MSG_ERROR };
+
+	m.u.error.code = code;
+	strcpy(m.u.error.text, text);
+	return m;
+}
+
+/*
+ * The server refused the PLAN, said why and closed; the PLAN's own
+ * completion never came (its acknowledgement was lost): the server's reason,
+ * not "no completion".
+ */
+static void test_peer_error_beats_timeout(void **state)
+{
+	struct rig *g = rig_new(1);
+	struct gdr_msg err = error_msg(-EINVAL, "plan mismatch: -n/--iters: server has 10, "
+						"client asks 20");
+	char why[512];
+
+	(void)state;
+	arrive(g, 3, &err);
+	assert_int_equal(gdr_ctrl_send(&g->c, &plan, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "10.0.0.2: plan mismatch: -n/--iters: server has 10"));
+	assert_non_null(strstr(why, "PLAN"));
+	rig_free(g);
+}
+
+/* A peer code that is not a negative errno is not passed on as one. */
+static void test_peer_error_odd_code(void **state)
+{
+	struct rig *g = rig_new(1);
+	struct gdr_msg err = error_msg(0, "gave up");
+	char why[512];
+
+	(void)state;
+	arrive(g, 0, &err);
+	assert_int_equal(gdr_ctrl_send(&g->c, &plan, why, sizeof(why)), -EIO);
+	assert_non_null(strstr(why, "gave up"));
+	rig_free(g);
+}
+
+/* Nothing from the peer, or only a message that is not an ERROR: the timeout, named. */
+static void test_timeout_without_error(void **state)
+{
+	char why[512];
+
+	(void)state;
+	for (int with_ack = 0; with_ack <= 1; with_ack++) {
+		struct rig *g = rig_new(1);
+		struct gdr_msg ack = { .type = GDR_MSG_ACK };
+
+		if (with_ack)
+			arrive(g, 1, &ack);
+		assert_int_equal(gdr_ctrl_send(&g->c, &plan, why, sizeof(why)), -ETIMEDOUT);
+		assert_non_null(strstr(why, "sending PLAN to 10.0.0.2: no completion within"));
+		rig_free(g);
+	}
+}
+
+/*
+ * A send that completes leaves what the receive CQ holds to the reader (a
+ * bounce or latency loop takes its own receives): nothing is consumed.
+ */
+static void test_completed_send_leaves_receives(void **state)
+{
+	struct rig *g = rig_new(0);
+	struct gdr_msg err = error_msg(-EIO, "not for the sender");
+	char why[512];
+
+	(void)state;
+	arrive(g, 2, &err);
+	assert_int_equal(gdr_ctrl_send(&g->c, &plan, why, sizeof(why)), 0);
+	assert_int_equal(g->d->rhead, 0);
+	assert_int_equal(g->d->rtail, 1);
+	rig_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_peer_error_beats_timeout),
+		cmocka_unit_test(test_peer_error_odd_code),
+		cmocka_unit_test(test_timeout_without_error),
+		cmocka_unit_test(test_completed_send_leaves_receives),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
