@@ -15,6 +15,7 @@
 #include "proto.h"
 
 #include "sim_verbs.h"
+#include "sim_conn.h"
 
 struct rig {
 	struct sim *d;
@@ -31,16 +32,9 @@ static struct rig *rig_new(int mute)
 	assert_non_null(g);
 	g->d = sim_new(1000, 1);
 	g->d->mute = mute;
-	g->id.qp = &g->d->qp[0];
-	g->c.id[0] = &g->id;
-	g->c.nqps = 1;
-	g->c.data_cq = &g->d->cq;
-	g->c.ctrl_cq = &g->d->rcq;
-	g->c.ctrl_mr = &g->mr;
-	g->c.ctrl_buf = g->ctrl;
+	sim_conn_wire(&g->c, g->d, &g->id, &g->mr, g->ctrl);
 	g->c.timeout = 0.3;
 	strcpy(g->c.peer, "10.0.0.2");
-	strcpy(g->c.nic, "sim0");
 	return g;
 }
 

@@ -12,6 +12,7 @@
 #include "stats.h"
 
 #include "sim_verbs.h"
+#include "sim_conn.h"
 
 /*
  * The latency engine over the simulated device, in loopback: our message
@@ -31,15 +32,8 @@ static void rig_init(struct rig *g, uint64_t ns_per_msg)
 {
 	memset(g, 0, sizeof(*g));
 	g->d = sim_new(ns_per_msg, 1);
-	g->id.qp = &g->d->qp[0];
-	g->c.id[0] = &g->id;
-	g->c.nqps = 1;
-	g->c.data_cq = &g->d->cq;
-	g->c.ctrl_cq = &g->d->rcq;
-	g->c.ctrl_mr = &g->mr;
-	g->c.ctrl_buf = g->ctrl;
+	sim_conn_wire(&g->c, g->d, &g->id, &g->mr, g->ctrl);
 	strcpy(g->c.peer, "sim");
-	strcpy(g->c.nic, "sim0");
 }
 
 static struct gdr_lat_cfg cfg_for(struct rig *g, int write, int imm, uint32_t size)
