@@ -96,7 +96,10 @@ int gdr_conn_set_nonblock(int fd)
 /*
  * rdma_cm's default ACK timeout can be so long (or, on some providers,
  * infinite) that a send to a dead peer never completes: ask for about 0.27 s
- * per try (4.096 us * 2^16), so 7 retries end within a few seconds.
+ * per try (4.096 us * 2^16), so that on a real HCA the 7 retries
+ * (gdr_conn_fill_param) end within a few seconds. rxe takes a retry count of
+ * 7 as "forever" (rxe_comp.c), so there a send to a dead peer never fails:
+ * the waits' own deadlines and the liveness probe (probe.c) are what end it.
  */
 void gdr_conn_set_ack_timeout(struct rdma_cm_id *id)
 {
