@@ -30,9 +30,9 @@ int gdr_conn_repost(struct gdr_conn *c, unsigned int slot)
  * load on Soft-RoCE: a server refused a PLAN, said why and closed, and the
  * acknowledgement of the PLAN never reached the client, whose send then hung
  * until --timeout (rxe retries it forever: conn.c). Only on the way out:
- * while a send is still in flight, what
- * the receive CQ holds belongs to whoever reads next (a bounce or latency
- * loop takes its own receives from it). Returns 0 when no ERROR was there.
+ * while a send is still in flight, what the receive CQ holds belongs to
+ * whoever reads next (a bounce or latency loop takes its own receives from
+ * it). Returns 0 when no ERROR was there.
  */
 static int peer_error_instead(struct gdr_conn *c, const struct gdr_msg *sent, char *why,
 			      size_t wlen)
