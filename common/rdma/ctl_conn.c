@@ -144,7 +144,7 @@ int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *w
 	double deadline = gdr_now_s() + timeout;
 	double next_probe = gdr_now_s() + GDR_PROBE_S;
 	struct ibv_wc wc;
-	int n, r, armed = 0;
+	int n, r, armed = 0, last_look = 0;
 
 	for (;;) {
 		n = ibv_poll_cq(c->ctrl_cq, 1, &wc);
@@ -193,6 +193,17 @@ int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *w
 			continue;
 		}
 		if (gdr_conn_poll_cm(c)) {
+			/*
+			 * A peer sends its last message (BYE), sees it complete and
+			 * disconnects: both can happen between our empty poll above
+			 * and this look at the CM channel. Its message is on the CQ
+			 * before the disconnect (and before the flushed receives):
+			 * look once more before calling it gone.
+			 */
+			if (!last_look) {
+				last_look = 1;
+				continue;
+			}
 			snprintf(why, wlen, "peer %s disconnected", c->peer);
 			return -ECONNRESET;
 		}

@@ -40,11 +40,13 @@ struct sim {
 	 * Receive side, loopback: a WRITE WITH IMMEDIATE completes a receive
 	 * on rcq (the control CQ) of the same device; reposts are counted.
 	 * answer_ctrl: such a receive reads as a control SEND instead; mute:
-	 * a dead link (nothing lands, nothing completes).
+	 * a dead link (nothing lands, nothing completes). rlate: the next
+	 * rlate polls of rcq find it empty, as if what it holds landed just
+	 * after them.
 	 */
 	struct ibv_cq rcq;
 	struct ibv_wc rwc[64];
-	unsigned int rhead, rtail, reposts;
+	unsigned int rhead, rtail, reposts, rlate;
 	int answer_ctrl, mute;
 };
 
@@ -115,6 +117,11 @@ static int sim_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	if (cq == &d->rcq) {
 		int k = 0;
 
+		if (d->rlate) {
+			d->rlate--;
+			return 0;
+		}
+
 		for (; k < n && d->rhead != d->rtail; k++)
 			wc[k] = d->rwc[d->rhead++ % 64];
 		return k;
@@ -139,6 +146,13 @@ static int sim_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	return k;
 }
 
+static int sim_req_notify(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq;
+	(void)solicited_only;
+	return 0;
+}
+
 static struct sim *sim_new(uint64_t ns_per_msg, unsigned int burst)
 {
 	struct sim *d = calloc(1, sizeof(*d));
@@ -147,6 +161,7 @@ static struct sim *sim_new(uint64_t ns_per_msg, unsigned int burst)
 	d->ctx.ops.post_send = sim_post;
 	d->ctx.ops.poll_cq = sim_poll;
 	d->ctx.ops.post_recv = sim_post_recv;
+	d->ctx.ops.req_notify_cq = sim_req_notify;
 	d->cq.context = &d->ctx;
 	d->rcq.context = &d->ctx;
 	for (unsigned int i = 0; i < SIM_QPS; i++) {

@@ -1,7 +1,8 @@
 /*
- * The control channel's send (ctl_conn.c) over the simulated device: what a
- * send that never completes says, and that a waiting message is left for the
- * reader unless the send has failed.
+ * The control channel (ctl_conn.c) over the simulated device: what a send
+ * that never completes says, that a waiting message is left for the reader
+ * unless the send has failed, and that a receive finds the peer's last
+ * message although the peer has disconnected since.
  */
 #include "cmocka_common.h"
 
@@ -139,6 +140,42 @@ static void test_completed_send_leaves_receives(void **state)
 	rig_free(g);
 }
 
+/*
+ * The client's BYE landed and the client disconnected, both after the
+ * server's last empty poll of its receive CQ: the BYE, not "disconnected".
+ */
+static void test_last_message_beats_disconnect(void **state)
+{
+	struct rig *g = rig_new(0);
+	struct gdr_msg bye = { .type = GDR_MSG_BYE }, m;
+	char why[512] = "";
+
+	(void)state;
+	arrive(g, 1, &bye);
+	g->d->rlate = 2; /* the poll before arming and the one after it */
+	g->c.peer_gone = 1;
+	assert_int_equal(gdr_ctrl_recv(&g->c, &m, 5, why, sizeof(why)), 0);
+	assert_int_equal(m.type, GDR_MSG_BYE);
+	assert_int_equal(g->d->reposts, 1);
+	rig_free(g);
+}
+
+/* Gone with nothing left on the CQ: "disconnected" at once, not the timeout. */
+static void test_disconnect_with_nothing_left(void **state)
+{
+	struct rig *g = rig_new(0);
+	struct gdr_msg m;
+	char why[512] = "";
+	double t0 = gdr_now_s();
+
+	(void)state;
+	g->c.peer_gone = 1;
+	assert_int_equal(gdr_ctrl_recv(&g->c, &m, 5, why, sizeof(why)), -ECONNRESET);
+	assert_non_null(strstr(why, "peer 10.0.0.2 disconnected"));
+	assert_true(gdr_now_s() - t0 < 4);
+	rig_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +183,8 @@ int main(void)
 		cmocka_unit_test(test_peer_error_odd_code),
 		cmocka_unit_test(test_timeout_without_error),
 		cmocka_unit_test(test_completed_send_leaves_receives),
+		cmocka_unit_test(test_last_message_beats_disconnect),
+		cmocka_unit_test(test_disconnect_with_nothing_left),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
