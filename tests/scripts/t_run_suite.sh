@@ -30,8 +30,8 @@ printf '%s\n' 'echo 1..4' 'echo ok 1 a' 'exit 0' >"$c/t_04_short.sh"
 printf '%s\n' 'echo ok 1 a' >"$c/t_05_noplan.sh"
 printf '%s\n' 'echo 1..1' 'echo ok 1 a' 'exit 3' >"$c/t_06_status.sh"
 printf '%s\n' 'echo 1..1' 'echo ok 1 a' 'echo ok 2 b' >"$c/t_07_extra.sh"
-# The runner's per-file limit, not a wait of the test's: the file never ends.
-printf '%s\n' '# timeout: 2' 'echo 1..1' 'while :; do sleep 1; done' >"$c/t_08_hang.sh"
+# The runner's per-file limit, not a wait of the test's: the file blocks forever.
+printf '%s\n' '# timeout: 2' 'echo 1..1' 'exec tail -f /dev/null' >"$c/t_08_hang.sh"
 printf '%s\n' 'echo "1..0 # SKIP nothing here"' >"$c/t_09_skipall.sh"
 run "$c"
 LOGS=$tmp/out check "counting: 9 files give 10 passed, 8 failed, exit 1" \
