@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pin.h"
 #include "session_int.h"
 #include "util.h"
 
@@ -44,6 +45,21 @@ static double repeat_budget(const struct sess *s, uint64_t size)
 int gdr_sess_recv_repeat(struct sess *s, struct gdr_msg *m, uint16_t want, uint64_t size)
 {
 	return gdr_ctl_expect(&s->ctl, m, want, repeat_budget(s, size), 1, s->why, WHY);
+}
+
+int gdr_sess_run_bw(struct sess *s, struct gdr_path *p, uint64_t size, struct gdr_loop_out *lo)
+{
+	struct gdr_pin pin = { .cpu = -1 };
+	char why[160];
+	int r;
+
+	if (!s->o->no_pin && gdr_pin_here(&pin, why, sizeof(why)) < 0)
+		gdr_dbg("not pinned: %s", why);
+	else if (pin.cpu >= 0)
+		gdr_dbg("repeat pinned to CPU %d", pin.cpu);
+	r = p->ops->run(p, size, lo, s->why, WHY);
+	gdr_pin_release(&pin);
+	return r;
 }
 
 int gdr_sess_sync_point(struct sess *s)

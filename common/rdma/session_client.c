@@ -137,7 +137,7 @@ static int client_size(struct sess *s, struct gdr_path *p, unsigned int pi, uint
 		if (lat) {
 			r = measure_lat(s, p, size, rep, &m.u.meas);
 		} else {
-			r = p->ops->run(p, size, &lo, s->why, WHY);
+			r = gdr_sess_run_bw(s, p, size, &lo);
 			if (!r)
 				gdr_sess_meas_from_loop(&m.u.meas, &lo, ref_ns, unc_ns);
 		}

@@ -33,14 +33,14 @@ static int serve_repeat(struct sess *s, struct gdr_path *p, uint64_t size, uint6
 		if (res->u.meas.status)
 			gdr_strlcpy(res->u.meas.text, s->why, sizeof(res->u.meas.text));
 	} else if (s->plan.bidir) {
-		res->u.meas.status = p->ops->run(p, size, &lo, s->why, WHY);
+		res->u.meas.status = gdr_sess_run_bw(s, p, size, &lo);
 		if (res->u.meas.status)
 			gdr_strlcpy(res->u.meas.text, s->why, sizeof(res->u.meas.text));
 		else
 			gdr_sess_meas_from_loop(&res->u.meas, &lo, ref_ns, 0);
 	} else if (p->ops->passive_runs) {
 		/* The server is half of the pipeline: a failure ends the run. */
-		r = p->ops->run(p, size, &lo, s->why, WHY);
+		r = gdr_sess_run_bw(s, p, size, &lo);
 		if (r)
 			return r;
 	}

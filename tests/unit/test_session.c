@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pin.h"
 #include "session_int.h"
 #include "util.h"
 
@@ -135,6 +136,7 @@ struct record {
 	unsigned int opens, closes, skip_path; /* skip_path: 1 + index of a path to skip */
 	unsigned int nruns;
 	uint64_t run_size[MAXCALLS];
+	int run_cpus[MAXCALLS]; /* CPUs the running thread was allowed during each run */
 	unsigned int fail_run; /* 1 + index of the run to fail */
 	unsigned int nlat, lat_with_samples;
 	uint64_t lat_size[MAXCALLS];
@@ -196,7 +198,11 @@ static int fake_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *out,
 {
 	struct record *r = rec_of(p);
 
+	cpu_set_t now;
+
 	assert_true(r->nruns < MAXCALLS);
+	assert_int_equal(sched_getaffinity(0, sizeof(now), &now), 0);
+	r->run_cpus[r->nruns] = CPU_COUNT(&now);
 	r->run_size[r->nruns++] = size;
 	if (r->fail_run == r->nruns) {
 		snprintf(why, wlen, "fake: run %u failed", r->nruns - 1);
@@ -405,6 +411,87 @@ static void test_size_loop(void **state)
 	side_free(&sv);
 }
 
+/*
+ * Each bandwidth repeat runs pinned to one CPU, on both sides, and the thread
+ * gets its CPU set back after it; --no-pin leaves the set alone (pin.h).
+ */
+static void check_pinning(char **cli, char **srv, int pinned)
+{
+	struct side c, sv;
+	cpu_set_t before, after;
+	int n;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(before), &before), 0);
+	n = CPU_COUNT(&before);
+	if (n < 2)
+		skip(); /* one CPU: there is nothing to pin */
+	side_init(&c, 1, &s2c, &c2s, cli);
+	side_init(&sv, 0, &c2s, &s2c, srv);
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(rec[k].nruns, 6);
+		for (unsigned int i = 0; i < rec[k].nruns; i++)
+			assert_int_equal(rec[k].run_cpus[i], pinned ? 1 : n);
+	}
+	assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
+	assert_true(CPU_EQUAL(&before, &after));
+	side_free(&c);
+	side_free(&sv);
+}
+
+static void test_pinned_repeats(void **state)
+{
+	(void)state;
+	check_pinning(cli_args, srv_args, 1);
+}
+
+static void test_no_pin(void **state)
+{
+	static char *cli[] = { "x",	    "--sizes", "64:256", "--repeat", "2",    "-n",
+			       "5",	    "--timeout", "2",	   "--no-pin", "peer", NULL };
+	static char *srv[] = { "x", "--timeout", "2", "--no-pin", NULL };
+
+	(void)state;
+	check_pinning(cli, srv, 0);
+}
+
+/* A thread that may run on one CPU only is left as it is; release puts back what it took. */
+static void test_pin_here(void **state)
+{
+	struct gdr_pin pin;
+	cpu_set_t before, one, now;
+	char why[160];
+	int r;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(before), &before), 0);
+	r = gdr_pin_here(&pin, why, sizeof(why));
+	assert_int_equal(r, CPU_COUNT(&before) > 1 ? 1 : 0);
+	assert_int_equal(sched_getaffinity(0, sizeof(now), &now), 0);
+	if (r == 1) {
+		assert_int_equal(CPU_COUNT(&now), 1);
+		assert_true(CPU_ISSET(pin.cpu, &now));
+		assert_true(CPU_ISSET(pin.cpu, &before));
+	}
+	gdr_pin_release(&pin);
+	assert_int_equal(pin.cpu, -1);
+	assert_int_equal(sched_getaffinity(0, sizeof(now), &now), 0);
+	assert_true(CPU_EQUAL(&before, &now));
+
+	/* Already on one CPU (taskset -c N, mpirun --bind-to core): nothing to do. */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_int_equal(gdr_pin_here(&pin, why, sizeof(why)), 0);
+	assert_int_equal(pin.cpu, -1);
+	gdr_pin_release(&pin);
+	assert_int_equal(sched_getaffinity(0, sizeof(now), &now), 0);
+	assert_true(CPU_EQUAL(&one, &now));
+	assert_int_equal(sched_setaffinity(0, sizeof(before), &before), 0);
+}
+
 /* Two paths; the server cannot open the second: it is skipped on both sides, no run. */
 static void test_skipped_path(void **state)
 {
@@ -588,6 +675,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_size_loop, setup),
+		cmocka_unit_test_setup(test_pinned_repeats, setup),
+		cmocka_unit_test_setup(test_no_pin, setup),
+		cmocka_unit_test(test_pin_here),
 		cmocka_unit_test_setup(test_skipped_path, setup),
 		cmocka_unit_test_setup(test_failed_repeat, setup),
 		cmocka_unit_test_setup(test_latency, setup),
