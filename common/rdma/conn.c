@@ -141,6 +141,25 @@ void gdr_conn_addr_str(const struct sockaddr *sa, char *out, size_t len)
 	gdr_strlcpy(out, host, len);
 }
 
+void gdr_conn_debug_qp(const struct gdr_conn *c)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (!c->id[0] || !c->id[0]->qp ||
+	    ibv_query_qp(c->id[0]->qp, &a,
+			 IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC |
+			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_CAP,
+			 &ia))
+		return;
+	gdr_dbg("%s: QP %u: state %d, path MTU %d B, %u outstanding READs out, %u in, "
+		"timeout %u, retry %u, rnr retry %u, send depth %u, inline %u B",
+		c->nic, c->id[0]->qp->qp_num, (int)a.qp_state, 128 << a.path_mtu,
+		a.max_rd_atomic, a.max_dest_rd_atomic, a.timeout, a.retry_cnt, a.rnr_retry,
+		a.cap.max_send_wr, a.cap.max_inline_data);
+}
+
 int gdr_conn_poll_cm(struct gdr_conn *c)
 {
 	struct rdma_cm_event *ev;

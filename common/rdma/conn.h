@@ -97,6 +97,8 @@ int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t
  * sends no disconnect; it stops acknowledging and is reported within
  * GDR_PROBE_DEAD_S (or the transport's retry time), not at the end of timeout.
  */
+/* -v: QP 0's attributes as the device set them (path MTU, READ depth, retries). */
+void gdr_conn_debug_qp(const struct gdr_conn *c);
 int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *why, size_t wlen);
 /* Send an ERROR message, best effort (the peer may be gone). */
 void gdr_ctrl_send_error(struct gdr_conn *c, int code, const char *text);
