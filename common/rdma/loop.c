@@ -15,7 +15,14 @@
 #define QP_SHIFT   48
 #define COUNT_MASK ((1ull << QP_SHIFT) - 1)
 #define POLL_BATCH 16
-#define IDLE_CLOCK 64 /* polls between two reads of CLOCK_MONOTONIC */
+/*
+ * Polls and posted messages between two reads of CLOCK_MONOTONIC. Posts
+ * count too: on Soft-RoCE a post runs the transport inline in the system
+ * call (milliseconds for a 64 KiB message under TCG), so 64 polls that each
+ * refilled a window of 100 took tens of seconds, and -D 1 ran past the
+ * peer's timeout.
+ */
+#define CLOCK_EVERY 64
 
 struct qstate {
 	uint64_t posted, done, target;
@@ -141,11 +148,11 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 	uint64_t total_done = 0, total_posted = 0, cqes = 0;
 	uint64_t stall_ns = (uint64_t)(cfg->stall_timeout * 1e9);
 	uint64_t end_ns;
-	unsigned int finished = 0, polls = 0;
+	unsigned int finished = 0, unclocked = 0; /* polls and posts since the clock */
 	int progressed = 0;
 	struct gdr_pace pace;
 	struct gdr_peak *peak = NULL;
-	int r;
+	int r = 0;
 
 	if (out) {
 		peak = malloc(sizeof(*peak));
@@ -172,8 +179,10 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 		for (unsigned int i = 0; i < nqps; i++) {
 			uint64_t before = qs[i].posted;
 
-			while ((r = post_chain(&qs[i], i, cfg, &qps[i], why, wlen)) == 1)
-				;
+			/* The rest waits for the clock (below), a poll away. */
+			while (unclocked < CLOCK_EVERY &&
+			       (r = post_chain(&qs[i], i, cfg, &qps[i], why, wlen)) == 1)
+				unclocked += cfg->post_list;
 			total_posted += qs[i].posted - before;
 			if (r < 0)
 				goto out;
@@ -215,7 +224,8 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 		}
 		/*
 		 * A poll that found completions stamps them with the cycle counter
-		 * (cycles.h); CLOCK_MONOTONIC is read every IDLE_CLOCK-th poll only:
+		 * (cycles.h); CLOCK_MONOTONIC is read every CLOCK_EVERY polls or
+		 * posted messages only:
 		 * the stall, duration and disconnect checks need only coarse time,
 		 * and on a VM without a usable TSC clock_gettime is a system call
 		 * that competes with the kernel's Soft-RoCE work (perftest's loop
@@ -226,7 +236,7 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 			if (peak)
 				gdr_peak_add(peak, gdr_cycles(), total_posted, total_done, cqes);
 		}
-		if (++polls < IDLE_CLOCK) {
+		if (++unclocked < CLOCK_EVERY) {
 			if (cfg->stop && *cfg->stop) {
 				snprintf(why, wlen, "interrupted");
 				r = -EINTR;
@@ -234,7 +244,7 @@ static int phase(struct ibv_cq *cq, const struct gdr_loop_qp *qps, unsigned int 
 			}
 			continue;
 		}
-		polls = 0;
+		unclocked = 0;
 		now = gdr_now_ns();
 		if (progressed) {
 			progressed = 0;

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -18,7 +19,9 @@
  * then hands them out POLL_BATCH at a time, as a loaded HCA or Soft-RoCE
  * does. drop_msg: that message of drop_qp completes but never lands;
  * shift_msg: that one lands one slot further. A SEND completes and moves
- * nothing (the peer of a control message is not simulated).
+ * nothing (the peer of a control message is not simulated). post_ns: each
+ * posted message costs the poster that long, as on Soft-RoCE, where the
+ * system call runs the transport inline.
  */
 #define SIM_QPS	 4
 #define SIM_CQES 8192
@@ -26,7 +29,7 @@ struct sim {
 	struct ibv_context ctx;
 	struct ibv_cq cq;
 	struct ibv_qp qp[SIM_QPS];
-	uint64_t ns_per_msg, link_free;
+	uint64_t ns_per_msg, link_free, post_ns;
 	unsigned int burst;
 	int releasing;
 	struct {
@@ -65,6 +68,11 @@ static int sim_post(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_w
 		uint64_t raddr = wr->wr.rdma.remote_addr + (msg == d->shift_msg ? d->shift_by : 0);
 		void *l = (void *)(uintptr_t)wr->sg_list->addr, *r = (void *)(uintptr_t)raddr;
 
+		if (d->post_ns) {
+			struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)d->post_ns };
+
+			nanosleep(&ts, NULL);
+		}
 		if (d->mute)
 			continue; /* a dead link: nothing lands, nothing completes */
 		if (wr->opcode == IBV_WR_SEND) {

@@ -350,6 +350,41 @@ static void test_duration_mode(void **state)
 	free(d);
 }
 
+/*
+ * Duration mode when every post is slow (Soft-RoCE runs the transport in the
+ * post's system call): the clock is read every so many posts as well as
+ * polls, so the run still ends near -D. Reading it every 64 polls only, each
+ * poll refilling a window of 100 at 1 ms a message, -D 0.05 posted over 6000
+ * messages (6 s) before the first look at the clock.
+ */
+static void test_duration_slow_posts(void **state)
+{
+	static uint8_t src[4096], dst[4096];
+	struct gdr_loop_qp qps[1] = { { 0 } };
+	struct gdr_loop_cfg cfg = { .opcode = IBV_WR_RDMA_WRITE,
+				    .size = 4096,
+				    .duration = 0.05,
+				    .tx_depth = 128,
+				    .post_list = 1,
+				    .cq_mod = 100 };
+	struct gdr_loop_out out;
+
+	(void)state;
+	qps[0].laddr = (uintptr_t)src;
+	qps[0].raddr = (uintptr_t)dst;
+	struct sim *d = sim_new(1000, 1);
+	d->post_ns = 1000000;
+	sim_run(d, 1, &cfg, qps, &out);
+	/*
+	 * Past -D at most one clock's worth of posts (64) and one window (128)
+	 * to drain; a loaded machine only sleeps longer, which posts fewer.
+	 */
+	assert_true(out.msgs >= 1);
+	assert_true(out.msgs <= 50 + 64 + 128 + 1);
+	assert_int_equal(d->seq[0], out.msgs);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_peak_windows),
 		cmocka_unit_test(test_validate_lost_message),
 		cmocka_unit_test(test_duration_mode),
+		cmocka_unit_test(test_duration_slow_posts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
