@@ -266,7 +266,8 @@ int gdr_session_run(const struct gdr_opts *o, const struct gdr_run *run,
 		s->env.nic = s->conn.nic;
 		gdr_provenance_load(&s->prov, s->conn.verbs);
 		gdr_sess_bind_near_nic(s);
-		gdr_conn_debug_qp(&s->conn);
+		if (o->verbose)
+			gdr_conn_debug_qp(&s->conn);
 		printf("%s %s: %s %s over %s, %u QP(s)\n", s->client ? "client" : "server",
 		       gdr_verb_name(o->verb), s->client ? "connected to" : "accepted",
 		       s->conn.peer, s->conn.nic, s->conn.nqps);
