@@ -80,7 +80,7 @@ int gdr_lat_opts_check(const struct gdr_opts *o)
 		{ GDR_SET_BIDIR, "-b/--bidirectional" },
 		{ GDR_SET_DURATION, "-D/--duration" },
 		{ GDR_SET_VALIDATE, "--validate" },
-		{ GDR_SET_NO_PIN, "--no-pin" },
+		{ GDR_SET_PIN, "--pin/--no-pin" },
 	};
 
 	for (size_t i = 0; i < GDR_ARRAY_SIZE(refused); i++) {

@@ -36,6 +36,7 @@ enum {
 	OPT_BIND,
 	OPT_HUGEPAGES,
 	OPT_NO_BIND,
+	OPT_PIN,
 	OPT_NO_PIN,
 	OPT_PERSISTENT,
 	OPT_PEER,
@@ -85,6 +86,7 @@ static const struct option long_opts[] = {
 	{ .name = "bind", .has_arg = 1, .val = OPT_BIND },
 	{ .name = "hugepages", .has_arg = 0, .val = OPT_HUGEPAGES },
 	{ .name = "no-bind", .has_arg = 0, .val = OPT_NO_BIND },
+	{ .name = "pin", .has_arg = 0, .val = OPT_PIN },
 	{ .name = "no-pin", .has_arg = 0, .val = OPT_NO_PIN },
 	{ .name = "persistent", .has_arg = 0, .val = OPT_PERSISTENT },
 	{ .name = "peer", .has_arg = 1, .val = OPT_PEER },
@@ -327,9 +329,10 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		case OPT_NO_BIND:
 			o->no_bind = 1;
 			break;
+		case OPT_PIN:
 		case OPT_NO_PIN:
-			o->no_pin = 1;
-			o->set |= GDR_SET_NO_PIN;
+			o->pin = c == OPT_PIN;
+			o->set |= GDR_SET_PIN;
 			break;
 		case OPT_PERSISTENT:
 			o->persistent = 1;

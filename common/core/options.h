@@ -31,7 +31,7 @@ enum {
 	GDR_SET_WARMUP = 1u << 10,
 	GDR_SET_VALIDATE = 1u << 11,
 	GDR_SET_BOUNCE = 1u << 12,
-	GDR_SET_NO_PIN = 1u << 13,
+	GDR_SET_PIN = 1u << 13, /* --pin or --no-pin */
 };
 
 struct gdr_opts {
@@ -62,7 +62,7 @@ struct gdr_opts {
 	const char *topology_xml;
 	int hugepages;
 	int no_bind;
-	int no_pin; /* --no-pin: leave the polling thread unpinned (pin.h) */
+	int pin; /* --pin: pin the polling thread during each bandwidth repeat (pin.h) */
 	int persistent; /* server: serve one client after another until a signal */
 	int verbose;
 	const char *peer;   /* --peer HOST[,HOST...]: server of each launched pair */

@@ -53,7 +53,7 @@ int gdr_sess_run_bw(struct sess *s, struct gdr_path *p, uint64_t size, struct gd
 	char why[160];
 	int r;
 
-	if (!s->o->no_pin && gdr_pin_here(&pin, why, sizeof(why)) < 0)
+	if (s->o->pin && gdr_pin_here(&pin, why, sizeof(why)) < 0)
 		gdr_dbg("not pinned: %s", why);
 	else if (pin.cpu >= 0)
 		gdr_dbg("repeat pinned to CPU %d", pin.cpu);

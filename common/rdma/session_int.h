@@ -74,8 +74,8 @@ int gdr_sess_recv(struct sess *s, struct gdr_msg *m, uint16_t want);
 /* The wait for a DONE that lasts as long as the repeat: the peer is probed meanwhile. */
 int gdr_sess_recv_repeat(struct sess *s, struct gdr_msg *m, uint16_t want, uint64_t size);
 /*
- * One bandwidth repeat of p (p->ops->run), with this thread pinned to the CPU
- * it runs on unless --no-pin (pin.h).
+ * One bandwidth repeat of p (p->ops->run); with --pin, this thread pinned to
+ * the CPU it runs on for the repeat (pin.h).
  */
 int gdr_sess_run_bw(struct sess *s, struct gdr_path *p, uint64_t size, struct gdr_loop_out *lo);
 /* launch (launch.h): every launched pair waits for all the others before each START. */

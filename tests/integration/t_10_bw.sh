@@ -31,21 +31,21 @@ check "read -b --validate: both exit 0, one row" [ "$CRC/$SRC/$(csv_rows "$TMP/r
 check "read -b --validate: the row is an ok bidirectional read" csv_all "$TMP/r.csv" \
 	'r["status"] == "ok" and r["verb"] == "read" and r["bidir"] == "1"'
 
-# Each bandwidth repeat runs pinned to one CPU on both sides (-b: both run it);
-# --no-pin leaves the thread where the scheduler puts it (pin.h). On one CPU
-# there is nothing to pin.
+# With --pin each bandwidth repeat runs pinned to one CPU on both sides (-b:
+# both run it); by default (and with --no-pin) the thread stays where the
+# scheduler puts it (pin.h). On one CPU there is nothing to pin.
 npin=2
 [ "$(nproc)" -gt 1 ] || npin=0
-server gdr_read_bw --timeout 20 -v
-client gdr_read_bw --timeout 20 -v -n 100 -s 8K -b --repeat 2
+server gdr_read_bw --timeout 20 -v --pin
+client gdr_read_bw --timeout 20 -v -n 100 -s 8K -b --repeat 2 --pin
 wait_server
-check "read -b: every repeat pinned on both sides ($npin each)" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
+check "read -b --pin: every repeat pinned on both sides ($npin each)" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
 	[ \$(grep -c 'repeat pinned to CPU [0-9]' '$TMP/cli.err') = $npin ] &&
 	[ \$(grep -c 'repeat pinned to CPU [0-9]' '$TMP/srv.err') = $npin ]"
-server gdr_read_bw --timeout 20 -v --no-pin
-client gdr_read_bw --timeout 20 -v -n 100 -s 8K -b --no-pin
+server gdr_read_bw --timeout 20 -v
+client gdr_read_bw --timeout 20 -v -n 100 -s 8K -b
 wait_server
-check "read -b --no-pin: ok, pinned nowhere" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
+check "read -b (default): ok, pinned nowhere" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
 	! grep -q 'pinned to CPU' '$TMP/cli.err' '$TMP/srv.err'"
 
 # Post lists, CQ moderation, tx depth, repeats: median/min/max consistent.

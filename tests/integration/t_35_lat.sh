@@ -57,8 +57,8 @@ sys.exit(0 if len(d) == 14 and d[0]['lat_p50_us'] > 0 and d[0]['bw_avg_gbps'] is
 # Options a ping-pong refuses; a latency client against a bandwidth server.
 check "write_lat -b: usage error naming the option" bash -c "
 	'$B/gdr_write_lat' -b 127.0.0.1 2>'$TMP/e'; [ \$? = 2 ] && grep -q -- '-b/--bidirectional: not a latency option' '$TMP/e'"
-check "read_lat --no-pin: usage error naming the option" bash -c "
-	'$B/gdr_read_lat' --no-pin 127.0.0.1 2>'$TMP/e'; [ \$? = 2 ] && grep -q -- '--no-pin: not a latency option' '$TMP/e'"
+check "read_lat --pin: usage error naming the option" bash -c "
+	'$B/gdr_read_lat' --pin 127.0.0.1 2>'$TMP/e'; [ \$? = 2 ] && grep -q -- '--pin/--no-pin: not a latency option' '$TMP/e'"
 server gdr_write_bw --timeout 20
 client gdr_write_lat --timeout 20 -n 50 -s 64
 wait_server

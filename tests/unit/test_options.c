@@ -29,20 +29,28 @@ static void test_defaults_server(void **state)
 	assert_int_equal(o.nmem, 1);
 	assert_int_equal(o.mem[0], GDR_MEM_HOST);
 	assert_int_equal(o.set, 0);
-	assert_int_equal(o.no_pin, 0);
+	assert_int_equal(o.pin, 0); /* not pinned unless --pin */
 }
 
-/* --no-pin: the bandwidth tools take it; a latency tool refuses it (never pinned). */
-static void test_no_pin(void **state)
+/*
+ * --pin / --no-pin: the bandwidth tools take both, the last one wins; a
+ * latency tool refuses either (never pinned).
+ */
+static void test_pin(void **state)
 {
 	struct gdr_opts o;
 
 	(void)state;
-	assert_int_equal(PARSE(&o, "--no-pin"), 0);
-	assert_int_equal(o.no_pin, 1);
+	assert_int_equal(PARSE(&o, "--pin"), 0);
+	assert_int_equal(o.pin, 1);
 	assert_int_equal(gdr_lat_opts_check(&o), -EINVAL);
+	assert_int_equal(PARSE(&o, "--pin", "--no-pin"), 0);
+	assert_int_equal(o.pin, 0);
+	assert_int_equal(gdr_lat_opts_check(&o), -EINVAL);
+	assert_int_equal(PARSE(&o, "--no-pin", "--pin"), 0);
+	assert_int_equal(o.pin, 1);
 	assert_int_equal(PARSE(&o, "--no-bind"), 0);
-	assert_int_equal(o.no_pin, 0);
+	assert_int_equal(o.pin, 0);
 	assert_int_equal(gdr_lat_opts_check(&o), 0);
 }
 
@@ -365,7 +373,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_server),
-		cmocka_unit_test(test_no_pin),
+		cmocka_unit_test(test_pin),
 		cmocka_unit_test(test_gpu_path_options),
 		cmocka_unit_test(test_perftest_options),
 		cmocka_unit_test(test_sizes),

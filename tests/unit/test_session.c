@@ -412,8 +412,9 @@ static void test_size_loop(void **state)
 }
 
 /*
- * Each bandwidth repeat runs pinned to one CPU, on both sides, and the thread
- * gets its CPU set back after it; --no-pin leaves the set alone (pin.h).
+ * With --pin each bandwidth repeat runs pinned to one CPU, on both sides, and
+ * the thread gets its CPU set back after it; by default (or --no-pin) the set
+ * is left alone (pin.h).
  */
 static void check_pinning(char **cli, char **srv, int pinned)
 {
@@ -443,17 +444,23 @@ static void check_pinning(char **cli, char **srv, int pinned)
 
 static void test_pinned_repeats(void **state)
 {
+	static char *cli[] = { "x",	    "--sizes", "64:256", "--repeat", "2",  "-n",
+			       "5",	    "--timeout", "2",	   "--pin", "peer", NULL };
+	static char *srv[] = { "x", "--timeout", "2", "--pin", NULL };
+
 	(void)state;
-	check_pinning(cli_args, srv_args, 1);
+	check_pinning(cli, srv, 1);
 }
 
-static void test_no_pin(void **state)
+static void test_not_pinned(void **state)
 {
 	static char *cli[] = { "x",	    "--sizes", "64:256", "--repeat", "2",    "-n",
 			       "5",	    "--timeout", "2",	   "--no-pin", "peer", NULL };
 	static char *srv[] = { "x", "--timeout", "2", "--no-pin", NULL };
 
 	(void)state;
+	check_pinning(cli_args, srv_args, 0); /* the default */
+	setup(NULL);
 	check_pinning(cli, srv, 0);
 }
 
@@ -676,7 +683,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_size_loop, setup),
 		cmocka_unit_test_setup(test_pinned_repeats, setup),
-		cmocka_unit_test_setup(test_no_pin, setup),
+		cmocka_unit_test_setup(test_not_pinned, setup),
 		cmocka_unit_test(test_pin_here),
 		cmocka_unit_test_setup(test_skipped_path, setup),
 		cmocka_unit_test_setup(test_failed_repeat, setup),
