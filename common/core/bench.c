@@ -70,6 +70,8 @@ static int parse(struct gdr_opts *o, int argc, char **argv, enum gdr_verb verb, 
 	if (latency && gdr_lat_opts_check(o))
 		return 2;
 	o->latency = latency;
+	if (latency)
+		o->pin = 0; /* a ping-pong is never pinned (READ's bandwidth default is) */
 	return data_on_stdout(o, data_out, len);
 }
 

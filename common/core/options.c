@@ -131,6 +131,12 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 	o->bounce_slots = 8;
 	o->timeout = 30;
 	o->outlier = 0.9;
+	/*
+	 * Pinned by default for READ only: on Soft-RoCE that beat perftest's
+	 * unpinned READ, and pinned 4-QP 1 MiB WRITEs ran at half their rate
+	 * (docs/reading-the-numbers.md, "CPU pinning").
+	 */
+	o->pin = verb == GDR_VERB_READ;
 }
 
 int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv)

@@ -116,9 +116,9 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "                           usage error before anything runs)\n"
 	    "      --no-bind            do not bind to the NIC's NUMA node\n"
 	    "      --pin                pin the polling thread, during each bandwidth repeat,\n"
-	    "                           to the CPU it runs on, then give its CPU set back\n"
-	    "      --no-pin             leave it where the scheduler puts it (the default;\n"
-	    "                           latency is never pinned)\n"
+	    "                           to the CPU it runs on, then give its CPU set back%s\n"
+	    "      --no-pin             leave it where the scheduler puts it%s\n"
+	    "                           (latency is never pinned)\n"
 	    "\n"
 	    "Output:\n"
 	    "      --report_gbits       bandwidth in Gb/s (10^9 bit/s) instead of MB/sec (2^20 "
@@ -141,5 +141,7 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "its value, an empty file name or value, a value out of range, a bad\n"
 	    "--topology-xml).\n",
 	    prog, prog, gdr_verb_name(verb), GDR_DEFAULT_PORT, GDR_MAX_QPS,
-	    verb == GDR_VERB_READ ? "RDMA READ" : "RDMA WRITE");
+	    verb == GDR_VERB_READ ? "RDMA READ" : "RDMA WRITE",
+	    verb == GDR_VERB_READ ? " (the\n                           default of gdr_read_bw)" : "",
+	    verb == GDR_VERB_READ ? "" : " (the\n                           default of gdr_write_bw)");
 }

@@ -32,8 +32,9 @@ check "read -b --validate: the row is an ok bidirectional read" csv_all "$TMP/r.
 	'r["status"] == "ok" and r["verb"] == "read" and r["bidir"] == "1"'
 
 # With --pin each bandwidth repeat runs pinned to one CPU on both sides (-b:
-# both run it); by default (and with --no-pin) the thread stays where the
-# scheduler puts it (pin.h). On one CPU there is nothing to pin.
+# both run it); gdr_read_bw pins by default, gdr_write_bw does not; with
+# --no-pin the thread stays where the scheduler puts it (pin.h). On one CPU
+# there is nothing to pin.
 npin=2
 [ "$(nproc)" -gt 1 ] || npin=0
 server gdr_read_bw --timeout 20 -v --pin
@@ -45,7 +46,18 @@ check "read -b --pin: every repeat pinned on both sides ($npin each)" bash -c "[
 server gdr_read_bw --timeout 20 -v
 client gdr_read_bw --timeout 20 -v -n 100 -s 8K -b
 wait_server
-check "read -b (default): ok, pinned nowhere" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
+check "read -b (default): every repeat pinned on both sides ($((npin / 2)) each)" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
+	[ \$(grep -c 'repeat pinned to CPU [0-9]' '$TMP/cli.err') = $((npin / 2)) ] &&
+	[ \$(grep -c 'repeat pinned to CPU [0-9]' '$TMP/srv.err') = $((npin / 2)) ]"
+server gdr_read_bw --timeout 20 -v --no-pin
+client gdr_read_bw --timeout 20 -v -n 100 -s 8K -b --no-pin
+wait_server
+check "read -b --no-pin: ok, pinned nowhere" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
+	! grep -q 'pinned to CPU' '$TMP/cli.err' '$TMP/srv.err'"
+server gdr_write_bw --timeout 20 -v
+client gdr_write_bw --timeout 20 -v -n 100 -s 8K -b
+wait_server
+check "write -b (default): ok, pinned nowhere" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
 	! grep -q 'pinned to CPU' '$TMP/cli.err' '$TMP/srv.err'"
 
 # Post lists, CQ moderation, tx depth, repeats: median/min/max consistent.

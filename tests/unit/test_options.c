@@ -54,6 +54,27 @@ static void test_pin(void **state)
 	assert_int_equal(gdr_lat_opts_check(&o), 0);
 }
 
+/* gdr_read_bw pins by default (measured: docs/reading-the-numbers.md); both flags still win. */
+#define PARSE_READ(o, ...) gdr_opts_parse(o, GDR_VERB_READ, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+static void test_pin_read_default(void **state)
+{
+	struct gdr_opts o;
+	char *argv[] = { "gdr_read_bw", NULL };
+
+	(void)state;
+	assert_int_equal(gdr_opts_parse(&o, GDR_VERB_READ, 1, argv), 0);
+	assert_int_equal(o.pin, 1);
+	assert_int_equal(o.set & GDR_SET_PIN, 0);
+	assert_int_equal(gdr_lat_opts_check(&o), 0); /* the default is not a refused flag */
+	assert_int_equal(PARSE_READ(&o, "--no-pin"), 0);
+	assert_int_equal(o.pin, 0);
+	assert_int_equal(PARSE_READ(&o, "--no-pin", "--pin"), 0);
+	assert_int_equal(o.pin, 1);
+	assert_int_equal(PARSE_READ(&o, "--pin", "--no-pin"), 0);
+	assert_int_equal(o.pin, 0);
+	assert_int_equal(gdr_lat_opts_check(&o), -EINVAL);
+}
+
 static void test_perftest_options(void **state)
 {
 	struct gdr_opts o;
@@ -374,6 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_server),
 		cmocka_unit_test(test_pin),
+		cmocka_unit_test(test_pin_read_default),
 		cmocka_unit_test(test_gpu_path_options),
 		cmocka_unit_test(test_perftest_options),
 		cmocka_unit_test(test_sizes),

@@ -277,6 +277,9 @@ struct side {
 	int r;
 };
 
+/* The tool both sides parse their options as (READ pins by default). */
+static enum gdr_verb side_verb = GDR_VERB_WRITE;
+
 static void side_init(struct side *d, int client, struct queue *in, struct queue *out, char **argv)
 {
 	int argc = 0;
@@ -284,7 +287,7 @@ static void side_init(struct side *d, int client, struct queue *in, struct queue
 	while (argv[argc])
 		argc++;
 	memset(d, 0, sizeof(*d));
-	assert_int_equal(gdr_opts_parse(&d->o, GDR_VERB_WRITE, argc, argv), 0);
+	assert_int_equal(gdr_opts_parse(&d->o, side_verb, argc, argv), 0);
 	assert_int_equal(d->o.server != NULL, client);
 	d->s = calloc(1, sizeof(*d->s));
 	assert_non_null(d->s);
@@ -326,6 +329,7 @@ static char *srv_args[] = { "x", "--timeout", "2", NULL };
 static int setup(void **state)
 {
 	(void)state;
+	side_verb = GDR_VERB_WRITE;
 	memset(rec, 0, sizeof(rec));
 	q_init(&c2s);
 	q_init(&s2c);
@@ -413,8 +417,8 @@ static void test_size_loop(void **state)
 
 /*
  * With --pin each bandwidth repeat runs pinned to one CPU, on both sides, and
- * the thread gets its CPU set back after it; by default (or --no-pin) the set
- * is left alone (pin.h).
+ * the thread gets its CPU set back after it; with --no-pin (gdr_write_bw's
+ * default) the set is left alone (pin.h).
  */
 static void check_pinning(char **cli, char **srv, int pinned)
 {
@@ -465,6 +469,21 @@ static void test_not_pinned(void **state)
 }
 
 /* A thread that may run on one CPU only is left as it is; release puts back what it took. */
+/* gdr_read_bw pins each repeat by default, on both sides; --no-pin turns it off. */
+static void test_read_pinned_by_default(void **state)
+{
+	static char *cli[] = { "x",	    "--sizes", "64:256", "--repeat", "2",    "-n",
+			       "5",	    "--timeout", "2",	   "--no-pin", "peer", NULL };
+	static char *srv[] = { "x", "--timeout", "2", "--no-pin", NULL };
+
+	(void)state;
+	side_verb = GDR_VERB_READ;
+	check_pinning(cli_args, srv_args, 1);
+	setup(NULL);
+	side_verb = GDR_VERB_READ;
+	check_pinning(cli, srv, 0);
+}
+
 static void test_pin_here(void **state)
 {
 	struct gdr_pin pin;
@@ -684,6 +703,7 @@ int main(void)
 		cmocka_unit_test_setup(test_size_loop, setup),
 		cmocka_unit_test_setup(test_pinned_repeats, setup),
 		cmocka_unit_test_setup(test_not_pinned, setup),
+		cmocka_unit_test_setup(test_read_pinned_by_default, setup),
 		cmocka_unit_test(test_pin_here),
 		cmocka_unit_test_setup(test_skipped_path, setup),
 		cmocka_unit_test_setup(test_failed_repeat, setup),
