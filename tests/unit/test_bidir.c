@@ -143,8 +143,13 @@ static void test_timeline_wire(void **state)
 	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
 }
 
-/* The loop's time line spans its run: from the first post to the last completion, all bytes. */
-static void test_loop_timeline(void **state)
+/*
+ * One run of the loop on a simulated 2-QP link: its time line spans the run,
+ * from the first post to the last completion, all bytes. Returns the highest
+ * rate, as a multiple of the link's, from the first point after the start to
+ * any later point: the points in between are where the completions were seen.
+ */
+static double loop_timeline_once(void)
 {
 	static uint8_t src[4096], dst[4096];
 	struct gdr_loop_qp qps[2] = { { 0 } };
@@ -158,8 +163,8 @@ static void test_loop_timeline(void **state)
 	struct gdr_loop_out out;
 	struct sim *d = sim_new(2000, 1);
 	char why[256] = "";
+	double link = 1e9 / 2000 * 4096, worst = 0;
 
-	(void)state;
 	for (unsigned int i = 0; i < 2; i++) {
 		qps[i].qp = &d->qp[i];
 		qps[i].laddr = (uintptr_t)src;
@@ -171,14 +176,38 @@ static void test_loop_timeline(void **state)
 	assert_int_equal(out.tl.bytes[0], 0);
 	assert_int_equal(out.tl.bytes[out.tl.n - 1], out.bytes);
 	assert_int_equal((uint64_t)(out.tl.t_ns[out.tl.n - 1] - out.tl.t_ns[0]), out.elapsed_ns);
-	/* The points in between are where the completions were seen: the link's rate. */
-	double link = 1e9 / 2000 * 4096;
 	for (uint32_t i = 2; i + 1 < out.tl.n; i++) {
 		double r = (double)(out.tl.bytes[i] - out.tl.bytes[1]) * 1e9 /
 			   (double)(out.tl.t_ns[i] - out.tl.t_ns[1]);
-		assert_true(r <= link * 1.05);
+
+		if (r / link > worst)
+			worst = r / link;
 	}
 	free(d);
+	return worst;
+}
+
+/*
+ * No point of the time line runs ahead of the link (5 % margin). A point is
+ * stamped just after the poll that saw it: a test descheduled between the
+ * two (a loaded CI machine, ASan) stamps it late, and the next points then
+ * read above the link. That is the scheduler, not the loop, so such a run
+ * is tried again, up to 5 runs; a loop that records its points wrongly
+ * fails all of them.
+ */
+static void test_loop_timeline(void **state)
+{
+	double worst = 0;
+
+	(void)state;
+	for (int attempt = 1; attempt <= 5; attempt++) {
+		worst = loop_timeline_once();
+		if (worst <= 1.05)
+			break;
+		fprintf(stderr, "# run %d: a point at %.3fx the link; once more\n", attempt,
+			worst);
+	}
+	assert_true(worst <= 1.05);
 }
 
 int main(void)
