@@ -11,6 +11,7 @@
 
 #include "lat_opts.h"
 #include "launch.h"
+#include "pin.h"
 #include "session.h"
 #include "util.h"
 #include "writer.h"
@@ -71,7 +72,7 @@ static int parse(struct gdr_opts *o, int argc, char **argv, enum gdr_verb verb, 
 		return 2;
 	o->latency = latency;
 	if (latency)
-		o->pin = 0; /* a ping-pong is never pinned (READ's bandwidth default is) */
+		o->pin = GDR_PIN_NEVER; /* a ping-pong is never pinned (READ's bandwidth default is) */
 	return data_on_stdout(o, data_out, len);
 }
 

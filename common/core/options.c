@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "options_int.h"
+#include "pin.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -132,11 +133,12 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 	o->timeout = 30;
 	o->outlier = 0.9;
 	/*
-	 * Pinned by default for READ only: on Soft-RoCE that beat perftest's
-	 * unpinned READ, and pinned 4-QP 1 MiB WRITEs ran at half their rate
-	 * (docs/reading-the-numbers.md, "CPU pinning").
+	 * Pinned by default for READ messages up to 1 MiB only: on Soft-RoCE
+	 * that beat perftest's unpinned READ, while pinned 4-QP 1 MiB WRITEs and
+	 * 4-QP 8 MiB READs ran at about one CPU's rate (pin.h;
+	 * docs/reading-the-numbers.md, "CPU pinning").
 	 */
-	o->pin = verb == GDR_VERB_READ;
+	o->pin = verb == GDR_VERB_READ ? GDR_PIN_SMALL : GDR_PIN_NEVER;
 }
 
 int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv)
@@ -337,7 +339,7 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			break;
 		case OPT_PIN:
 		case OPT_NO_PIN:
-			o->pin = c == OPT_PIN;
+			o->pin = c == OPT_PIN ? GDR_PIN_ALWAYS : GDR_PIN_NEVER;
 			o->set |= GDR_SET_PIN;
 			break;
 		case OPT_PERSISTENT:

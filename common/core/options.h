@@ -62,7 +62,7 @@ struct gdr_opts {
 	const char *topology_xml;
 	int hugepages;
 	int no_bind;
-	int pin; /* pin the polling thread during each bandwidth repeat (pin.h): READ's default */
+	int pin; /* which bandwidth repeats pin their polling thread: enum gdr_pin_mode (pin.h) */
 	int persistent; /* server: serve one client after another until a signal */
 	int verbose;
 	const char *peer;   /* --peer HOST[,HOST...]: server of each launched pair */

@@ -115,10 +115,10 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "                           regular file; one that cannot be read or parsed is a\n"
 	    "                           usage error before anything runs)\n"
 	    "      --no-bind            do not bind to the NIC's NUMA node\n"
-	    "      --pin                pin the polling thread, during each bandwidth repeat,\n"
-	    "                           to the CPU it runs on, then give its CPU set back%s\n"
-	    "      --no-pin             leave it where the scheduler puts it%s\n"
-	    "                           (latency is never pinned)\n"
+	    "      --pin                pin the polling thread, during every bandwidth repeat,\n"
+	    "                           to the CPU it runs on, then give its CPU set back\n"
+	    "      --no-pin             leave it where the scheduler puts it (latency is\n"
+	    "                           never pinned); the default: %s\n"
 	    "\n"
 	    "Output:\n"
 	    "      --report_gbits       bandwidth in Gb/s (10^9 bit/s) instead of MB/sec (2^20 "
@@ -142,6 +142,7 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "--topology-xml).\n",
 	    prog, prog, gdr_verb_name(verb), GDR_DEFAULT_PORT, GDR_MAX_QPS,
 	    verb == GDR_VERB_READ ? "RDMA READ" : "RDMA WRITE",
-	    verb == GDR_VERB_READ ? " (the\n                           default of gdr_read_bw)" : "",
-	    verb == GDR_VERB_READ ? "" : " (the\n                           default of gdr_write_bw)");
+	    verb == GDR_VERB_READ ? "pin the repeats of messages\n"
+				    "                           up to 1 MiB, not those of larger ones"
+				  : "--no-pin");
 }

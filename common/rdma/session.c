@@ -53,7 +53,11 @@ int gdr_sess_run_bw(struct sess *s, struct gdr_path *p, uint64_t size, struct gd
 	char why[160];
 	int r;
 
-	if (s->o->pin && gdr_pin_here(&pin, why, sizeof(why)) < 0)
+	if (!gdr_pin_wanted(s->o->pin, size)) {
+		if (s->o->pin == GDR_PIN_SMALL)
+			gdr_dbg("repeat not pinned: messages over 1 MiB (the default; --pin pins "
+				"every repeat)");
+	} else if (gdr_pin_here(&pin, why, sizeof(why)) < 0)
 		gdr_dbg("not pinned: %s", why);
 	else if (pin.cpu >= 0)
 		gdr_dbg("repeat pinned to CPU %d", pin.cpu);

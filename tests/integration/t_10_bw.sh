@@ -49,6 +49,16 @@ wait_server
 check "read -b (default): every repeat pinned on both sides ($((npin / 2)) each)" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
 	[ \$(grep -c 'repeat pinned to CPU [0-9]' '$TMP/cli.err') = $((npin / 2)) ] &&
 	[ \$(grep -c 'repeat pinned to CPU [0-9]' '$TMP/srv.err') = $((npin / 2)) ]"
+# ... up to 1 MiB: a 2 MiB repeat is not pinned (pinned, long transfers ran at
+# one CPU's rate on rxe: pin.h).
+server gdr_read_bw --timeout 20 -v
+client gdr_read_bw --timeout 20 -v -n 8 --sizes 1M:2M -b
+wait_server
+check "read -b (default) 1M:2M: 1 MiB pinned, 2 MiB not, on both sides" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
+	[ \$(grep -c 'repeat pinned to CPU [0-9]' '$TMP/cli.err') = $((npin / 2)) ] &&
+	[ \$(grep -c 'repeat pinned to CPU [0-9]' '$TMP/srv.err') = $((npin / 2)) ] &&
+	[ \$(grep -c 'repeat not pinned: messages over 1 MiB' '$TMP/cli.err') = 1 ] &&
+	[ \$(grep -c 'repeat not pinned: messages over 1 MiB' '$TMP/srv.err') = 1 ]"
 server gdr_read_bw --timeout 20 -v --no-pin
 client gdr_read_bw --timeout 20 -v -n 100 -s 8K -b --no-pin
 wait_server

@@ -8,6 +8,7 @@
 
 #include "lat_opts.h"
 #include "options.h"
+#include "pin.h"
 #include "util.h"
 
 #define ARGV(...)     ((char *[]){ "gdr_write_bw", __VA_ARGS__, NULL })
@@ -63,13 +64,16 @@ static void test_pin_read_default(void **state)
 
 	(void)state;
 	assert_int_equal(gdr_opts_parse(&o, GDR_VERB_READ, 1, argv), 0);
-	assert_int_equal(o.pin, 1);
+	assert_int_equal(o.pin, GDR_PIN_SMALL); /* messages up to 1 MiB (pin.h) */
+	assert_true(gdr_pin_wanted(o.pin, GDR_PIN_SMALL_MAX));
+	assert_false(gdr_pin_wanted(o.pin, GDR_PIN_SMALL_MAX + 1));
 	assert_int_equal(o.set & GDR_SET_PIN, 0);
 	assert_int_equal(gdr_lat_opts_check(&o), 0); /* the default is not a refused flag */
 	assert_int_equal(PARSE_READ(&o, "--no-pin"), 0);
 	assert_int_equal(o.pin, 0);
 	assert_int_equal(PARSE_READ(&o, "--no-pin", "--pin"), 0);
-	assert_int_equal(o.pin, 1);
+	assert_int_equal(o.pin, GDR_PIN_ALWAYS);
+	assert_true(gdr_pin_wanted(o.pin, 8u << 20));
 	assert_int_equal(PARSE_READ(&o, "--pin", "--no-pin"), 0);
 	assert_int_equal(o.pin, 0);
 	assert_int_equal(gdr_lat_opts_check(&o), -EINVAL);

@@ -484,6 +484,47 @@ static void test_read_pinned_by_default(void **state)
 	check_pinning(cli, srv, 0);
 }
 
+/*
+ * READ's default pins the repeats of messages up to 1 MiB only (pin.h:
+ * pinned, long transfers ran at one CPU's rate); --pin pins them all.
+ */
+static void test_read_pins_small_only(void **state)
+{
+	static char *cli[] = { "x", "--sizes", "512K:2M", "-n", "2", "--timeout", "2", "peer", NULL };
+	static char *all[] = { "x",  "--sizes", "512K:2M", "-n",   "2",
+			       "--timeout", "2",       "--pin",   "peer", NULL };
+	static char *srv[] = { "x", "--timeout", "2", NULL };
+	static char *srv_pin[] = { "x", "--timeout", "2", "--pin", NULL };
+	cpu_set_t mine;
+	struct side c, sv;
+	int n;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	n = CPU_COUNT(&mine);
+	if (n < 2)
+		skip(); /* one CPU: there is nothing to pin */
+	for (int forced = 0; forced < 2; forced++) {
+		setup(NULL);
+		side_verb = GDR_VERB_READ;
+		side_init(&c, 1, &s2c, &c2s, forced ? all : cli);
+		side_init(&sv, 0, &c2s, &s2c, forced ? srv_pin : srv);
+		run_pair(&c, &sv);
+		assert_int_equal(c.r, 0);
+		assert_int_equal(sv.r, 0);
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(rec[k].nruns, 3); /* 512 KiB, 1 MiB, 2 MiB */
+			for (unsigned int i = 0; i < rec[k].nruns; i++)
+				assert_int_equal(rec[k].run_cpus[i],
+						 forced || rec[k].run_size[i] <= GDR_PIN_SMALL_MAX ? 1
+												  : n);
+		}
+		assert_int_equal(rec[0].run_size[1], GDR_PIN_SMALL_MAX);
+		side_free(&c);
+		side_free(&sv);
+	}
+}
+
 static void test_pin_here(void **state)
 {
 	struct gdr_pin pin;
@@ -707,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_pin_here),
 		cmocka_unit_test_setup(test_skipped_path, setup),
 		cmocka_unit_test_setup(test_failed_repeat, setup),
+		cmocka_unit_test_setup(test_read_pins_small_only, setup),
 		cmocka_unit_test_setup(test_latency, setup),
 		cmocka_unit_test_setup(test_silent_peer, setup),
 		cmocka_unit_test_setup(test_malformed, setup),
