@@ -277,7 +277,7 @@ struct side {
 	int r;
 };
 
-/* The tool both sides parse their options as (READ pins by default). */
+/* The tool both sides parse their options as (READ pins repeats up to 1 MiB by default). */
 static enum gdr_verb side_verb = GDR_VERB_WRITE;
 
 static void side_init(struct side *d, int client, struct queue *in, struct queue *out, char **argv)
@@ -469,7 +469,7 @@ static void test_not_pinned(void **state)
 }
 
 /* A thread that may run on one CPU only is left as it is; release puts back what it took. */
-/* gdr_read_bw pins each repeat by default, on both sides; --no-pin turns it off. */
+/* gdr_read_bw pins each repeat of messages up to 1 MiB by default, on both sides; --no-pin turns it off. */
 static void test_read_pinned_by_default(void **state)
 {
 	static char *cli[] = { "x",	    "--sizes", "64:256", "--repeat", "2",    "-n",
