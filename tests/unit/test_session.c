@@ -418,9 +418,10 @@ static void test_size_loop(void **state)
 /*
  * With --pin each bandwidth repeat runs pinned to one CPU, on both sides, and
  * the thread gets its CPU set back after it; with --no-pin (gdr_write_bw's
- * default) the set is left alone (pin.h).
+ * default) the set is left alone (pin.h). Both sides run NRUNS repeats; those
+ * of messages up to PINNED_UPTO bytes must be pinned, the others not.
  */
-static void check_pinning(char **cli, char **srv, int pinned)
+static void check_pinning(char **cli, char **srv, unsigned int nruns, uint64_t pinned_upto)
 {
 	struct side c, sv;
 	cpu_set_t before, after;
@@ -436,9 +437,9 @@ static void check_pinning(char **cli, char **srv, int pinned)
 	assert_int_equal(c.r, 0);
 	assert_int_equal(sv.r, 0);
 	for (int k = 0; k < 2; k++) {
-		assert_int_equal(rec[k].nruns, 6);
+		assert_int_equal(rec[k].nruns, nruns);
 		for (unsigned int i = 0; i < rec[k].nruns; i++)
-			assert_int_equal(rec[k].run_cpus[i], pinned ? 1 : n);
+			assert_int_equal(rec[k].run_cpus[i], rec[k].run_size[i] <= pinned_upto ? 1 : n);
 	}
 	assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
 	assert_true(CPU_EQUAL(&before, &after));
@@ -453,7 +454,7 @@ static void test_pinned_repeats(void **state)
 	static char *srv[] = { "x", "--timeout", "2", "--pin", NULL };
 
 	(void)state;
-	check_pinning(cli, srv, 1);
+	check_pinning(cli, srv, 6, UINT64_MAX);
 }
 
 static void test_not_pinned(void **state)
@@ -463,9 +464,9 @@ static void test_not_pinned(void **state)
 	static char *srv[] = { "x", "--timeout", "2", "--no-pin", NULL };
 
 	(void)state;
-	check_pinning(cli_args, srv_args, 0); /* the default */
+	check_pinning(cli_args, srv_args, 6, 0); /* the default */
 	setup(NULL);
-	check_pinning(cli, srv, 0);
+	check_pinning(cli, srv, 6, 0);
 }
 
 /* A thread that may run on one CPU only is left as it is; release puts back what it took. */
@@ -478,10 +479,10 @@ static void test_read_pinned_by_default(void **state)
 
 	(void)state;
 	side_verb = GDR_VERB_READ;
-	check_pinning(cli_args, srv_args, 1);
+	check_pinning(cli_args, srv_args, 6, UINT64_MAX);
 	setup(NULL);
 	side_verb = GDR_VERB_READ;
-	check_pinning(cli, srv, 0);
+	check_pinning(cli, srv, 6, 0);
 }
 
 /*
@@ -495,34 +496,14 @@ static void test_read_pins_small_only(void **state)
 			       "--timeout", "2",       "--pin",   "peer", NULL };
 	static char *srv[] = { "x", "--timeout", "2", NULL };
 	static char *srv_pin[] = { "x", "--timeout", "2", "--pin", NULL };
-	cpu_set_t mine;
-	struct side c, sv;
-	int n;
 
 	(void)state;
-	assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
-	n = CPU_COUNT(&mine);
-	if (n < 2)
-		skip(); /* one CPU: there is nothing to pin */
-	for (int forced = 0; forced < 2; forced++) {
-		setup(NULL);
-		side_verb = GDR_VERB_READ;
-		side_init(&c, 1, &s2c, &c2s, forced ? all : cli);
-		side_init(&sv, 0, &c2s, &s2c, forced ? srv_pin : srv);
-		run_pair(&c, &sv);
-		assert_int_equal(c.r, 0);
-		assert_int_equal(sv.r, 0);
-		for (int k = 0; k < 2; k++) {
-			assert_int_equal(rec[k].nruns, 3); /* 512 KiB, 1 MiB, 2 MiB */
-			for (unsigned int i = 0; i < rec[k].nruns; i++)
-				assert_int_equal(rec[k].run_cpus[i],
-						 forced || rec[k].run_size[i] <= GDR_PIN_SMALL_MAX ? 1
-												  : n);
-		}
-		assert_int_equal(rec[0].run_size[1], GDR_PIN_SMALL_MAX);
-		side_free(&c);
-		side_free(&sv);
-	}
+	side_verb = GDR_VERB_READ;
+	check_pinning(cli, srv, 3, GDR_PIN_SMALL_MAX); /* 512 KiB, 1 MiB pinned; 2 MiB not */
+	assert_int_equal(rec[0].run_size[1], GDR_PIN_SMALL_MAX);
+	setup(NULL);
+	side_verb = GDR_VERB_READ;
+	check_pinning(all, srv_pin, 3, UINT64_MAX);
 }
 
 static void test_pin_here(void **state)
