@@ -56,6 +56,37 @@ static int peer_error_instead(struct gdr_conn *c, const struct gdr_msg *sent, ch
 	return 0;
 }
 
+/*
+ * The peer disconnected while our send had no completion. rxe retries an
+ * unacknowledged send forever (conn.c), and a peer that is gone acknowledges
+ * nothing, so the completion may never come: seen under load on Soft-RoCE,
+ * where the server took the client's BYE, closed, and the acknowledgement was
+ * lost; the client then waited for --timeout and failed a run that was
+ * complete. A BYE is the last word of a finished plan (every RESULT is in) and
+ * the server disconnects only after it, or when it gives up, and then it says
+ * why first: with no ERROR from the peer, a BYE counts as delivered. Any
+ * other message is not: the peer will not answer it. Returns 0 (delivered),
+ * < 0 with why set, or 1 when the peer is in fact still connected.
+ */
+static int peer_left(struct gdr_conn *c, const struct gdr_msg *sent, char *why, size_t wlen)
+{
+	int pe;
+
+	if (!c->peer_gone)
+		return 1;
+	pe = peer_error_instead(c, sent, why, wlen);
+	if (pe)
+		return pe;
+	if (sent->type == GDR_MSG_BYE) {
+		gdr_dbg("%s: %s disconnected before our BYE completed; every result is in: done",
+			c->nic, c->peer);
+		return 0;
+	}
+	snprintf(why, wlen, "peer %s disconnected before our %s completed", c->peer,
+		 gdr_msg_type_name(sent->type));
+	return -ECONNRESET;
+}
+
 int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t wlen)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)c->ctrl_buf, .lkey = c->ctrl_mr->lkey };
@@ -68,7 +99,7 @@ int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t
 	}, *bad;
 	struct ibv_wc wc;
 	double deadline = gdr_now_s() + c->timeout;
-	int n;
+	int n, gone = 0;
 
 	n = gdr_msg_encode(m, c->ctrl_buf, GDR_CTRL_MAX);
 	if (n < 0) {
@@ -105,6 +136,18 @@ int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t
 			continue; /* a late data completion: already accounted for */
 		}
 		if ((spins & 1023) == 1023) {
+			if (gone) {
+				int r = peer_left(c, m, why, wlen);
+
+				if (r <= 0)
+					return r;
+			}
+			/*
+			 * Looked at again after one more round of polls: our
+			 * completion may have been queued just before the
+			 * disconnect was seen.
+			 */
+			gone = gdr_conn_poll_cm(c) != 0;
 			if (gdr_now_s() > deadline) {
 				int pe = peer_error_instead(c, m, why, wlen);
 

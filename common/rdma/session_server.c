@@ -219,9 +219,13 @@ int gdr_sess_server_run(struct sess *s)
 				r = server_path(s, pi, &m);
 		}
 	}
+	/*
+	 * No BYE either says why: a client whose BYE got no acknowledgement
+	 * takes a disconnect without an ERROR as its BYE delivered (ctl_conn.c).
+	 */
 	if (!r)
 		r = gdr_sess_recv(s, &m, GDR_MSG_BYE);
-	else if (r != -ECONNRESET)
+	if (r && r != -ECONNRESET)
 		gdr_ctl_send_error(&s->ctl, r, s->why);
 	return r;
 }

@@ -1,8 +1,9 @@
 /*
  * The control channel (ctl_conn.c) over the simulated device: what a send
  * that never completes says, that a waiting message is left for the reader
- * unless the send has failed, and that a receive finds the peer's last
- * message although the peer has disconnected since.
+ * unless the send has failed, that a receive finds the peer's last
+ * message although the peer has disconnected since, and what a send whose
+ * peer disconnected before it completed comes to (a BYE: delivered).
  */
 #include "cmocka_common.h"
 
@@ -176,6 +177,73 @@ static void test_disconnect_with_nothing_left(void **state)
 	rig_free(g);
 }
 
+/*
+ * The server took our BYE and disconnected; the BYE's acknowledgement was
+ * lost and rxe resends it forever (mute: no completion ever). The plan is
+ * finished: delivered, at once, not "no completion" after --timeout.
+ */
+static void test_bye_counts_delivered_on_clean_disconnect(void **state)
+{
+	struct rig *g = rig_new(1);
+	struct gdr_msg bye = { .type = GDR_MSG_BYE };
+	char why[512] = "";
+	double t0 = gdr_now_s();
+
+	(void)state;
+	g->c.timeout = 30;
+	g->c.peer_gone = 1;
+	assert_int_equal(gdr_ctrl_send(&g->c, &bye, why, sizeof(why)), 0);
+	assert_true(gdr_now_s() - t0 < 10);
+	rig_free(g);
+}
+
+/* ... unless the server gave up on it first and said why: its reason. */
+static void test_bye_gets_peer_error_on_disconnect(void **state)
+{
+	struct rig *g = rig_new(1);
+	struct gdr_msg bye = { .type = GDR_MSG_BYE };
+	struct gdr_msg err = error_msg(-ETIMEDOUT, "no message from 10.0.0.1 within 3 s");
+	char why[512] = "";
+	double t0 = gdr_now_s();
+
+	(void)state;
+	arrive(g, 2, &err);
+	g->c.timeout = 30;
+	g->c.peer_gone = 1;
+	assert_int_equal(gdr_ctrl_send(&g->c, &bye, why, sizeof(why)), -ETIMEDOUT);
+	assert_non_null(strstr(why, "10.0.0.2: no message from 10.0.0.1 within 3 s"));
+	assert_true(gdr_now_s() - t0 < 10);
+	rig_free(g);
+}
+
+/* Any other message to a peer that left: it will not be answered; said at once. */
+static void test_other_send_fails_on_disconnect(void **state)
+{
+	struct rig *g = rig_new(1);
+	char why[512] = "";
+	double t0 = gdr_now_s();
+
+	(void)state;
+	g->c.timeout = 30;
+	g->c.peer_gone = 1;
+	assert_int_equal(gdr_ctrl_send(&g->c, &plan, why, sizeof(why)), -ECONNRESET);
+	assert_non_null(strstr(why, "peer 10.0.0.2 disconnected before our PLAN completed"));
+	assert_true(gdr_now_s() - t0 < 10);
+	rig_free(g);
+}
+
+/* A send that completes is done, gone peer or not. */
+static void test_completed_send_beats_disconnect(void **state)
+{
+	struct rig *g = rig_new(0);
+	char why[512] = "";
+
+	(void)state;
+	g->c.peer_gone = 1;
+	assert_int_equal(gdr_ctrl_send(&g->c, &plan, why, sizeof(why)), 0);
+	rig_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +253,10 @@ int main(void)
 		cmocka_unit_test(test_completed_send_leaves_receives),
 		cmocka_unit_test(test_last_message_beats_disconnect),
 		cmocka_unit_test(test_disconnect_with_nothing_left),
+		cmocka_unit_test(test_bye_counts_delivered_on_clean_disconnect),
+		cmocka_unit_test(test_bye_gets_peer_error_on_disconnect),
+		cmocka_unit_test(test_other_send_fails_on_disconnect),
+		cmocka_unit_test(test_completed_send_beats_disconnect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
