@@ -55,6 +55,84 @@ wait_server 15
 check "read client vs write server: both exit 1 naming the verb" bash -c "[ $CRC = 1 -a $SRC = 1 ] &&
 	grep -q 'verb: server runs write, client runs read' '$TMP/srv.err' && grep -q verb '$TMP/cli.err'"
 
+# The end of a finished plan with one packet lost (nft in the VM): the
+# server takes the client's BYE and closes, and the acknowledgement of that
+# BYE never reaches the client. rxe resends an unacknowledged message
+# forever, so the client's BYE never completes; the run is complete (every
+# RESULT is in) and the peer's clean disconnect ends the client's wait, with
+# exit 0 and not after --timeout 10. Seen under load: t_10_bw, 2026-12-03.
+# Between the --pair "hosts": rxe loops a packet to its own address back
+# inside the driver, where netfilter never sees it. The BYE is told apart by
+# its bytes: RC SEND-only (BTH opcode 0x04), the payload's magic "GDRP" and
+# message type 8 (common/rdma/proto.c); an acknowledgement is opcode 0x11.
+BYE_MATCH='udp dport 4791 @th,64,8 0x04 @th,160,32 0x47445250 @th,208,16 0x0800'
+# nft_run RULES...: a table gdrperf_t20 whose output chain holds RULES.
+nft_run() {
+	local r rules=
+	for r in "$@"; do rules+="		$r"$'\n'; done
+	nft delete table ip gdrperf_t20 2>/dev/null
+	nft -f - <<EON
+table ip gdrperf_t20 {
+	set bye { type ipv4_addr; flags dynamic, timeout; timeout 20s; }
+	chain out {
+		type filter hook output priority 0; policy accept;
+		udp dport 4791 counter
+$rules	}
+}
+EON
+}
+# nft_done: the table's listing in $TMP/nft.list, its drop rule's packet
+# count in $dropped; the table removed.
+nft_done() {
+	nft list table ip gdrperf_t20 >"$TMP/nft.list" 2>&1
+	dropped=$(awk '/drop/ { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' "$TMP/nft.list")
+	nft delete table ip gdrperf_t20
+}
+# pair_server ARGS... / pair_client ARGS...: gdr_write_bw bound to "host" A,
+# and its client from B.
+pair_server() {
+	PORT=$((PORT + 1))
+	$BENCH_ENV "$B/gdr_write_bw" -p "$PORT" --bind "$GDRPERF_ADDR_A" "$@" >"$TMP/srv.out" 2>"$TMP/srv.err" &
+	SPID=$!
+}
+pair_client() {
+	timeout 120 $BENCH_ENV "$B/gdr_write_bw" -p "$PORT" "$@" "$GDRPERF_ADDR_A" >"$TMP/cli.out" 2>"$TMP/cli.err"
+	CRC=$?
+}
+bye_cases=("nft: a table with the BYE rules loads (nf_tables in the VM)"
+	"BYE's acknowledgement lost: nft dropped it" "BYE's acknowledgement lost: both exit 0"
+	"BYE lost: nft dropped it" "BYE lost: both exit 1 with the server's reason")
+if [ -z "${GDRPERF_ADDR_A:-}" ] || [ ! -e /sys/class/net/vA ]; then
+	for c in "${bye_cases[@]}"; do skip "$c" "needs softroce-vm --pair"; done
+elif ! command -v nft >/dev/null; then
+	for c in "${bye_cases[@]}"; do skip "$c" "needs nft (scripts/install-deps installs nftables)"; done
+else
+	nft_run "$BYE_MATCH add @bye { ip saddr }" "udp dport 4791 @th,64,8 0x11 ip daddr @bye counter drop" \
+		>"$TMP/nft.err" 2>&1
+	LOGS="$TMP/nft.err" check "${bye_cases[0]}" nft list table ip gdrperf_t20
+	pair_server --timeout 10
+	wait_listen "$PORT" 40
+	elapsed pair_client --timeout 10 -s 4K -n 200
+	wait_server 20
+	nft_done
+	LOGS="$TMP/nft.list" check "${bye_cases[1]} ($dropped packet(s))" [ "${dropped:-0}" -ge 1 ]
+	LOGS="$TMP/srv.err" check "${bye_cases[2]}, the client in < 8 s ($SECS s)" \
+		bash -c "[ $CRC/$SRC = 0/0 ] && [ \"\$(echo '$SECS < 8' | bc)\" = 1 ] &&
+		grep -Eq '^ *host +write +4096 ' '$TMP/cli.out'"
+	# The BYE itself lost: the server gives up after its --timeout 3 and says
+	# why; the client hears that reason then, not after its own --timeout 15.
+	nft_run "$BYE_MATCH counter drop" >"$TMP/nft.err" 2>&1
+	pair_server --timeout 3
+	wait_listen "$PORT" 40
+	elapsed pair_client --timeout 15 -s 4K -n 200
+	wait_server 20
+	nft_done
+	LOGS="$TMP/nft.list" check "${bye_cases[3]} ($dropped packet(s))" [ "${dropped:-0}" -ge 1 ]
+	LOGS="$TMP/srv.err" check "${bye_cases[4]}, the client in < 12 s ($SECS s)" \
+		bash -c "[ $CRC/$SRC = 1/1 ] && [ \"\$(echo '$SECS < 12' | bc)\" = 1 ] &&
+		grep -q 'no message from' '$TMP/cli.err'"
+fi
+
 # Server killed mid-measurement: the client ends within its timeout; its CSV stays whole.
 server gdr_write_bw --timeout 8
 PORT_SAVED=$PORT
