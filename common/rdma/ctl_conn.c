@@ -59,10 +59,10 @@ static int peer_error_instead(struct gdr_conn *c, const struct gdr_msg *sent, ch
 /*
  * The peer disconnected while our send had no completion. rxe retries an
  * unacknowledged send forever (conn.c), and a peer that is gone acknowledges
- * nothing, so the completion may never come: seen under load on Soft-RoCE,
- * where the server took the client's BYE, closed, and the acknowledgement was
- * lost; the client then waited for --timeout and failed a run that was
- * complete. A BYE is the last word of a finished plan (every RESULT is in) and
+ * nothing, so the completion may never come: seen once under load on
+ * Soft-RoCE, where the server took the client's BYE and closed, and the BYE
+ * never completed (its acknowledgement lost, most likely); the client then
+ * waited for --timeout and failed a run that was complete. A BYE is the last word of a finished plan (every RESULT is in) and
  * the server disconnects only after it, or when it gives up, and then it says
  * why first: with no ERROR from the peer, a BYE counts as delivered. Any
  * other message is not: the peer will not answer it. Returns 0 (delivered),
