@@ -65,16 +65,13 @@ static int peer_error_instead(struct gdr_conn *c, const struct gdr_msg *sent, ch
  * waited for --timeout and failed a run that was complete. A BYE is the last word of a finished plan (every RESULT is in) and
  * the server disconnects only after it, or when it gives up, and then it says
  * why first: with no ERROR from the peer, a BYE counts as delivered. Any
- * other message is not: the peer will not answer it. Returns 0 (delivered),
- * < 0 with why set, or 1 when the peer is in fact still connected.
+ * other message is not: the peer will not answer it. Returns 0 (delivered)
+ * or < 0 with why set.
  */
 static int peer_left(struct gdr_conn *c, const struct gdr_msg *sent, char *why, size_t wlen)
 {
-	int pe;
+	int pe = peer_error_instead(c, sent, why, wlen);
 
-	if (!c->peer_gone)
-		return 1;
-	pe = peer_error_instead(c, sent, why, wlen);
 	if (pe)
 		return pe;
 	if (sent->type == GDR_MSG_BYE) {
@@ -136,17 +133,12 @@ int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t
 			continue; /* a late data completion: already accounted for */
 		}
 		if ((spins & 1023) == 1023) {
-			if (gone) {
-				int r = peer_left(c, m, why, wlen);
-
-				if (r <= 0)
-					return r;
-			}
 			/*
-			 * Looked at again after one more round of polls: our
-			 * completion may have been queued just before the
-			 * disconnect was seen.
+			 * A disconnect is acted on after one more round of polls:
+			 * our completion may have been queued just before it.
 			 */
+			if (gone)
+				return peer_left(c, m, why, wlen);
 			gone = gdr_conn_poll_cm(c) != 0;
 			if (gdr_now_s() > deadline) {
 				int pe = peer_error_instead(c, m, why, wlen);

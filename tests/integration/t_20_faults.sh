@@ -99,6 +99,20 @@ pair_client() {
 	timeout 120 $BENCH_ENV "$B/gdr_write_bw" -p "$PORT" "$@" "$GDRPERF_ADDR_A" >"$TMP/cli.out" 2>"$TMP/cli.err"
 	CRC=$?
 }
+# bye_run SERVER_TIMEOUT CLIENT_TIMEOUT RULE...: one 4 KiB write between the
+# pair with RULES in force; nft's status in $NFT_RC, the rest as nft_done,
+# wait_server and elapsed leave it.
+bye_run() {
+	local st=$1 ct=$2
+	shift 2
+	nft_run "$@" >"$TMP/nft.err" 2>&1
+	NFT_RC=$?
+	pair_server --timeout "$st"
+	wait_listen "$PORT" 40
+	elapsed pair_client --timeout "$ct" -s 4K -n 200
+	wait_server 20
+	nft_done
+}
 bye_cases=("nft: a table with the BYE rules loads (nf_tables in the VM)"
 	"BYE's acknowledgement lost: nft dropped it" "BYE's acknowledgement lost: both exit 0"
 	"BYE lost: nft dropped it" "BYE lost: both exit 1 with the server's reason")
@@ -107,26 +121,16 @@ if [ -z "${GDRPERF_ADDR_A:-}" ] || [ ! -e /sys/class/net/vA ]; then
 elif ! command -v nft >/dev/null; then
 	for c in "${bye_cases[@]}"; do skip "$c" "needs nft (scripts/install-deps installs nftables)"; done
 else
-	nft_run "$BYE_MATCH add @bye { ip saddr }" "udp dport 4791 @th,64,8 0x11 ip daddr @bye counter drop" \
-		>"$TMP/nft.err" 2>&1
-	LOGS="$TMP/nft.err" check "${bye_cases[0]}" nft list table ip gdrperf_t20
-	pair_server --timeout 20
-	wait_listen "$PORT" 40
-	elapsed pair_client --timeout 20 -s 4K -n 200
-	wait_server 20
-	nft_done
+	bye_run 20 20 "$BYE_MATCH add @bye { ip saddr }" \
+		"udp dport 4791 @th,64,8 0x11 ip daddr @bye counter drop"
+	LOGS="$TMP/nft.err" check "${bye_cases[0]}" [ "$NFT_RC" = 0 ]
 	LOGS="$TMP/nft.list" check "${bye_cases[1]} ($dropped packet(s))" [ "${dropped:-0}" -ge 1 ]
 	LOGS="$TMP/srv.err" check "${bye_cases[2]}, the client in < 15 s ($SECS s)" \
 		bash -c "[ $CRC/$SRC = 0/0 ] && [ \"\$(echo '$SECS < 15' | bc)\" = 1 ] &&
 		grep -Eq '^ *host +write +4096 ' '$TMP/cli.out'"
 	# The BYE itself lost: the server gives up after its --timeout 5 and says
 	# why; the client hears that reason then, not after its own --timeout 30.
-	nft_run "$BYE_MATCH counter drop" >"$TMP/nft.err" 2>&1
-	pair_server --timeout 5
-	wait_listen "$PORT" 40
-	elapsed pair_client --timeout 30 -s 4K -n 200
-	wait_server 20
-	nft_done
+	bye_run 5 30 "$BYE_MATCH counter drop"
 	LOGS="$TMP/nft.list" check "${bye_cases[3]} ($dropped packet(s))" [ "${dropped:-0}" -ge 1 ]
 	LOGS="$TMP/srv.err" check "${bye_cases[4]}, the client in < 20 s ($SECS s)" \
 		bash -c "[ $CRC/$SRC = 1/1 ] && [ \"\$(echo '$SECS < 20' | bc)\" = 1 ] &&
