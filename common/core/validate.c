@@ -20,6 +20,13 @@ void gdr_validate_lengths(uint64_t max_size, int validate, size_t *src_len, size
 	*src_len = (size_t)(validate ? dst + slot : slot);
 }
 
+void gdr_lat_lengths(uint64_t max_size, size_t page, size_t *src_len, size_t *dst_len)
+{
+	gdr_validate_lengths(max_size, 0, src_len, dst_len);
+	if (page > 1)
+		*src_len = (*src_len + page - 1) / page * page;
+}
+
 void gdr_validate_layout(struct gdr_vlayout *l, uint64_t size, int validate, size_t src_len,
 			 size_t dst_len)
 {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pattern.h"
 #include "util.h"
@@ -137,7 +138,15 @@ void gdr_path_open(struct gdr_path *p, enum gdr_mem_kind kind, const struct gdr_
 	p->ops = env->ops ? env->ops : gdr_path_ops_for(kind);
 	p->env = env;
 	p->kind = kind;
-	gdr_validate_lengths(max_size(env->plan), env->plan->validate, &p->src_len, &p->dst_len);
+	if (env->plan->latency) {
+		long page = sysconf(_SC_PAGESIZE);
+
+		gdr_lat_lengths(max_size(env->plan), page > 0 ? (size_t)page : 4096, &p->src_len,
+				&p->dst_len);
+	} else {
+		gdr_validate_lengths(max_size(env->plan), env->plan->validate, &p->src_len,
+				     &p->dst_len);
+	}
 	p->ops->open(p);
 	if (p->ok)
 		describe_reg(&p->mem, kind);

@@ -140,6 +140,7 @@ struct record {
 	unsigned int fail_run; /* 1 + index of the run to fail */
 	unsigned int nlat, lat_with_samples;
 	uint64_t lat_size[MAXCALLS];
+	size_t src_len, dst_len; /* of the last path opened */
 };
 
 static struct record rec[2]; /* [0] client, [1] server */
@@ -154,6 +155,8 @@ static void fake_open(struct gdr_path *p)
 	struct record *r = rec_of(p);
 
 	r->opens++;
+	r->src_len = p->src_len;
+	r->dst_len = p->dst_len;
 	if (r->skip_path == r->opens) {
 		snprintf(p->skip, sizeof(p->skip), "fake: path %u skipped here", r->opens - 1);
 		return;
@@ -401,6 +404,9 @@ static void test_size_loop(void **state)
 		assert_int_equal(rec[k].nruns, 6);
 		for (unsigned int i = 0; i < 6; i++)
 			assert_int_equal(rec[k].run_size[i], want[i]);
+		/* Bandwidth halves stay adjacent (64-byte rounding: the measured layout). */
+		assert_int_equal(rec[k].src_len, 256);
+		assert_int_equal(rec[k].dst_len, 256);
 	}
 	/* Every path opened was closed, on both sides; one START and one DONE per repeat. */
 	assert_int_equal(c.end.sent[GDR_MSG_START], 6);
@@ -617,6 +623,15 @@ static void test_latency(void **state)
 	/* The last size's two repeats are kept side by side: 2..5, twice. */
 	assert_non_null(c.s->lat);
 	assert_true(c.s->lat[4] == 2.0 && c.s->lat[7] == 5.0);
+	/* The destination half starts on a page of its own, on both sides (the ping-pong's
+	 * polled byte and the peer's source never share a page: 1.06x ib_write_lat if they do). */
+	for (int k = 0; k < 2; k++) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		assert_int_equal(rec[k].dst_len, 128);
+		assert_int_equal(rec[k].src_len % page, 0);
+		assert_true(rec[k].src_len >= 128);
+	}
 	side_free(&c);
 	side_free(&sv);
 }
