@@ -623,8 +623,8 @@ static void test_latency(void **state)
 	/* The last size's two repeats are kept side by side: 2..5, twice. */
 	assert_non_null(c.s->lat);
 	assert_true(c.s->lat[4] == 2.0 && c.s->lat[7] == 5.0);
-	/* The destination half starts on a page of its own, on both sides (the ping-pong's
-	 * polled byte and the peer's source never share a page: 1.06x ib_write_lat if they do). */
+	/* The destination half starts on a page of its own, on both sides: a side's source
+	 * and destination never share a page (in one page: 1.06x ib_write_lat at 512 B..2 KiB). */
 	for (int k = 0; k < 2; k++) {
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
