@@ -15,7 +15,8 @@ fi
 
 # The checks are Python (YAML); each prints one line, "pass NAME" or "fail NAME"
 # (then "# DIAG" lines), that tap.sh turns into TAP below.
-python3 - "$manifest" "$dockerfile" "$gate" "$ab" "$fx" >"$tmp/checks" 2>&1 <<'PY'
+python3 - "$manifest" "$dockerfile" "$gate" "$ab" "$fx" "$src" >"$tmp/checks" 2>&1 <<'PY'
+import os
 import re
 import shlex
 import subprocess
@@ -23,7 +24,7 @@ import sys
 
 import yaml
 
-manifest, dockerfile, gate_manifest, ab, fx = sys.argv[1:6]
+manifest, dockerfile, gate_manifest, ab, fx, src = sys.argv[1:7]
 
 
 def check(name, cond, diag=""):
@@ -175,9 +176,22 @@ check("Dockerfile builds on nvidia/cuda:12.x-devel-ubuntu22.04",
       re.fullmatch(r"nvidia/cuda:12(\.\d+)*-devel-ubuntu22\.04", first), first)
 for pkg in ("libibverbs-dev", "librdmacm-dev", "libhwloc-dev", "libopenmpi-dev"):
     check(f"Dockerfile installs {pkg}", re.search(rf"\b{re.escape(pkg)}\b", df))
-check("Dockerfile configures --with-mpi", re.search(r"\./configure\b[^\n]*--with-mpi", df))
-check("the image's programs are on PATH (gdr_doctor for the init step)",
-      re.search(r"make\b[^\n]*install|make install", df) and "PATH=" in df)
+try:
+    control = open(os.path.join(src, "debian", "control")).read()
+    rules = open(os.path.join(src, "debian", "rules")).read()
+except OSError as e:
+    control = rules = ""
+    print(f"# {e}")
+bd = re.search(r"^Build-Depends:(.*?)^\S", control, re.M | re.S)
+bdeps = [d.split("|")[0].split("(")[0].strip() for d in bd.group(1).split(",")] if bd else []
+bdeps = [d for d in bdeps if d and not d.startswith("debhelper-compat")]
+check("debian/control lists Build-Depends", len(bdeps) >= 5, bdeps)
+for pkg in bdeps:
+    check(f"Dockerfile installs the build dependency {pkg}", re.search(rf"\b{re.escape(pkg)}\b", df))
+check("debian/rules configures --with-mpi", re.search(r"dh_auto_configure\b[^\n]*--with-mpi", rules))
+check("Dockerfile builds the Debian package", re.search(r"dpkg-buildpackage\b", df))
+check("the image installs the .deb (programs in /usr/bin, gdr_doctor for the init step)",
+      re.search(r"apt-get install[^\n]*gdrperf_\*\.deb", df) and "/opt/gdrperf" not in df)
 
 PY
 rc=$?
