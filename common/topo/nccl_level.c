@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "topo.h"
+#include "nccl_settings.h"
 #include "util.h"
 
 static const char *const level_names[] = { "LOC", "PIX", "PXB", "PHB", "SYS" };
@@ -110,23 +110,16 @@ int gdr_nccl_parse_read(const char *s, int *out, char *why, size_t wlen)
 	return 0;
 }
 
-int gdr_nccl_env_load(struct gdr_nccl_env *env, char *why, size_t wlen)
-{
-	const char *lv = getenv("NCCL_NET_GDR_LEVEL");
-	int err;
-
-	env->level_set = lv && *lv;
-	err = gdr_nccl_parse_level(lv, &env->level, why, wlen);
-	if (err)
-		return err;
-	return gdr_nccl_parse_read(getenv("NCCL_NET_GDR_READ"), &env->read, why, wlen);
-}
-
 static const enum gdr_nccl_level as_nccl[] = {
 	[GDR_TOPO_PIX] = GDR_NCCL_PIX, [GDR_TOPO_PXB] = GDR_NCCL_PXB,
 	[GDR_TOPO_PHB] = GDR_NCCL_PHB, [GDR_TOPO_NODE] = GDR_NCCL_PHB,
 	[GDR_TOPO_SYS] = GDR_NCCL_SYS,
 };
+
+enum gdr_nccl_level gdr_nccl_level_for(enum gdr_topo_class c)
+{
+	return (unsigned int)c < GDR_ARRAY_SIZE(as_nccl) ? as_nccl[c] : GDR_NCCL_SYS;
+}
 
 int gdr_nccl_would_use(const struct gdr_nccl_env *env, enum gdr_topo_class c)
 {

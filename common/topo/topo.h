@@ -142,6 +142,10 @@ struct gdr_nccl_env {
 	enum gdr_nccl_level level; /* GDR_NCCL_PXB unless set */
 	int level_set;		   /* NCCL_NET_GDR_LEVEL was given */
 	int read; /* NCCL_NET_GDR_READ: 0 off, 1 on, -1 unset (NCCL decides by GPU) */
+	/* NCCL_DMABUF_ENABLE, NCCL_NET_GDR_C2C: the value when set (zeroed = unset,
+	 * NCCL's default; nccl_settings.h) */
+	int dmabuf_set, dmabuf;
+	int c2c_set, c2c;
 };
 
 const char *gdr_nccl_level_name(enum gdr_nccl_level l);
@@ -149,7 +153,7 @@ const char *gdr_nccl_level_name(enum gdr_nccl_level l);
 int gdr_nccl_parse_level(const char *s, enum gdr_nccl_level *out, char *why, size_t wlen);
 /* s NULL or "" = unset (-1); otherwise an integer, 0 = off, > 0 = on, < 0 = unset. */
 int gdr_nccl_parse_read(const char *s, int *out, char *why, size_t wlen);
-/* Both from the environment. 0 or -EINVAL naming the variable and its value. */
+/* All four from the environment (nccl_settings.c). 0 or -EINVAL naming the variable and its value. */
 int gdr_nccl_env_load(struct gdr_nccl_env *env, char *why, size_t wlen);
 /* 1: NCCL would use GPUDirect RDMA at this distance, 0: would not, -1: unknown class. */
 int gdr_nccl_would_use(const struct gdr_nccl_env *env, enum gdr_topo_class c);
