@@ -1,13 +1,13 @@
 /* gdr_topo: where each GPU sits relative to each RDMA NIC, and what NCCL would make of it. */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_settings.h"
 #include "topo.h"
 #include "topo_report.h"
 #include "util.h"
@@ -39,8 +39,9 @@ static void usage(FILE *out)
 		"                           (FILE - is stdout, and then the matrix is not\n"
 		"                           printed; a regular FILE is replaced atomically)\n"
 		"      --nccl-gdr-level L   judge as if NCCL_NET_GDR_LEVEL=L (LOC, PIX, PXB, PHB,\n"
-		"                           SYS or 0..5); default: the environment, else PXB;\n"
-		"                           given, the variable is not read\n"
+		"                           SYS or a legacy number 0..5, larger = SYS, as in\n"
+		"                           NCCL); default: the environment, else PXB; given,\n"
+		"                           the variable is not read\n"
 		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1); given, the\n"
 		"                           variable is not read\n"
 		"  -h, --help               show this help and exit\n"
@@ -129,15 +130,13 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 	return 0;
 }
 
-/* The option's value: a level name or 0..5, as --help says (NCCL would clamp 6 and up). */
+/* The option's value: a level name or a legacy number, read as NCCL reads the variable. */
 static int level_opt(const char *s, enum gdr_nccl_level *out)
 {
 	char why[256];
 
 	if (!*s || gdr_nccl_parse_level(s, out, why, sizeof(why)))
 		return -EINVAL;
-	if (isdigit((unsigned char)s[0]) && (strlen(s) != 1 || s[0] > '5'))
-		return -ERANGE;
 	return 0;
 }
 
@@ -150,20 +149,30 @@ static int nccl_env(const struct topo_opts *o, struct gdr_nccl_env *env)
 	const char *lv = o->level ? NULL : getenv("NCCL_NET_GDR_LEVEL");
 	const char *rd = o->read ? NULL : getenv("NCCL_NET_GDR_READ");
 	char why[256];
+	int dmabuf, c2c;
 
+	memset(env, 0, sizeof(*env));
 	env->level_set = lv && *lv;
 	if (gdr_nccl_parse_level(lv, &env->level, why, sizeof(why)) ||
-	    gdr_nccl_parse_read(rd, &env->read, why, sizeof(why))) {
+	    gdr_nccl_parse_read(rd, &env->read, why, sizeof(why)) ||
+	    gdr_nccl_parse_flag("NCCL_DMABUF_ENABLE", getenv("NCCL_DMABUF_ENABLE"), &dmabuf, why,
+				sizeof(why)) ||
+	    gdr_nccl_parse_flag("NCCL_NET_GDR_C2C", getenv("NCCL_NET_GDR_C2C"), &c2c, why,
+				sizeof(why))) {
 		gdr_err("%s", why);
 		return -1;
 	}
+	env->dmabuf_set = dmabuf >= 0;
+	env->dmabuf = dmabuf > 0;
+	env->c2c_set = c2c >= 0;
+	env->c2c = c2c > 0;
 	if (o->level) {
 		int r = level_opt(o->level, &env->level);
 
 		if (r) {
-			gdr_err("--nccl-gdr-level %s: %s", o->level,
-				r == -ERANGE ? "out of range (legacy numbers are 0..5)"
-					     : "not a level (LOC, PIX, PXB, PHB, SYS, or 0..5)");
+			gdr_err("--nccl-gdr-level %s: not a level (LOC, PIX, PXB, PHB, SYS, or a "
+				"legacy number: 0..5, larger = SYS)",
+				o->level);
 			return -1;
 		}
 		env->level_set = 1;

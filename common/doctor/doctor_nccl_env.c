@@ -33,24 +33,14 @@ static int in(const struct gdr_nccl_judgement *j, int i, int lo, int hi)
 /* "GPU0-3, GPU6": the refused GPUs with a nearest NIC of class lo..hi; returns how many. */
 static int gpu_list(const struct gdr_nccl_judgement *j, int lo, int hi, char *buf, size_t len)
 {
-	size_t off = 0;
-	int i, k, n = 0, runs = 0;
+	int idx[64], n = 0, all = 0;
 
-	buf[0] = '\0';
-	for (i = 0; i < j->ngpu; i = k + 1) {
-		k = i;
-		if (!in(j, i, lo, hi))
-			continue;
-		while (in(j, k + 1, lo, hi))
-			k++;
-		n += k - i + 1;
-		if (off < len)
-			off += k > i ? snprintf(buf + off, len - off, "%sGPU%d-%d", runs ? ", " : "",
-						i, k)
-				     : snprintf(buf + off, len - off, "%sGPU%d", runs ? ", " : "", i);
-		runs++;
-	}
-	return n;
+	/* Past 64 GPUs the list is cut; the count stays exact. */
+	for (int i = 0; i < j->ngpu; i++)
+		if (in(j, i, lo, hi) && all++ < (int)GDR_ARRAY_SIZE(idx))
+			idx[n++] = i;
+	gdr_topo_gpu_ranges(idx, n, buf, len);
+	return all;
 }
 
 /* "GPU0-3: nearest NIC NODE (PHB to NCCL) > PXB; GPU6: nearest NIC SYS > PXB" */

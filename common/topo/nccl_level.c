@@ -128,28 +128,40 @@ int gdr_nccl_would_use(const struct gdr_nccl_env *env, enum gdr_topo_class c)
 	return as_nccl[c] <= env->level;
 }
 
-const char *gdr_nccl_verdict(const struct gdr_nccl_env *env, enum gdr_topo_class c, char *buf,
-			     size_t len)
+const char *gdr_nccl_reason(const struct gdr_nccl_env *env, enum gdr_topo_class c, char *buf,
+			    size_t len)
 {
 	const char *cls = gdr_topo_class_name(c);
 	const char *lvl = gdr_nccl_level_name(env->level);
 	const char *alias = c == GDR_TOPO_NODE ? " (PHB to NCCL)" : "";
 	const char *rd = "";
-
 	int use = gdr_nccl_would_use(env, c);
 
-	if (use < 0) {
-		snprintf(buf, len, "NCCL's GPUDirect RDMA choice unknown: distance unknown");
-		return buf;
+	if (use < 0)
+		snprintf(buf, len, "distance unknown");
+	else if (!use)
+		snprintf(buf, len, "%s%s > %s", cls, alias, lvl);
+	else {
+		if (env->read == 0)
+			rd = ", receives only (NCCL_NET_GDR_READ=0)";
+		else if (env->read > 0)
+			rd = ", sends and receives (NCCL_NET_GDR_READ=1)";
+		snprintf(buf, len, "%s%s <= %s%s", cls, alias, lvl, rd);
 	}
-	if (!use) {
-		snprintf(buf, len, "NCCL would not use GPUDirect RDMA: %s%s > %s", cls, alias, lvl);
-		return buf;
-	}
-	if (env->read == 0)
-		rd = ", receives only (NCCL_NET_GDR_READ=0)";
-	else if (env->read > 0)
-		rd = ", sends and receives (NCCL_NET_GDR_READ=1)";
-	snprintf(buf, len, "NCCL would use GPUDirect RDMA: %s%s <= %s%s", cls, alias, lvl, rd);
+	return buf;
+}
+
+const char *gdr_nccl_verdict(const struct gdr_nccl_env *env, enum gdr_topo_class c, char *buf,
+			     size_t len)
+{
+	char why[128];
+	int use = gdr_nccl_would_use(env, c);
+
+	gdr_nccl_reason(env, c, why, sizeof(why));
+	snprintf(buf, len, "%s: %s",
+		 use < 0 ? "NCCL's GPUDirect RDMA choice unknown"
+		 : use	 ? "NCCL would use GPUDirect RDMA"
+			 : "NCCL would not use GPUDirect RDMA",
+		 why);
 	return buf;
 }
