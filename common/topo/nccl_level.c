@@ -93,21 +93,12 @@ int gdr_nccl_parse_level(const char *s, enum gdr_nccl_level *out, char *why, siz
 
 int gdr_nccl_parse_read(const char *s, int *out, char *why, size_t wlen)
 {
-	char *end;
 	long v;
+	int r = gdr_nccl_parse_long("NCCL_NET_GDR_READ", s, &v, why, wlen);
 
-	if (!s || !*s) {
-		*out = -1;
-		return 0;
-	}
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (*end || errno || end == s) {
-		snprintf(why, wlen, "NCCL_NET_GDR_READ=%s: not an integer (0 = off, 1 = on)", s);
-		return -EINVAL;
-	}
-	*out = v < 0 ? -1 : v > 0;
-	return 0;
+	if (r >= 0)
+		*out = r ? -1 : v < 0 ? -1 : v > 0; /* NCCL: < 0 lets it decide per GPU */
+	return r < 0 ? r : 0;
 }
 
 static const enum gdr_nccl_level as_nccl[] = {

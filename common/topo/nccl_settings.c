@@ -42,23 +42,29 @@ const struct gdr_nccl_setting_doc *gdr_nccl_setting_docs(int *n)
 	return docs;
 }
 
-int gdr_nccl_parse_flag(const char *var, const char *s, int *out, char *why, size_t wlen)
+int gdr_nccl_parse_long(const char *var, const char *s, long *v, char *why, size_t wlen)
 {
 	char *end;
-	long v;
 
-	if (!s || !*s) {
-		*out = -1;
-		return 0;
-	}
+	if (!s || !*s)
+		return 1;
 	errno = 0;
-	v = strtol(s, &end, 0);
+	*v = strtol(s, &end, 0);
 	if (*end || errno || end == s) {
 		snprintf(why, wlen, "%s=%s: not an integer (0 = off, 1 = on)", var, s);
 		return -EINVAL;
 	}
-	*out = v != 0; /* NCCL tests the parameter for zero */
 	return 0;
+}
+
+int gdr_nccl_parse_flag(const char *var, const char *s, int *out, char *why, size_t wlen)
+{
+	long v;
+	int r = gdr_nccl_parse_long(var, s, &v, why, wlen);
+
+	if (r >= 0)
+		*out = r ? -1 : v != 0; /* NCCL tests the parameter for zero */
+	return r < 0 ? r : 0;
 }
 
 int gdr_nccl_dmabuf_on(const struct gdr_nccl_env *env)

@@ -26,6 +26,8 @@ struct gdr_nccl_setting_doc {
 /* The four settings, in a fixed order; *n is set to their count. */
 const struct gdr_nccl_setting_doc *gdr_nccl_setting_docs(int *n);
 
+/* An integer variable as NCCL_PARAM reads it: 1 unset (NULL or ""), 0 set (*v), -EINVAL. */
+int gdr_nccl_parse_long(const char *var, const char *s, long *v, char *why, size_t wlen);
 /* NCCL_DMABUF_ENABLE and NCCL_NET_GDR_C2C: NULL or "" = unset (-1), else 0 or 1. */
 int gdr_nccl_parse_flag(const char *var, const char *s, int *out, char *why, size_t wlen);
 /* The effective value: the variable's, or NCCL's default. */
