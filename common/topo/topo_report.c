@@ -105,11 +105,16 @@ static void print_devices(FILE *out, const struct gdr_topo *t)
 	}
 	if (!gdr_topo_nic_count(t))
 		fprintf(out, "\nNo RDMA NIC (OpenFabrics device) in the topology.\n");
-	for (i = 0; i < gdr_topo_bare_hca_count(t); i++)
-		fprintf(out,
-			"%s  %s: Mellanox network function without an RDMA device "
-			"(driver mlx5_ib/mlx4_ib not loaded?)\n",
-			i || !gdr_topo_nic_count(t) ? "" : "\n", gdr_topo_bare_hca(t, i));
+	for (i = 0; i < gdr_topo_bare_hca_count(t); i++) {
+		char head[32];
+
+		snprintf(head, sizeof(head), "%s  %s: ", i || !gdr_topo_nic_count(t) ? "" : "\n",
+			 gdr_topo_bare_hca(t, i));
+		gdr_topo_wrap(out, head,
+			      "Mellanox network function without an RDMA device (driver "
+			      "mlx5_ib/mlx4_ib not loaded?)",
+			      4);
+	}
 	if (!gdr_topo_nic_count(t))
 		return;
 	for (i = 0; i < gdr_topo_nic_count(t); i++)

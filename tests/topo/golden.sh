@@ -82,7 +82,7 @@ golden nccl-opt-legacy-7.out --topology-xml tests/topo/xml/llnl-lassen-power9-v1
 wide=
 for f in "$exp"/*.out; do
 	case $(basename "$f") in doctor-* | opt-* | nccl-env-* | nccl-read-* | csv-* | \
-		missing-* | truncated.out | pcie-root-* | no-nic.out) continue ;; esac
+		missing-* | truncated.out) continue ;; esac
 	w=$(awk '/^(GPU[0-9]+ |NUMA |        [a-z])/ { next } length > m { m = length } END { print m + 0 }' "$f")
 	m=$(awk '/^(GPU[0-9]+ |NUMA |        [a-z])/ && length > m { m = length } END { print m + 0 }' "$f")
 	[ "$w" -le 80 ] && [ "$m" -le 120 ] || wide="$wide $(basename "$f"):$w/$m"
