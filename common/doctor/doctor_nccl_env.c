@@ -181,6 +181,8 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 	const char *v;
 	struct gdr_check *c;
 	unsigned int before = doc->nchecks;
+	char why[256];
+	int on;
 
 	v = getenv("NCCL_NET_PLUGIN");
 	if (v && !strcasecmp(v, "none")) {
@@ -204,7 +206,12 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 		gdr_check_fix(c, "unset NCCL_IB_DISABLE");
 	}
 	v = getenv("NCCL_DMABUF_ENABLE");
-	if (v && atoi(v) == 0) {
+	if (v && *v && gdr_nccl_parse_flag("NCCL_DMABUF_ENABLE", v, &on, why, sizeof(why))) {
+		/* NCCL reads garbage as its default (1): say so rather than guess 0. */
+		c = gdr_doctor_add(doc, "NCCL_DMABUF_ENABLE", GDR_CHECK_WARN, 0);
+		gdr_check_value(c, "%s; NCCL would use its default, 1", why);
+		gdr_check_fix(c, "unset NCCL_DMABUF_ENABLE, or set 0 or 1");
+	} else if (v && *v && !on) {
 		int ok = node_dmabuf_ok(doc);
 
 		c = gdr_doctor_add(doc, "NCCL_DMABUF_ENABLE", ok ? GDR_CHECK_WARN : GDR_CHECK_PASS,
@@ -229,15 +236,21 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 	if (v && *v)
 		check_c2c(doc, v);
 	v = getenv("NCCL_NET_GDR_READ");
-	if (v && *v) {
-		int on = atoi(v) != 0;
-
+	if (v && *v && gdr_nccl_parse_read(v, &on, why, sizeof(why))) {
+		/* NCCL reads garbage as unset: it decides per GPU. */
+		c = gdr_doctor_add(doc, "NCCL_NET_GDR_READ", GDR_CHECK_WARN, 0);
+		gdr_check_value(c, "%s; NCCL would decide per GPU, as when unset", why);
+		gdr_check_fix(c, "unset NCCL_NET_GDR_READ, or set 0 or 1");
+	} else if (v && *v) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_READ", on ? GDR_CHECK_PASS : GDR_CHECK_WARN,
 				   0);
 		gdr_check_value(
 		    c, "%s: %s", v,
-		    on ? "the NIC reads send buffers from GPU memory"
-		       : "sends are staged through host memory (receives still use GDR)");
+		    on > 0 ? "the NIC reads send buffers from GPU memory"
+		    : on < 0
+			? "NCCL decides per GPU, as when unset (reads on compute capability "
+			  ">= 8.0 from NCCL 2.19, or with NVLink)"
+			: "sends are staged through host memory (receives still use GDR)");
 		if (!on)
 			gdr_check_fix(
 			    c,

@@ -62,4 +62,20 @@ nccl_lines NCCL_NET_GDR_C2C=on "$doctor" --root $root >"$tmp/c2c"
 grep -q '^warn  NCCL_NET_GDR_C2C  *NCCL_NET_GDR_C2C=on: not an integer' "$tmp/c2c" &&
 	ok "NCCL_NET_GDR_C2C=on is named" || not_ok "NCCL_NET_GDR_C2C=on is named"
 
+# NCCL_NET_GDR_READ garbage is not read as 0 either: NCCL decides per GPU.
+nccl_lines NCCL_NET_GDR_READ=on "$doctor" --root $root >"$tmp/read"
+grep -q '^warn  NCCL_NET_GDR_READ  *NCCL_NET_GDR_READ=on: not an integer (0 = off, 1 = on); NCCL would decide per GPU' \
+	"$tmp/read" && ok "NCCL_NET_GDR_READ=on is unset to NCCL, not 0" ||
+	not_ok "NCCL_NET_GDR_READ=on is unset to NCCL, not 0"
+
+# NCCL_DMABUF_ENABLE garbage is not read as 0: NCCL keeps its default, 1.
+nccl_lines NCCL_DMABUF_ENABLE=yes "$doctor" --root $root >"$tmp/dmabuf"
+grep -q '^warn  NCCL_DMABUF_ENABLE  *NCCL_DMABUF_ENABLE=yes: not an integer (0 = off, 1 = on); NCCL would use its default, 1$' \
+	"$tmp/dmabuf" && ok "NCCL_DMABUF_ENABLE=yes is NCCL's default, not 0" ||
+	not_ok "NCCL_DMABUF_ENABLE=yes is NCCL's default, not 0"
+nccl_lines NCCL_DMABUF_ENABLE=0 "$doctor" --root tests/doctor/roots/dmabuf-node >"$tmp/dmabuf"
+grep -q '^warn  NCCL_DMABUF_ENABLE  *0: NCCL will not use DMA-BUF although' "$tmp/dmabuf" &&
+	ok "NCCL_DMABUF_ENABLE=0 on a DMA-BUF node warns" ||
+	not_ok "NCCL_DMABUF_ENABLE=0 on a DMA-BUF node warns"
+
 done_testing
