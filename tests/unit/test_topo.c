@@ -372,6 +372,19 @@ static void test_nccl_settings(void **state)
 	assert_int_equal(gdr_nccl_node_topo(NULL, NULL, "/fixture", why, sizeof(why)), -ENOENT);
 }
 
+static void test_gpu_ranges(void **state)
+{
+	static const int idx[] = { 0, 1, 2, 3, 6, 8, 9 };
+	char b[64];
+
+	(void)state;
+	assert_string_equal(gdr_topo_gpu_ranges(idx, 7, b, sizeof(b)), "GPU0-3, GPU6, GPU8-9");
+	assert_string_equal(gdr_topo_gpu_ranges(idx + 4, 1, b, sizeof(b)), "GPU6");
+	assert_string_equal(gdr_topo_gpu_ranges(idx, 0, b, sizeof(b)), "");
+	/* Cut, never overrun. */
+	assert_int_equal(strlen(gdr_topo_gpu_ranges(idx, 7, b, 8)), 7);
+}
+
 static void test_verdict(void **state)
 {
 	struct gdr_nccl_env env = { .level = GDR_NCCL_PXB, .read = -1 };
@@ -613,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_nccl_read),
 		cmocka_unit_test(test_nccl_env),
 		cmocka_unit_test(test_nccl_settings),
+		cmocka_unit_test(test_gpu_ranges),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_sysfs_fallback),
