@@ -23,7 +23,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: gdr_topo [OPTIONS]\n"
 		"GPU x RDMA NIC matrix in the legend of `nvidia-smi topo -m`, the nearest NIC of\n"
-		"each GPU, and whether NCCL would use GPUDirect RDMA for it.\n"
+		"each GPU, whether NCCL would use GPUDirect RDMA for it under NCCL's effective\n"
+		"settings (NCCL_NET_GDR_LEVEL, _READ, NCCL_DMABUF_ENABLE, NCCL_NET_GDR_C2C, or\n"
+		"NCCL's defaults), and the setting that would where it would not.\n"
 		"\n"
 		"Options:\n"
 		"      --topology-xml FILE  read an hwloc XML export (lstopo FILE.xml) instead of\n"
@@ -52,13 +54,14 @@ static void usage(FILE *out)
 		"IOMMU/ATS, link, MaxPayload/MaxReadReq and relaxed-ordering checks\n"
 		"(docs/pcie-health.md); --json carries them as \"ceiling_gbps\" and \"pcie\".\n"
 		"\n"
-		"Warnings (on stderr): a GPU whose nearest NIC is SYS, GPUs that must share\n"
-		"their nearest NIC, a NIC with no GPU at PIX or PXB.\n"
+		"Warnings (on stderr, alike ones in one line): GPUs whose nearest NIC is SYS,\n"
+		"GPUs that must share their nearest NIC, NICs with no GPU at PIX or PXB, a\n"
+		"virtual PCI tree (a Hyper-V VM's). SYS* in the matrix: assumed (NUMA unknown).\n"
 		"Control bytes in names from the XML are printed as \\xHH.\n"
 		"Exit status: 0 done (warnings included), 1 the topology (not a readable regular\n"
 		"file, not hwloc XML, more than 1024 GPUs or 2048 NICs) or an output file\n"
 		"failed, 2 bad option (one without its value, an empty file name, a value out\n"
-		"of range) or bad NCCL_NET_GDR_* value.\n");
+		"of range) or bad NCCL_NET_GDR_* or NCCL_DMABUF_ENABLE value.\n");
 }
 
 enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ, OPT_ROOT };
