@@ -47,17 +47,20 @@ static int gpu_list(const struct gdr_nccl_judgement *j, int lo, int hi, char *bu
 static void refused_text(const struct gdr_nccl_judgement *j, const struct gdr_nccl_env *env,
 			 char *buf, size_t len)
 {
-	char list[160];
+	char list[160], why[128];
 	size_t off = 0;
 
 	buf[0] = '\0';
 	for (int c = GDR_TOPO_PIX; c < GDR_TOPO_UNKNOWN; c++) {
+		int assumed = 0;
+
 		if (!gpu_list(j, c, c, list, sizeof(list)) || off >= len)
 			continue;
-		off += snprintf(buf + off, len - off, "%s%s: nearest NIC %s%s > %s", off ? "; " : "",
-				list, gdr_topo_class_name(c),
-				c == GDR_TOPO_NODE ? " (PHB to NCCL)" : "",
-				gdr_nccl_level_name(env->level));
+		for (int i = 0; i < j->ngpu; i++)
+			assumed |= in(j, i, c, c) && gdr_topo_pair_assumed(&j->gpu[i].nearest);
+		off += snprintf(buf + off, len - off, "%s%s: nearest NIC %s%s", off ? "; " : "", list,
+				gdr_nccl_reason(env, c, why, sizeof(why)),
+				assumed ? " (SYS assumed: NUMA node unknown)" : "");
 	}
 }
 
