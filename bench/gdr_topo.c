@@ -1,13 +1,13 @@
 /* gdr_topo: where each GPU sits relative to each RDMA NIC, and what NCCL would make of it. */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_settings.h"
 #include "topo.h"
 #include "topo_report.h"
 #include "util.h"
@@ -23,7 +23,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: gdr_topo [OPTIONS]\n"
 		"GPU x RDMA NIC matrix in the legend of `nvidia-smi topo -m`, the nearest NIC of\n"
-		"each GPU, and whether NCCL would use GPUDirect RDMA for it.\n"
+		"each GPU, whether NCCL would use GPUDirect RDMA for it under NCCL's effective\n"
+		"settings (NCCL_NET_GDR_LEVEL, _READ, NCCL_DMABUF_ENABLE, NCCL_NET_GDR_C2C, or\n"
+		"NCCL's defaults), and the setting that would where it would not.\n"
 		"\n"
 		"Options:\n"
 		"      --topology-xml FILE  read an hwloc XML export (lstopo FILE.xml) instead of\n"
@@ -39,8 +41,9 @@ static void usage(FILE *out)
 		"                           (FILE - is stdout, and then the matrix is not\n"
 		"                           printed; a regular FILE is replaced atomically)\n"
 		"      --nccl-gdr-level L   judge as if NCCL_NET_GDR_LEVEL=L (LOC, PIX, PXB, PHB,\n"
-		"                           SYS or 0..5); default: the environment, else PXB;\n"
-		"                           given, the variable is not read\n"
+		"                           SYS or a legacy number 0..5, larger = SYS, as in\n"
+		"                           NCCL); default: the environment, else PXB; given,\n"
+		"                           the variable is not read\n"
 		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1); given, the\n"
 		"                           variable is not read\n"
 		"  -h, --help               show this help and exit\n"
@@ -51,13 +54,14 @@ static void usage(FILE *out)
 		"IOMMU/ATS, link, MaxPayload/MaxReadReq and relaxed-ordering checks\n"
 		"(docs/pcie-health.md); --json carries them as \"ceiling_gbps\" and \"pcie\".\n"
 		"\n"
-		"Warnings (on stderr): a GPU whose nearest NIC is SYS, GPUs that must share\n"
-		"their nearest NIC, a NIC with no GPU at PIX or PXB.\n"
+		"Warnings (on stderr, alike ones in one line): GPUs whose nearest NIC is SYS,\n"
+		"GPUs that must share their nearest NIC, NICs with no GPU at PIX or PXB, a\n"
+		"virtual PCI tree (a Hyper-V VM's). SYS* in the matrix: assumed (NUMA unknown).\n"
 		"Control bytes in names from the XML are printed as \\xHH.\n"
 		"Exit status: 0 done (warnings included), 1 the topology (not a readable regular\n"
 		"file, not hwloc XML, more than 1024 GPUs or 2048 NICs) or an output file\n"
 		"failed, 2 bad option (one without its value, an empty file name, a value out\n"
-		"of range) or bad NCCL_NET_GDR_* value.\n");
+		"of range) or bad NCCL_NET_GDR_* or NCCL_DMABUF_ENABLE value.\n");
 }
 
 enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ, OPT_ROOT };
@@ -129,15 +133,13 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 	return 0;
 }
 
-/* The option's value: a level name or 0..5, as --help says (NCCL would clamp 6 and up). */
+/* The option's value: a level name or a legacy number, read as NCCL reads the variable. */
 static int level_opt(const char *s, enum gdr_nccl_level *out)
 {
 	char why[256];
 
 	if (!*s || gdr_nccl_parse_level(s, out, why, sizeof(why)))
 		return -EINVAL;
-	if (isdigit((unsigned char)s[0]) && (strlen(s) != 1 || s[0] > '5'))
-		return -ERANGE;
 	return 0;
 }
 
@@ -150,20 +152,30 @@ static int nccl_env(const struct topo_opts *o, struct gdr_nccl_env *env)
 	const char *lv = o->level ? NULL : getenv("NCCL_NET_GDR_LEVEL");
 	const char *rd = o->read ? NULL : getenv("NCCL_NET_GDR_READ");
 	char why[256];
+	int dmabuf, c2c;
 
+	memset(env, 0, sizeof(*env));
 	env->level_set = lv && *lv;
 	if (gdr_nccl_parse_level(lv, &env->level, why, sizeof(why)) ||
-	    gdr_nccl_parse_read(rd, &env->read, why, sizeof(why))) {
+	    gdr_nccl_parse_read(rd, &env->read, why, sizeof(why)) ||
+	    gdr_nccl_parse_flag("NCCL_DMABUF_ENABLE", getenv("NCCL_DMABUF_ENABLE"), &dmabuf, why,
+				sizeof(why)) ||
+	    gdr_nccl_parse_flag("NCCL_NET_GDR_C2C", getenv("NCCL_NET_GDR_C2C"), &c2c, why,
+				sizeof(why))) {
 		gdr_err("%s", why);
 		return -1;
 	}
+	env->dmabuf_set = dmabuf >= 0;
+	env->dmabuf = dmabuf > 0;
+	env->c2c_set = c2c >= 0;
+	env->c2c = c2c > 0;
 	if (o->level) {
 		int r = level_opt(o->level, &env->level);
 
 		if (r) {
-			gdr_err("--nccl-gdr-level %s: %s", o->level,
-				r == -ERANGE ? "out of range (legacy numbers are 0..5)"
-					     : "not a level (LOC, PIX, PXB, PHB, SYS, or 0..5)");
+			gdr_err("--nccl-gdr-level %s: not a level (LOC, PIX, PXB, PHB, SYS, or a "
+				"legacy number: 0..5, larger = SYS)",
+				o->level);
 			return -1;
 		}
 		env->level_set = 1;

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "doctor.h"
+#include "nccl_settings.h"
 #include "topo.h"
 #include "util.h"
 
@@ -22,44 +23,113 @@ static int node_dmabuf_ok(const struct gdr_doctor *doc)
 	return 1;
 }
 
-/*
- * GPU-NIC pairs NCCL_NET_GDR_LEVEL rules out: each GPU with its nearest NIC,
- * from --topology-xml, or from this machine when --root is the live system.
- * Returns the number of GPUs measured; the first offender is described in bad.
- */
-static int measure_level(const struct gdr_doctor *doc, const struct gdr_nccl_env *env, char *bad,
-			 size_t blen, int *offenders)
+/* refused GPU i whose nearest NIC is of a class in lo..hi */
+static int in(const struct gdr_nccl_judgement *j, int i, int lo, int hi)
 {
-	struct gdr_topo *t;
-	struct gdr_topo_pair p;
-	char why[256];
-	int measured = 0;
+	return i < j->ngpu && j->gpu[i].use == 0 && (int)j->gpu[i].nearest.cls >= lo &&
+	       (int)j->gpu[i].nearest.cls <= hi;
+}
 
-	*offenders = 0;
-	if (!doc->topology_xml && doc->root && strcmp(doc->root, "/"))
-		return 0; /* a fixture root: this machine's topology would be the wrong one */
-	if (gdr_topo_load(&t, doc->topology_xml, doc->root, why, sizeof(why)))
-		return 0;
-	for (int i = 0; i < gdr_topo_gpu_count(t); i++) {
-		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
+/* "GPU0-3, GPU6": the refused GPUs with a nearest NIC of class lo..hi; returns how many. */
+static int gpu_list(const struct gdr_nccl_judgement *j, int lo, int hi, char *buf, size_t len)
+{
+	int idx[64], n = 0, all = 0;
 
-		if (gdr_topo_nearest_nic(t, g->bus_id, NULL, NULL, &p) || p.cls == GDR_TOPO_UNKNOWN)
+	/* Past 64 GPUs the list is cut; the count stays exact. */
+	for (int i = 0; i < j->ngpu; i++)
+		if (in(j, i, lo, hi) && all++ < (int)GDR_ARRAY_SIZE(idx))
+			idx[n++] = i;
+	gdr_topo_gpu_ranges(idx, n, buf, len);
+	return all;
+}
+
+/* "GPU0-3: nearest NIC NODE (PHB to NCCL) > PXB; GPU6: nearest NIC SYS > PXB" */
+static void refused_text(const struct gdr_nccl_judgement *j, const struct gdr_nccl_env *env,
+			 char *buf, size_t len)
+{
+	char list[160], why[128];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int c = GDR_TOPO_PIX; c < GDR_TOPO_UNKNOWN; c++) {
+		int assumed = 0;
+
+		if (!gpu_list(j, c, c, list, sizeof(list)) || off >= len)
 			continue;
-		measured++;
-		if (!gdr_nccl_would_use(env, p.cls) && (*offenders)++ == 0)
-			snprintf(bad, blen, "GPU%d (%s)'s nearest NIC %s is %s", i, g->bus_id,
-				 p.nic, gdr_topo_class_name(p.cls));
+		for (int i = 0; i < j->ngpu; i++)
+			assumed |= in(j, i, c, c) && gdr_topo_pair_assumed(&j->gpu[i].nearest);
+		off += snprintf(buf + off, len - off, "%s%s: nearest NIC %s%s", off ? "; " : "", list,
+				gdr_nccl_reason(env, c, why, sizeof(why)),
+				assumed ? " (SYS assumed: NUMA node unknown)" : "");
+	}
+}
+
+/*
+ * NCCL_NET_GDR_LEVEL, set or not: NCCL's effective level against each GPU's
+ * nearest NIC on the given topology (--topology-xml) or this machine. 1 when
+ * the distances were measured and the check is added, 0 when they were not.
+ */
+static int judge_level(struct gdr_doctor *doc, const struct gdr_nccl_env *env, const char *val)
+{
+	struct gdr_nccl_judgement j;
+	struct gdr_topo *t;
+	struct gdr_check *c;
+	char why[256], what[64], bad[512], list[160], near[160], sys[160], fix[32];
+
+	if (gdr_nccl_node_topo(&t, doc->topology_xml, doc->root, why, sizeof(why)))
+		return 0;
+	if (gdr_nccl_judge_topo(t, env, &j)) {
+		gdr_topo_free(t);
+		return 0;
 	}
 	gdr_topo_free(t);
-	return measured;
+	if (!j.measured) {
+		gdr_nccl_judgement_free(&j);
+		return 0;
+	}
+	if (val)
+		snprintf(what, sizeof(what), "%s", val);
+	else
+		snprintf(what, sizeof(what), "unset (NCCL's default %s)",
+			 gdr_nccl_level_name(env->level));
+	if (!j.refused) {
+		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_PASS, 0);
+		gdr_check_value(c, "%s: every GPU's nearest NIC is at %s or closer (%d GPUs)", what,
+				gdr_nccl_level_name(env->level), j.measured);
+		gdr_nccl_judgement_free(&j);
+		return 1;
+	}
+	refused_text(&j, env, bad, sizeof(bad));
+	gpu_list(&j, GDR_TOPO_PIX, GDR_TOPO_SYS, list, sizeof(list));
+	c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_FAIL, 0);
+	gdr_check_value(c, "%s: NCCL would not use GPUDirect RDMA for %d of %d GPUs: %s", what,
+			j.refused, j.measured, bad);
+	/*
+	 * The setting that enables it, never "unset" a value that is already the
+	 * default. SYS crosses NUMA nodes: offer the nearer level first when some
+	 * GPUs need only that, and say what SYS would add.
+	 */
+	if (j.need == GDR_NCCL_SYS && gpu_list(&j, GDR_TOPO_PIX, GDR_TOPO_NODE, near, sizeof(near))) {
+		gpu_list(&j, GDR_TOPO_SYS, GDR_TOPO_SYS, sys, sizeof(sys));
+		gdr_check_fix(c, "export NCCL_NET_GDR_LEVEL=PHB (GPUDirect RDMA for %s); SYS would "
+				 "add %s, across NUMA nodes, often slower than without",
+			      near, sys);
+	} else {
+		gdr_check_fix(c, "export %s (GPUDirect RDMA for %s)%s",
+			      gdr_nccl_enable_text(j.need, fix, sizeof(fix)), list,
+			      j.need == GDR_NCCL_SYS ? "; SYS crosses NUMA nodes, often slower than "
+						       "without: a NIC on the GPU's NUMA node is better"
+						     : "");
+	}
+	gdr_nccl_judgement_free(&j);
+	return 1;
 }
 
 static void check_gdr_level(struct gdr_doctor *doc, const char *val)
 {
 	struct gdr_nccl_env env = { .level_set = 1, .read = -1 };
 	struct gdr_check *c;
-	char why[256], bad[256];
-	int measured, offenders;
+	char why[256];
 
 	if (gdr_nccl_parse_level(val, &env.level, why, sizeof(why))) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_WARN, 0);
@@ -67,28 +137,13 @@ static void check_gdr_level(struct gdr_doctor *doc, const char *val)
 		gdr_check_fix(c, "unset it (NCCL's default is PXB) or use one of the names");
 		return;
 	}
+	if (judge_level(doc, &env, val))
+		return;
 	if (env.level == GDR_NCCL_LOC) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_FAIL, 0);
 		gdr_check_value(c, "%s: GPUDirect RDMA disabled for every GPU/NIC pair", val);
-		gdr_check_fix(c, "unset NCCL_NET_GDR_LEVEL, or set it to the GPU-NIC distance "
-				 "gdr_topo shows");
-		return;
-	}
-	measured = measure_level(doc, &env, bad, sizeof(bad), &offenders);
-	if (offenders) {
-		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_FAIL, 0);
-		gdr_check_value(c,
-				"%s is too strict for %d of %d GPUs: %s, so NCCL will not use "
-				"GPUDirect RDMA there",
-				val, offenders, measured, bad);
-		gdr_check_fix(c, "unset NCCL_NET_GDR_LEVEL or raise it to the distances gdr_topo "
-				 "shows");
-		return;
-	}
-	if (measured) {
-		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_PASS, 0);
-		gdr_check_value(c, "%s: every GPU's nearest NIC is at %s or closer (%d GPUs)", val,
-				gdr_nccl_level_name(env.level), measured);
+		gdr_check_fix(c, "unset NCCL_NET_GDR_LEVEL (NCCL's default PXB), or set it to the "
+				 "GPU-NIC distance gdr_topo shows");
 		return;
 	}
 	c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL",
@@ -102,11 +157,35 @@ static void check_gdr_level(struct gdr_doctor *doc, const char *val)
 			      gdr_nccl_level_name(env.level));
 }
 
+/* NCCL_NET_GDR_C2C=0: NICs a Grace CPU reaches over C2C lose GPUDirect RDMA. */
+static void check_c2c(struct gdr_doctor *doc, const char *val)
+{
+	struct gdr_check *c;
+	char why[256];
+	int on;
+
+	if (gdr_nccl_parse_flag("NCCL_NET_GDR_C2C", val, &on, why, sizeof(why))) {
+		c = gdr_doctor_add(doc, "NCCL_NET_GDR_C2C", GDR_CHECK_WARN, 0);
+		gdr_check_value(c, "%s", why);
+		gdr_check_fix(c, "unset it (NCCL's default is 1 since 2.27) or set 0 or 1");
+		return;
+	}
+	if (on)
+		return;
+	c = gdr_doctor_add(doc, "NCCL_NET_GDR_C2C", GDR_CHECK_WARN, 0);
+	gdr_check_value(c, "%s: on a Grace node, NCCL will not use GPUDirect RDMA to NICs the "
+			   "CPU reaches over C2C (default 1 since NCCL 2.27)",
+			val);
+	gdr_check_fix(c, "unset NCCL_NET_GDR_C2C");
+}
+
 void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 {
 	const char *v;
 	struct gdr_check *c;
 	unsigned int before = doc->nchecks;
+	char why[256];
+	int on;
 
 	v = getenv("NCCL_NET_PLUGIN");
 	if (v && !strcasecmp(v, "none")) {
@@ -130,7 +209,12 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 		gdr_check_fix(c, "unset NCCL_IB_DISABLE");
 	}
 	v = getenv("NCCL_DMABUF_ENABLE");
-	if (v && atoi(v) == 0) {
+	if (v && *v && gdr_nccl_parse_flag("NCCL_DMABUF_ENABLE", v, &on, why, sizeof(why))) {
+		/* NCCL reads garbage as its default (1): say so rather than guess 0. */
+		c = gdr_doctor_add(doc, "NCCL_DMABUF_ENABLE", GDR_CHECK_WARN, 0);
+		gdr_check_value(c, "%s; NCCL would use its default, 1", why);
+		gdr_check_fix(c, "unset NCCL_DMABUF_ENABLE, or set 0 or 1");
+	} else if (v && *v && !on) {
 		int ok = node_dmabuf_ok(doc);
 
 		c = gdr_doctor_add(doc, "NCCL_DMABUF_ENABLE", ok ? GDR_CHECK_WARN : GDR_CHECK_PASS,
@@ -143,18 +227,33 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 			gdr_check_fix(c, "unset NCCL_DMABUF_ENABLE");
 	}
 	v = getenv("NCCL_NET_GDR_LEVEL");
-	if (v && *v)
-		check_gdr_level(doc, v);
-	v = getenv("NCCL_NET_GDR_READ");
 	if (v && *v) {
-		int on = atoi(v) != 0;
+		check_gdr_level(doc, v);
+	} else {
+		/* Unset is NCCL's default, which a topology can still rule out. */
+		struct gdr_nccl_env env = { .level = GDR_NCCL_DEFAULT_LEVEL, .read = -1 };
 
+		judge_level(doc, &env, NULL);
+	}
+	v = getenv("NCCL_NET_GDR_C2C");
+	if (v && *v)
+		check_c2c(doc, v);
+	v = getenv("NCCL_NET_GDR_READ");
+	if (v && *v && gdr_nccl_parse_read(v, &on, why, sizeof(why))) {
+		/* NCCL reads garbage as unset: it decides per GPU. */
+		c = gdr_doctor_add(doc, "NCCL_NET_GDR_READ", GDR_CHECK_WARN, 0);
+		gdr_check_value(c, "%s; NCCL would decide per GPU, as when unset", why);
+		gdr_check_fix(c, "unset NCCL_NET_GDR_READ, or set 0 or 1");
+	} else if (v && *v) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_READ", on ? GDR_CHECK_PASS : GDR_CHECK_WARN,
 				   0);
 		gdr_check_value(
 		    c, "%s: %s", v,
-		    on ? "the NIC reads send buffers from GPU memory"
-		       : "sends are staged through host memory (receives still use GDR)");
+		    on > 0 ? "the NIC reads send buffers from GPU memory"
+		    : on < 0
+			? "NCCL decides per GPU, as when unset (reads on compute capability "
+			  ">= 8.0 from NCCL 2.19, or with NVLink)"
+			: "sends are staged through host memory (receives still use GDR)");
 		if (!on)
 			gdr_check_fix(
 			    c,

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "topo.h"
+#include "nccl_settings.h"
 #include "util.h"
 
 static const char *const level_names[] = { "LOC", "PIX", "PXB", "PHB", "SYS" };
@@ -93,33 +93,12 @@ int gdr_nccl_parse_level(const char *s, enum gdr_nccl_level *out, char *why, siz
 
 int gdr_nccl_parse_read(const char *s, int *out, char *why, size_t wlen)
 {
-	char *end;
 	long v;
+	int r = gdr_nccl_parse_long("NCCL_NET_GDR_READ", s, &v, why, wlen);
 
-	if (!s || !*s) {
-		*out = -1;
-		return 0;
-	}
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (*end || errno || end == s) {
-		snprintf(why, wlen, "NCCL_NET_GDR_READ=%s: not an integer (0 = off, 1 = on)", s);
-		return -EINVAL;
-	}
-	*out = v < 0 ? -1 : v > 0;
-	return 0;
-}
-
-int gdr_nccl_env_load(struct gdr_nccl_env *env, char *why, size_t wlen)
-{
-	const char *lv = getenv("NCCL_NET_GDR_LEVEL");
-	int err;
-
-	env->level_set = lv && *lv;
-	err = gdr_nccl_parse_level(lv, &env->level, why, wlen);
-	if (err)
-		return err;
-	return gdr_nccl_parse_read(getenv("NCCL_NET_GDR_READ"), &env->read, why, wlen);
+	if (r >= 0)
+		*out = r ? -1 : v < 0 ? -1 : v > 0; /* NCCL: < 0 lets it decide per GPU */
+	return r < 0 ? r : 0;
 }
 
 static const enum gdr_nccl_level as_nccl[] = {
@@ -128,6 +107,11 @@ static const enum gdr_nccl_level as_nccl[] = {
 	[GDR_TOPO_SYS] = GDR_NCCL_SYS,
 };
 
+enum gdr_nccl_level gdr_nccl_level_for(enum gdr_topo_class c)
+{
+	return (unsigned int)c < GDR_ARRAY_SIZE(as_nccl) ? as_nccl[c] : GDR_NCCL_SYS;
+}
+
 int gdr_nccl_would_use(const struct gdr_nccl_env *env, enum gdr_topo_class c)
 {
 	if ((unsigned int)c >= GDR_ARRAY_SIZE(as_nccl))
@@ -135,28 +119,40 @@ int gdr_nccl_would_use(const struct gdr_nccl_env *env, enum gdr_topo_class c)
 	return as_nccl[c] <= env->level;
 }
 
-const char *gdr_nccl_verdict(const struct gdr_nccl_env *env, enum gdr_topo_class c, char *buf,
-			     size_t len)
+const char *gdr_nccl_reason(const struct gdr_nccl_env *env, enum gdr_topo_class c, char *buf,
+			    size_t len)
 {
 	const char *cls = gdr_topo_class_name(c);
 	const char *lvl = gdr_nccl_level_name(env->level);
 	const char *alias = c == GDR_TOPO_NODE ? " (PHB to NCCL)" : "";
 	const char *rd = "";
-
 	int use = gdr_nccl_would_use(env, c);
 
-	if (use < 0) {
-		snprintf(buf, len, "NCCL's GPUDirect RDMA choice unknown: distance unknown");
-		return buf;
+	if (use < 0)
+		snprintf(buf, len, "distance unknown");
+	else if (!use)
+		snprintf(buf, len, "%s%s > %s", cls, alias, lvl);
+	else {
+		if (env->read == 0)
+			rd = ", receives only (NCCL_NET_GDR_READ=0)";
+		else if (env->read > 0)
+			rd = ", sends and receives (NCCL_NET_GDR_READ=1)";
+		snprintf(buf, len, "%s%s <= %s%s", cls, alias, lvl, rd);
 	}
-	if (!use) {
-		snprintf(buf, len, "NCCL would not use GPUDirect RDMA: %s%s > %s", cls, alias, lvl);
-		return buf;
-	}
-	if (env->read == 0)
-		rd = ", receives only (NCCL_NET_GDR_READ=0)";
-	else if (env->read > 0)
-		rd = ", sends and receives (NCCL_NET_GDR_READ=1)";
-	snprintf(buf, len, "NCCL would use GPUDirect RDMA: %s%s <= %s%s", cls, alias, lvl, rd);
+	return buf;
+}
+
+const char *gdr_nccl_verdict(const struct gdr_nccl_env *env, enum gdr_topo_class c, char *buf,
+			     size_t len)
+{
+	char why[128];
+	int use = gdr_nccl_would_use(env, c);
+
+	gdr_nccl_reason(env, c, why, sizeof(why));
+	snprintf(buf, len, "%s: %s",
+		 use < 0 ? "NCCL's GPUDirect RDMA choice unknown"
+		 : use	 ? "NCCL would use GPUDirect RDMA"
+			 : "NCCL would not use GPUDirect RDMA",
+		 why);
 	return buf;
 }

@@ -142,6 +142,10 @@ struct gdr_nccl_env {
 	enum gdr_nccl_level level; /* GDR_NCCL_PXB unless set */
 	int level_set;		   /* NCCL_NET_GDR_LEVEL was given */
 	int read; /* NCCL_NET_GDR_READ: 0 off, 1 on, -1 unset (NCCL decides by GPU) */
+	/* NCCL_DMABUF_ENABLE, NCCL_NET_GDR_C2C: the value when set (zeroed = unset,
+	 * NCCL's default; nccl_settings.h) */
+	int dmabuf_set, dmabuf;
+	int c2c_set, c2c;
 };
 
 const char *gdr_nccl_level_name(enum gdr_nccl_level l);
@@ -149,10 +153,13 @@ const char *gdr_nccl_level_name(enum gdr_nccl_level l);
 int gdr_nccl_parse_level(const char *s, enum gdr_nccl_level *out, char *why, size_t wlen);
 /* s NULL or "" = unset (-1); otherwise an integer, 0 = off, > 0 = on, < 0 = unset. */
 int gdr_nccl_parse_read(const char *s, int *out, char *why, size_t wlen);
-/* Both from the environment. 0 or -EINVAL naming the variable and its value. */
+/* All four from the environment (nccl_settings.c). 0 or -EINVAL naming the variable and its value. */
 int gdr_nccl_env_load(struct gdr_nccl_env *env, char *why, size_t wlen);
 /* 1: NCCL would use GPUDirect RDMA at this distance, 0: would not, -1: unknown class. */
 int gdr_nccl_would_use(const struct gdr_nccl_env *env, enum gdr_topo_class c);
+/* The verdict's reason alone: "PIX <= PXB", "NODE (PHB to NCCL) > PXB", "distance unknown". */
+const char *gdr_nccl_reason(const struct gdr_nccl_env *env, enum gdr_topo_class c, char *buf,
+			    size_t len);
 /* "NCCL would use GPUDirect RDMA: PIX <= PXB"; the verdict in buf, returns buf. */
 const char *gdr_nccl_verdict(const struct gdr_nccl_env *env, enum gdr_topo_class c, char *buf,
 			     size_t len);
@@ -171,6 +178,12 @@ struct gdr_result;
  * nic, nic_bus_id, distance, pcie_bridges, gpu_numa, nic_numa); unknown = "".
  */
 void gdr_topo_fill_result(const struct gdr_topo_pair *p, struct gdr_result *r);
+
+/* 1 when p's class is assumed rather than read (SYS for a device with no NUMA node). */
+int gdr_topo_pair_assumed(const struct gdr_topo_pair *p);
+
+/* "GPU0-3, GPU6" for the sorted GPU indices idx[0..n-1]; returns buf. */
+const char *gdr_topo_gpu_ranges(const int *idx, int n, char *buf, size_t len);
 
 /* Parse a PCI bus id in any usual spelling into "dddd:bb:dd.f". 0 or -EINVAL. */
 int gdr_topo_busid_norm(const char *in, char *out, size_t len);

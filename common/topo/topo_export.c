@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_settings.h"
 #include "topo_report.h"
 #include "util.h"
 #include "writer.h"
@@ -47,6 +48,86 @@ static void json_int(FILE *f, const char *key, int v)
 		fprintf(f, "\"%s\": %d", key, v);
 	else
 		fprintf(f, "\"%s\": null", key);
+}
+
+/*
+ * A link as GB/s of payload: hwloc's "31.51 GB/s" as it is, sysfs's
+ * "16.0 GT/s x16" through the line code (8b/10b below 8 GT/s, 128b/130b
+ * from 8 GT/s); null when unknown.
+ */
+static void json_link(FILE *f, const char *key, const char *link)
+{
+	double v, rate;
+	int width;
+	char unit[8];
+
+	if (sscanf(link, "%lf GB/%1[s]", &v, unit) == 2)
+		fprintf(f, "\"%s\": %.2f", key, v);
+	else if (sscanf(link, "%lf GT/s x%d", &rate, &width) == 2 && width > 0)
+		fprintf(f, "\"%s\": %.2f", key, rate * width * (rate < 8 ? 0.8 : 128.0 / 130) / 8);
+	else
+		fprintf(f, "\"%s\": null", key);
+}
+
+static const char *json_bool(int v)
+{
+	return v < 0 ? "null" : v ? "true" : "false";
+}
+
+/* Each GPU's nearest NIC(s), NCCL's decision and what would enable it. */
+static void json_gpus(FILE *f, const struct gdr_topo *t, const struct gdr_nccl_env *env)
+{
+	struct gdr_nccl_judgement j;
+	struct gdr_topo_pair p;
+	char fix[64];
+	int i, n, k;
+
+	fputs(",\n  \"gpus\": [", f);
+	if (gdr_nccl_judge_topo(t, env, &j)) {
+		fputs("]", f);
+		return;
+	}
+	for (i = 0; i < j.ngpu; i++) {
+		const struct gdr_nccl_gpu *g = &j.gpu[i];
+
+		fprintf(f, "%s\n    {\"gpu\": %d, ", i ? "," : "", i);
+		json_str(f, "bus_id", gdr_topo_gpu(t, i)->bus_id, 0);
+		fputs(", \"nearest_nics\": [", f);
+		for (n = 0, k = 0; g->nearest.cls != GDR_TOPO_UNKNOWN && n < gdr_topo_nic_count(t);
+		     n++) {
+			gdr_topo_pair_idx(t, i, n, &p);
+			if (p.cls != g->nearest.cls)
+				continue;
+			fputs(k++ ? ", " : "", f);
+			gdr_json_str(f, p.nic);
+		}
+		fputs("], ", f);
+		json_str(f, "nearest_distance", gdr_topo_class_name(g->nearest.cls), 0);
+		fprintf(f, ", \"distance_assumed\": %s, \"nccl_gdr\": %s, ",
+			json_bool(gdr_topo_pair_assumed(&g->nearest)), json_bool(g->use));
+		json_str(f, "to_enable",
+			 g->use == 0 ? gdr_nccl_enable_text(g->need, fix, sizeof(fix)) : "", 1);
+		fputc('}', f);
+	}
+	fputs(j.ngpu ? "\n  ]" : "]", f);
+	gdr_nccl_judgement_free(&j);
+}
+
+static void json_warnings(FILE *f, const struct gdr_topo *t)
+{
+	struct gdr_topo_warnings w;
+
+	fputs(",\n  \"warnings\": [", f);
+	if (gdr_topo_warnings(t, &w) == 0) {
+		for (int i = 0; i < w.n; i++) {
+			fputs(i ? ",\n    " : "\n    ", f);
+			gdr_json_str(f, w.msg[i]);
+		}
+		fputs(w.n ? "\n  ]" : "]", f);
+		gdr_topo_warnings_free(&w);
+	} else {
+		fputs("]", f);
+	}
 }
 
 static const char *yes_no(int v)
@@ -96,6 +177,13 @@ static void json_body(FILE *f, const struct gdr_topo *t, const struct gdr_nccl_e
 	json_str(f, "nccl_net_gdr_level", gdr_nccl_level_name(env->level), 0);
 	fprintf(f, ",\n  \"nccl_net_gdr_level_set\": %s,\n  ", env->level_set ? "true" : "false");
 	json_int(f, "nccl_net_gdr_read", env->read);
+	fprintf(f,
+		",\n  \"nccl_dmabuf_enable\": %d,\n  \"nccl_dmabuf_enable_set\": %s,\n"
+		"  \"nccl_net_gdr_c2c\": %d,\n  \"nccl_net_gdr_c2c_set\": %s",
+		gdr_nccl_dmabuf_on(env), json_bool(env->dmabuf_set), gdr_nccl_c2c_on(env),
+		json_bool(env->c2c_set));
+	json_gpus(f, t, env);
+	json_warnings(f, t);
 	fputs(",\n  \"pairs\": [", f);
 	for (i = 0; i < gdr_topo_gpu_count(t); i++)
 		for (j = 0; j < gdr_topo_nic_count(t); j++) {
@@ -124,13 +212,11 @@ static void json_body(FILE *f, const struct gdr_topo *t, const struct gdr_nccl_e
 			fputs(", ", f);
 			json_int(f, "nic_numa", p.nic_numa);
 			fputs(", ", f);
-			json_str(f, "gpu_link", p.gpu_link, 1);
+			json_link(f, "gpu_link_gbytes_s", p.gpu_link);
 			fputs(", ", f);
-			json_str(f, "nic_link", p.nic_link, 1);
-			fprintf(f, ", \"nccl_gdr\": %s, ",
-				use < 0 ? "null"
-				: use	? "true"
-					: "false");
+			json_link(f, "nic_link_gbytes_s", p.nic_link);
+			fprintf(f, ", \"distance_assumed\": %s, \"nccl_gdr\": %s, ",
+				json_bool(gdr_topo_pair_assumed(&p)), json_bool(use));
 			json_str(f, "nccl_verdict",
 				 gdr_nccl_verdict(env, p.cls, verdict, sizeof(verdict)), 0);
 			fputs(", ", f);

@@ -193,3 +193,28 @@ const char *gdr_topo_describe(const struct gdr_topo_pair *p, const struct gdr_nc
 		 gdr_nccl_verdict(env, p->cls, verdict, sizeof(verdict)));
 	return buf;
 }
+
+int gdr_topo_pair_assumed(const struct gdr_topo_pair *p)
+{
+	return p->cls == GDR_TOPO_SYS && p->reason[0];
+}
+
+const char *gdr_topo_gpu_ranges(const int *idx, int n, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i, k, runs = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < n && off < len; i = k + 1) {
+		for (k = i; k + 1 < n && idx[k + 1] == idx[k] + 1; k++)
+			;
+		if (k > i)
+			off += snprintf(buf + off, len - off, "%sGPU%d-%d", runs ? ", " : "", idx[i],
+					idx[k]);
+		else
+			off += snprintf(buf + off, len - off, "%sGPU%d", runs ? ", " : "", idx[i]);
+		runs++;
+	}
+	return buf;
+}

@@ -53,14 +53,17 @@ void gdr_topo_print_pcie(FILE *out, const struct gdr_topo *t)
 			gdr_topo_pair(t, gdr_topo_gpu(t, i)->bus_id, gdr_topo_nic(t, j)->name, &p);
 			if (pair_doc(t, &p, doc) || doc->nchecks < GDR_ARRAY_SIZE(kinds))
 				continue;
-			if (!header++)
-				fprintf(
-				    out,
-				    "\nPCIe health and ceiling per pair (libpci, %s/sys/bus/pci; "
-				    "gdr_doctor explains each check):\n"
-				    "  %-16s %-12s %-5s %-5s %-5s %-5s %s\n",
-				    t->root ? t->root : "", "pair", "ceiling", "acs", "iommu",
-				    "link", "mps", "ro");
+			if (!header++) {
+				char h[4200];
+
+				snprintf(h, sizeof(h),
+					 "PCIe health and ceiling per pair (libpci, %s/sys/bus/pci; "
+					 "gdr_doctor explains each check):",
+					 t->root ? t->root : "");
+				gdr_topo_wrap(out, "\n", h, 2);
+				fprintf(out, "  %-16s %-12s %-5s %-5s %-5s %-5s %s\n", "pair",
+					"ceiling", "acs", "iommu", "link", "mps", "ro");
+			}
 			snprintf(pn, sizeof(pn), "GPU%d-%s", p.gpu_index, p.nic);
 			gbps = pair_ceiling(t, &p);
 			if (gbps > 0)
@@ -76,13 +79,16 @@ void gdr_topo_print_pcie(FILE *out, const struct gdr_topo *t)
 
 				if (c->status == GDR_CHECK_PASS || c->status == GDR_CHECK_NA)
 					continue;
-				fprintf(out, "    %s %s: %s\n", kinds[k],
-					gdr_check_status_name(c->status), c->value);
+				char h[32];
+
+				snprintf(h, sizeof(h), "    %s %s: ", kinds[k],
+					 gdr_check_status_name(c->status));
+				gdr_topo_wrap(out, h, c->value, 6);
 				if (c->fix[0])
-					fprintf(out, "      fix: %s\n", c->fix);
+					gdr_topo_wrap(out, "      fix: ", c->fix, 11);
 			}
 			if (gbps > 0)
-				fprintf(out, "    ceiling: %s\n", doc->checks[5].value);
+				gdr_topo_wrap(out, "    ceiling: ", doc->checks[5].value, 13);
 		}
 	free(doc);
 }

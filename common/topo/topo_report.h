@@ -10,8 +10,22 @@
  * with pairs, one line per GPU x NIC pair with its details. */
 void gdr_topo_print(FILE *out, const struct gdr_topo *t, const struct gdr_nccl_env *env, int pairs);
 
-/* Warnings an operator needs, through gdr_warn(). Returns how many. */
+/* Warnings an operator needs, each a sentence; several alike said once. */
+struct gdr_topo_warnings {
+	int n;
+	char **msg;
+};
+/* 0 or -ENOMEM (w empty). Free with gdr_topo_warnings_free(). */
+int gdr_topo_warnings(const struct gdr_topo *t, struct gdr_topo_warnings *w);
+void gdr_topo_warnings_free(struct gdr_topo_warnings *w);
+/* The warnings on stderr, wrapped to 80 columns. Returns how many, or -ENOMEM. */
 int gdr_topo_warn(const struct gdr_topo *t);
+
+/*
+ * Print head then text, wrapped at spaces to 80 columns; continuation lines
+ * start at column indent. Control bytes in text are shown as \xHH.
+ */
+void gdr_topo_wrap(FILE *out, const char *head, const char *text, int indent);
 
 /* One record per GPU x NIC pair, written by gdr_out_replace (common/output/writer.h).
  * 0 or -errno with why. */

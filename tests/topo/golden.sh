@@ -56,6 +56,45 @@ for f in tests/topo/*.xml tests/topo/xml/*.xml; do
 	golden "$base.out" --topology-xml "$f" --pairs
 done
 
+# The same exports under NCCL_NET_GDR_LEVEL=PHB: the verdicts and the "to enable:" lines
+# follow the variable (NODE is PHB to NCCL; SYS still needs SYS).
+for f in tests/topo/xml/*.xml; do
+	base=$(basename "$f" .xml)
+	if [ $crlf_ok = 0 ] && grep -q "$(printf '\r')" "$f"; then
+		skip "$base-phb.out" "CRLF file and hwloc without libxml2"
+		continue
+	fi
+	golden "$base-phb.out" env NCCL_NET_GDR_LEVEL=PHB --topology-xml "$f"
+done
+
+# JSON of real exports: nearest NICs, warnings (virtual PCI tree, assumed SYS), links as numbers.
+for base in azure-ndv2-v100-vm juropa3-gpu-snb-hwloc1; do
+	"$bin" --topology-xml tests/topo/xml/$base.xml --json "$tmp/$base.json" >/dev/null 2>&1
+	compare "$base.json" "$tmp/$base.json"
+done
+
+# Legacy numbers above 5 are SYS, as in NCCL (levelsOldToNew[] clamps them).
+golden nccl-opt-legacy-7.out --topology-xml tests/topo/xml/llnl-lassen-power9-v100.xml \
+	--nccl-gdr-level 7
+
+# Width: the text fits 80 columns (the matrix 120) on every real export, and on a
+# 16-GPU x 8-NIC machine the matrix and --pairs fit 120 (they fit 80 here).
+wide=
+for f in "$exp"/*.out; do
+	case $(basename "$f") in doctor-* | opt-* | nccl-env-* | nccl-read-* | csv-* | \
+		missing-* | truncated.out) continue ;; esac
+	w=$(awk '/^(GPU[0-9]+ |NUMA |        [a-z])/ { next } length > m { m = length } END { print m + 0 }' "$f")
+	m=$(awk '/^(GPU[0-9]+ |NUMA |        [a-z])/ && length > m { m = length } END { print m + 0 }' "$f")
+	[ "$w" -le 80 ] && [ "$m" -le 120 ] || wide="$wide $(basename "$f"):$w/$m"
+done
+[ -z "$wide" ] && ok "text within 80 columns, matrix within 120" ||
+	not_ok "text within 80 columns, matrix within 120:$wide"
+awk -v gpus=16 -v nics=8 -f tests/topo/gen-large.awk >"$tmp/16x8.xml"
+"$bin" --topology-xml "$tmp/16x8.xml" --pairs >"$tmp/16x8.out" 2>&1
+w=$(awk 'length > m { m = length } END { print m + 0 }' "$tmp/16x8.out")
+[ "$w" -le 80 ] && ok "16 GPUs x 8 NICs with --pairs: $w columns" ||
+	not_ok "16 GPUs x 8 NICs with --pairs: $w columns, wanted <= 80"
+
 # Failures to load.
 golden truncated.out --topology-xml tests/topo/truncated.xml
 golden missing-file.out --topology-xml tests/topo/no-such-file.xml

@@ -59,7 +59,7 @@ done
 # An explicit option beats its environment variable, garbage or not.
 expect "--nccl-gdr-level over a garbage NCCL_NET_GDR_LEVEL" 0 "" \
 	env NCCL_NET_GDR_LEVEL=near "$topo" --topology-xml "$sw" --nccl-gdr-level PHB
-grep -F "NCCL_NET_GDR_LEVEL=PHB," "$tmp/out" >/dev/null && ok "the option's level is used" ||
+grep "^  NCCL_NET_GDR_LEVEL=PHB " "$tmp/out" >/dev/null && ok "the option's level is used" ||
 	not_ok "the option's level is used"
 expect "--nccl-gdr-read over a garbage NCCL_NET_GDR_READ" 0 "" \
 	env NCCL_NET_GDR_READ=yes "$topo" --topology-xml "$sw" --nccl-gdr-read 0
@@ -70,7 +70,7 @@ expect "both options over both garbage variables" 0 "" \
 	--nccl-gdr-level SYS --nccl-gdr-read 1
 expect "--nccl-gdr-level over a valid variable" 0 "" \
 	env NCCL_NET_GDR_LEVEL=SYS "$topo" --topology-xml "$sw" --nccl-gdr-level LOC
-grep -F "NCCL_NET_GDR_LEVEL=LOC," "$tmp/out" >/dev/null && ok "the option wins over a valid variable" ||
+grep "^  NCCL_NET_GDR_LEVEL=LOC " "$tmp/out" >/dev/null && ok "the option wins over a valid variable" ||
 	not_ok "the option wins over a valid variable"
 expect "--topology-xml over a FIFO in HWLOC_XMLFILE" 0 "" \
 	env HWLOC_XMLFILE="$tmp/fifo" "$topo" --topology-xml "$sw"
@@ -85,12 +85,21 @@ for v in -1 2 10 01x "" " 1"; do
 	expect "--nccl-gdr-read '$v'" 2 "--nccl-gdr-read" "$topo" --topology-xml "$sw" \
 		--nccl-gdr-read "$v"
 done
-for v in 6 9 99 -1 pxb ""; do
+for v in -1 pxb 7x ""; do
 	expect "--nccl-gdr-level '$v'" 2 "--nccl-gdr-level" "$topo" --topology-xml "$sw" \
 		--nccl-gdr-level "$v"
 done
 for v in 0 5 LOC SYS NVL; do
 	expect "--nccl-gdr-level $v accepted" 0 "" "$topo" --topology-xml "$sw" --nccl-gdr-level "$v"
+done
+# Legacy numbers above 5 are SYS, as NCCL's levelsOldToNew[] clamps them.
+for v in 6 7 99; do
+	timeout $LIMIT "$topo" --topology-xml "$sw" --nccl-gdr-level "$v" >"$tmp/out" 2>"$tmp/err"
+	if [ $? = 0 ] && grep -q '^  NCCL_NET_GDR_LEVEL=SYS ' "$tmp/out"; then
+		ok "--nccl-gdr-level $v is SYS"
+	else
+		not_ok "--nccl-gdr-level $v is SYS"
+	fi
 done
 
 # Every value option given last: "needs a value"; empty paths refused at parse time.
@@ -141,12 +150,12 @@ awk '/^GPU[0-9]+ / && NF == 1026 {
 	if (!bad) good++
 } END { exit good == 1024 ? 0 : 1 }' "$tmp/out" && ok "the matrix: PIX on the diagonal, NODE elsewhere" ||
 	not_ok "the matrix: PIX on the diagonal, NODE elsewhere"
-grep -Fx "  GPU1023: mlx5_1023 (PIX); NCCL would use GPUDirect RDMA: PIX <= PXB" "$tmp/out" >/dev/null &&
+grep -Fx "  GPU1023: mlx5_1023 (PIX); NCCL: GPUDirect RDMA, PIX <= PXB" "$tmp/out" >/dev/null &&
 	[ "$(grep -c '^  GPU[0-9]*: mlx5_[0-9]* (PIX)' "$tmp/out")" = 1024 ] &&
 	ok "each GPU's nearest NIC is its own" || not_ok "each GPU's nearest NIC is its own"
 # Many GPUs sharing few NICs: the matching still finishes and names the sharers.
 awk -v gpus=1024 -v nics=2 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/share.xml"
-expect "1024 GPUs x 2 NICs" 0 "GPU2, GPU3, GPU4" "$topo" --topology-xml "$tmp/share.xml"
+expect "1024 GPUs x 2 NICs" 0 "GPU0, GPU2-1023 share mlx5_0" "$topo" --topology-xml "$tmp/share.xml"
 # The cap: more than any real machine is refused with the numbers and the limits.
 awk -v gpus=1025 -v nics=1 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/over.xml"
 expect "1025 GPUs: refused" 1 "1025 GPUs and 1 RDMA NICs: more than any real machine has (at most 1024 GPUs and 2048 NICs" \

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "nccl_settings.h"
 #include "topo.h"
 
 static const char *xml(const char *name, char *buf, size_t len)
@@ -329,6 +330,61 @@ static void test_nccl_env(void **state)
 	unsetenv("NCCL_NET_GDR_READ");
 }
 
+static void test_nccl_settings(void **state)
+{
+	struct gdr_nccl_env env;
+	char why[256];
+	int n, v;
+
+	(void)state;
+	unsetenv("NCCL_NET_GDR_LEVEL");
+	unsetenv("NCCL_NET_GDR_READ");
+	unsetenv("NCCL_DMABUF_ENABLE");
+	unsetenv("NCCL_NET_GDR_C2C");
+	assert_int_equal(gdr_nccl_env_load(&env, why, sizeof(why)), 0);
+	/* Unset: NCCL's defaults. */
+	assert_int_equal(env.level, GDR_NCCL_DEFAULT_LEVEL);
+	assert_int_equal(gdr_nccl_dmabuf_on(&env), 1);
+	assert_int_equal(gdr_nccl_c2c_on(&env), 1);
+	setenv("NCCL_DMABUF_ENABLE", "0", 1);
+	setenv("NCCL_NET_GDR_C2C", "0", 1);
+	assert_int_equal(gdr_nccl_env_load(&env, why, sizeof(why)), 0);
+	assert_int_equal(gdr_nccl_dmabuf_on(&env), 0);
+	assert_int_equal(gdr_nccl_c2c_on(&env), 0);
+	setenv("NCCL_NET_GDR_C2C", "yes", 1);
+	assert_int_equal(gdr_nccl_env_load(&env, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "NCCL_NET_GDR_C2C=yes"));
+	unsetenv("NCCL_DMABUF_ENABLE");
+	unsetenv("NCCL_NET_GDR_C2C");
+	assert_int_equal(gdr_nccl_parse_flag("X", "2", &v, why, sizeof(why)), 0);
+	assert_int_equal(v, 1);
+	/* The level that enables GDR at each class: NODE is PHB to NCCL. */
+	assert_int_equal(gdr_nccl_level_for(GDR_TOPO_PIX), GDR_NCCL_PIX);
+	assert_int_equal(gdr_nccl_level_for(GDR_TOPO_NODE), GDR_NCCL_PHB);
+	assert_int_equal(gdr_nccl_level_for(GDR_TOPO_SYS), GDR_NCCL_SYS);
+	assert_string_equal(gdr_nccl_enable_text(GDR_NCCL_PHB, why, sizeof(why)),
+			    "NCCL_NET_GDR_LEVEL=PHB");
+	/* Every setting names the releases that changed it. */
+	const struct gdr_nccl_setting_doc *d = gdr_nccl_setting_docs(&n);
+	assert_int_equal(n, 4);
+	for (int i = 0; i < n; i++)
+		assert_non_null(strstr(d[i].history, "2."));
+	assert_int_equal(gdr_nccl_node_topo(NULL, NULL, "/fixture", why, sizeof(why)), -ENOENT);
+}
+
+static void test_gpu_ranges(void **state)
+{
+	static const int idx[] = { 0, 1, 2, 3, 6, 8, 9 };
+	char b[64];
+
+	(void)state;
+	assert_string_equal(gdr_topo_gpu_ranges(idx, 7, b, sizeof(b)), "GPU0-3, GPU6, GPU8-9");
+	assert_string_equal(gdr_topo_gpu_ranges(idx + 4, 1, b, sizeof(b)), "GPU6");
+	assert_string_equal(gdr_topo_gpu_ranges(idx, 0, b, sizeof(b)), "");
+	/* Cut, never overrun. */
+	assert_int_equal(strlen(gdr_topo_gpu_ranges(idx, 7, b, 8)), 7);
+}
+
 static void test_verdict(void **state)
 {
 	struct gdr_nccl_env env = { .level = GDR_NCCL_PXB, .read = -1 };
@@ -569,6 +625,8 @@ int main(void)
 		cmocka_unit_test(test_nccl_level),
 		cmocka_unit_test(test_nccl_read),
 		cmocka_unit_test(test_nccl_env),
+		cmocka_unit_test(test_nccl_settings),
+		cmocka_unit_test(test_gpu_ranges),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_sysfs_fallback),
