@@ -397,7 +397,7 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 		for (unsigned int i = 0; log && i < doc->nchecks; i++)
 			if (!strcmp(doc->checks[i].name, "nccl-vs-node"))
 				printf("nccl-vs-node: %s\n", doc->checks[i].value);
-		printf("verdict: %s\n", v.text);
+		gdr_doctor_print_verdict(stdout, &v);
 	} else {
 		if (log)
 			gdr_nccl_log_print(stdout, log, name);

@@ -76,7 +76,7 @@ static struct pci_gpu *find_pci(struct pci_gpu *gpus, unsigned int n, const char
 /* Check "gpuI.SUFFIX" of one attribute: PASS at 1; FAIL at 0, n/a unknown, both with fix. 1 = PASS.
  */
 static int attr_check(struct gdr_doctor *doc, int i, const char *suffix, const char *attr,
-		      int value, const char *fix)
+		      int value, const char *fix, unsigned int path)
 {
 	struct gdr_check *c;
 	char name[48];
@@ -85,6 +85,7 @@ static int attr_check(struct gdr_doctor *doc, int i, const char *suffix, const c
 	if (value > 0) {
 		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "%s=1", attr);
+		c->proves = path;
 		return 1;
 	}
 	c = gdr_doctor_add(doc, name, value == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
@@ -105,6 +106,7 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 		c = gdr_doctor_add(doc, "gpus", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
 		gdr_check_value(c, "the CUDA driver sees no GPU");
 		gdr_check_fix(c, "check CUDA_VISIBLE_DEVICES / the container's GPU allocation");
+		gdr_check_brief(c, "the CUDA driver sees no GPU (check CUDA_VISIBLE_DEVICES)");
 		return;
 	}
 	for (int i = 0; i < count; i++) {
@@ -127,11 +129,13 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 
 		any_dmabuf |= attr_check(
 		    doc, i, "dmabuf", "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED", gpu.dmabuf_supported,
-		    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver");
+		    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver",
+		    GDR_BLOCK_DMABUF);
 		any_gdr |=
 		    attr_check(doc, i, "gdr", "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED",
 			       gpu.gdr_supported,
-			       "GeForce and some virtualised GPUs do not support GPUDirect RDMA");
+			       "GeForce and some virtualised GPUs do not support GPUDirect RDMA",
+			       GDR_BLOCK_PEERMEM);
 	}
 	doc->dmabuf_usable_gpu = any_dmabuf;
 	/* A path is blocked only when no GPU at all can take it; mark the first failing check. */
@@ -143,11 +147,14 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 			continue;
 		if (!any_dmabuf && nl > 7 && !strcmp(g->name + nl - 7, ".dmabuf")) {
 			g->blocks |= GDR_BLOCK_DMABUF;
+			gdr_check_brief(g, "no GPU reports DMA_BUF_SUPPORTED=1 (%s)", g->fix);
 			any_dmabuf = -1;
 		}
 		if (!any_gdr && nl > 4 && !strcmp(g->name + nl - 4, ".gdr")) {
 			/* The attribute is about nvidia_p2p pages, the peer-memory path. */
 			g->blocks |= GDR_BLOCK_PEERMEM;
+			gdr_check_brief(g, "no GPU reports GPU_DIRECT_RDMA_SUPPORTED=1 (%s)",
+					g->fix);
 			any_gdr = -1;
 		}
 	}
@@ -174,7 +181,11 @@ void gdr_doctor_gpu_checks(struct gdr_doctor *doc)
 		gdr_check_value(c, "CUDA %d.%d (%d): DMA-BUF export needs >= 11.7", ver / 1000,
 				ver % 1000 / 10, ver);
 		gdr_check_fix(c, "install an NVIDIA driver with CUDA >= 11.7 (driver >= 515)");
+		gdr_check_brief(c, "CUDA %d.%d has no DMA-BUF export (install driver >= 515)",
+				ver / 1000, ver % 1000 / 10);
+		doc->cuda_version = ver;
 	} else {
+		doc->cuda_version = ver;
 		c = gdr_doctor_add(doc, "cuda-driver", GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "CUDA %d.%d (%d)", ver / 1000, ver % 1000 / 10, ver);
 	}

@@ -25,3 +25,10 @@ golden() { golden_file "$1" "$EXPECTED/$1" "$2"; }
 status_is() {
 	if [ "$2" = "$3" ]; then ok "$1: exit $3"; else not_ok "$1: exit $3, wanted $2"; fi
 }
+
+# unwrap FILE: the text report with each wrapped value joined back onto its line (the
+# report wraps at spaces to 80 columns), for greps that look for a whole value.
+unwrap() {
+	awk '/^ / { sub(/^ +/, ""); buf = buf " " $0; next }
+		{ if (NR > 1) print buf; buf = $0 } END { if (NR) print buf }' "$1"
+}

@@ -2,7 +2,7 @@
 # gdr_doctor on fixture roots: golden text and JSON, and the --expect exit status.
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
-plan 45
+plan 51
 
 run() { # name root [VAR=value...]
 	name=$1 root=$2
@@ -17,6 +17,10 @@ run peermem-node peermem-node
 run old-kernel old-kernel
 run no-driver no-driver
 run both both
+# The H200 node of docs (no RDMA NIC, open module 580, no CUDA here: GPU side not probed).
+run h200-nic-less h200-nic-less
+# No NVIDIA GPU on the PCI bus: "no NVIDIA GPU", never "modprobe nvidia".
+run no-gpu no-gpu
 # The DMA-BUF node seen from a pod that sets NCCL_NET_PLUGIN=none.
 run pod-plugin-none dmabuf-node NCCL_NET_PLUGIN=none
 run nccl-pitfalls dmabuf-node NCCL_IB_DISABLE=1 NCCL_DMABUF_ENABLE=0 NCCL_NET_GDR_LEVEL=LOC \
@@ -69,6 +73,35 @@ expect old-kernel any 0
 expect no-driver any 1
 expect no-driver dmabuf 1
 expect dmabuf-node dmabuf 0 NCCL_NET_PLUGIN=none
+expect h200-nic-less any 1
+expect no-gpu any 1
+
+# "n-a never blocks": in every report, a check that blocks a path says fail, and every
+# blocker of a path is in its verdict's list.
+if command -v python3 >/dev/null 2>&1; then
+	for r in dmabuf-node peermem-node old-kernel no-driver both h200-nic-less no-gpu; do
+		doctor_env "$DOCTOR" --root "$r" --json "$WORK/inv-$r.json" >/dev/null 2>&1
+	done
+	python3 - "$WORK"/inv-*.json <<'PY' >"$WORK/inv.out" 2>&1 && ok "only fail blocks, and every blocker is in the verdict" || { sed 's/^/# /' "$WORK/inv.out"; not_ok "only fail blocks, and every blocker is in the verdict"; }
+import json, sys
+bad = []
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    for c in d["checks"]:
+        if c["blocks"] and c["status"] != "fail":
+            bad.append("%s: %s is %s but blocks %s" % (f, c["name"], c["status"], c["blocks"]))
+        for p in c["blocks"]:
+            if c["name"] not in [b["check"] for b in d["verdict"][p]["blockers"]]:
+                bad.append("%s: %s blocks %s, not in its verdict" % (f, c["name"], p))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+else
+	skip "only fail blocks, and every blocker is in the verdict" "no python3"
+fi
+# 80 columns: no line of any text report is longer.
+wide=$(cat "$WORK"/*.out | awk 'length($0) > 80' | head -3)
+[ -z "$wide" ] && ok "text reports fit 80 columns" || not_ok "text reports fit 80 columns: $wide"
 
 # PCIe health: one fixture per case, written by tests/doctor/gen-pcie-roots.py.
 for r in pcie-*; do

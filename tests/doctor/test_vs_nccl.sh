@@ -11,7 +11,7 @@ vs() {
 	name=$1 want=$2 words=$3
 	shift 3
 	doctor_env "$DOCTOR" "$@" >"$WORK/vs.out" 2>&1
-	line=$(grep '^[a-z-]*  *nccl-vs-node ' "$WORK/vs.out")
+	line=$(unwrap "$WORK/vs.out" | grep '^[a-z-]*  *nccl-vs-node ')
 	case "$line" in
 	"$want"*"$words"*) ok "$name" ;;
 	*) sed 's/^/# /' "$WORK/vs.out"; not_ok "$name (got: $line)" ;;
