@@ -6,6 +6,7 @@
 #include "input.h"
 #include "nccl_log.h"
 #include "options.h"
+#include "text.h"
 #include "topo.h"
 #include "util.h"
 #include "writer.h"
@@ -395,8 +396,10 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 		; /* the JSON below is the whole output */
 	} else if (o->quiet) {
 		for (unsigned int i = 0; log && i < doc->nchecks; i++)
-			if (!strcmp(doc->checks[i].name, "nccl-vs-node"))
-				printf("nccl-vs-node: %s\n", doc->checks[i].value);
+			if (!strcmp(doc->checks[i].name, "nccl-vs-node")) {
+				fputs("nccl-vs-node: ", stdout);
+				gdr_text_wrap(stdout, doc->checks[i].value, 14, 4, 80);
+			}
 		gdr_doctor_print_verdict(stdout, &v);
 	} else {
 		if (log)

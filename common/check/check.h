@@ -42,7 +42,7 @@ enum gdr_check_side {
 struct gdr_check {
 	char name[48]; /* "kernel", "gpu0.dmabuf", "mlx5_0.port1" */
 	enum gdr_check_status status;
-	char value[256];     /* what was seen */
+	char value[512];     /* what was seen */
 	char fix[256];	     /* what to do; empty when nothing to do */
 	char brief[160];     /* a blocker as the verdict words it: "cause (fix)"; "" = value */
 	unsigned int blocks; /* GDR_BLOCK_* this check rules out; only with GDR_CHECK_FAIL */
@@ -68,8 +68,8 @@ struct gdr_check *gdr_check_add(struct gdr_check_list *l, const char *name,
 				enum gdr_check_status status, unsigned int blocks);
 /*
  * The slot gdr_check_add and gdr_doctor_add fill: checks[*n] zeroed and named,
- * or overflow (and *dropped counted) when the array of max is full. blocks
- * only with GDR_CHECK_FAIL: a check that blocks a path fails.
+ * or overflow (and *dropped counted) when the array of max is full. A check
+ * given blocks is a fail, whatever status was asked: only fail blocks a path.
  */
 struct gdr_check *gdr_check_slot(struct gdr_check *checks, unsigned int max, unsigned int *n,
 				 unsigned int *dropped, struct gdr_check *overflow,
