@@ -1,12 +1,14 @@
 /*
  * gdr_doctor GPU checks: NVIDIA GPUs on the PCI bus (BAR1 size, from sysfs
- * under the root) and, when the CUDA driver loads, its version and each GPU's
- * DMA_BUF_SUPPORTED and GPU_DIRECT_RDMA_SUPPORTED attributes.
+ * under the root, else from NVML) and, when the CUDA driver loads, its
+ * version and each GPU's DMA_BUF_SUPPORTED and GPU_DIRECT_RDMA_SUPPORTED
+ * attributes.
  */
 #include "config.h"
 
 #include "cuda.h"
 #include "doctor.h"
+#include "nvml.h"
 #include "pcie_cfg.h"
 #include "util.h"
 
@@ -21,8 +23,10 @@
 
 struct pci_gpu {
 	char bdf[32];
-	uint64_t bar1; /* 0 = unknown */
-	int matched;   /* reported together with a CUDA device */
+	uint64_t bar1;	    /* 0 = unknown */
+	int bar1_nvml;	    /* bar1 came from NVML, not the resource file */
+	char bar1_why[192]; /* why bar1 is unknown */
+	int matched;	    /* reported together with a CUDA device */
 };
 
 /* BAR1 is the second line of the resource file: "0xstart 0xend 0xflags". */
@@ -42,6 +46,38 @@ static uint64_t read_bar1(const char *root, const char *bdf)
 	return (uint64_t)(end - start + 1);
 }
 
+/*
+ * A GPU passed into a VM or a container may come without its sysfs resource
+ * file (the H200 of docs/usage-doctor.md): NVML, which asks the driver, still
+ * knows BAR1.
+ */
+static void nvml_bar1(struct pci_gpu *gpus, int n)
+{
+	struct gdr_nvml *nv = NULL;
+	char why[192] = "";
+
+	for (int i = 0; i < n; i++) {
+		unsigned long long b = 0;
+
+		if (gpus[i].bar1)
+			continue;
+		if (!nv && why[0]) {
+			gdr_strlcpy(gpus[i].bar1_why, why, sizeof(gpus[i].bar1_why));
+			continue;
+		}
+		if (!nv && gdr_nvml_open(&nv, why, sizeof(why))) {
+			gdr_strlcpy(gpus[i].bar1_why, why, sizeof(gpus[i].bar1_why));
+			continue;
+		}
+		if (gdr_nvml_bar1(nv, gpus[i].bdf, &b, gpus[i].bar1_why,
+				  sizeof(gpus[i].bar1_why)) == 0) {
+			gpus[i].bar1 = b;
+			gpus[i].bar1_nvml = 1;
+		}
+	}
+	gdr_nvml_close(nv);
+}
+
 static unsigned int scan_pci(const char *root, struct pci_gpu *gpus, unsigned int max)
 {
 	char bdf[MAX_PCI_GPUS][GDR_PCIE_BDF_LEN];
@@ -52,7 +88,49 @@ static unsigned int scan_pci(const char *root, struct pci_gpu *gpus, unsigned in
 		gdr_strlcpy(gpus[i].bdf, bdf[i], sizeof(gpus[i].bdf));
 		gpus[i].bar1 = read_bar1(root, gpus[i].bdf);
 	}
+	nvml_bar1(gpus, n);
 	return n > 0 ? (unsigned int)n : 0;
+}
+
+/* gpuN.bar1, GPUs in PCI bus order: does BAR1 hold what a run registers? */
+static void bar1_checks(struct gdr_doctor *doc, const struct pci_gpu *gpus, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct pci_gpu *g = &gpus[i];
+		const char *src = g->bar1_nvml ? " (NVML)" : "";
+		struct gdr_check *c;
+		char name[48], have[32], need[32];
+
+		snprintf(name, sizeof(name), "gpu%u.bar1", i);
+		gdr_fmt_size(doc->buffer_bytes, need, sizeof(need));
+		if (!g->bar1) {
+			c = gdr_doctor_add(doc, name, GDR_CHECK_NA, 0);
+			gdr_check_value(c, "%s: BAR1 size unknown (no resource file; %s)", g->bdf,
+					g->bar1_why);
+			continue;
+		}
+		gdr_fmt_size(g->bar1, have, sizeof(have));
+		if (g->bar1 >= (1ull << 30) && g->bar1 >= doc->buffer_bytes) {
+			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+			gdr_check_value(c, "%s: BAR1 %s%s >= %s a run registers", g->bdf, have, src,
+					need);
+			continue;
+		}
+		if (g->bar1 < doc->buffer_bytes) {
+			c = gdr_doctor_add(doc, name, GDR_CHECK_FAIL, 0);
+			gdr_check_value(c, "%s: BAR1 %s%s is smaller than the %s a run registers",
+					g->bdf, have, src, need);
+		} else {
+			c = gdr_doctor_add(doc, name, GDR_CHECK_WARN, 0);
+			gdr_check_value(c,
+					"%s: BAR1 %s%s holds the %s a run registers, but little "
+					"more (NCCL and other processes share it)",
+					g->bdf, have, src, need);
+		}
+		c->affects = GDR_PATH_DMABUF | GDR_PATH_PEERMEM;
+		gdr_check_fix(c, "enable Above 4G Decoding and Resizable BAR in the BIOS (large "
+				 "BAR1); nvidia-smi -q -d MEMORY shows BAR1 use");
+	}
 }
 
 static const char *bar1_text(const struct pci_gpu *g, char *buf, size_t len)
@@ -61,7 +139,8 @@ static const char *bar1_text(const struct pci_gpu *g, char *buf, size_t len)
 
 	if (!g || !g->bar1)
 		return gdr_strlcpy(buf, "BAR1 unknown", len);
-	snprintf(buf, len, "BAR1 %s", gdr_fmt_size(g->bar1, sz, sizeof(sz)));
+	snprintf(buf, len, "BAR1 %s%s", gdr_fmt_size(g->bar1, sz, sizeof(sz)),
+		 g->bar1_nvml ? " (NVML)" : "");
 	return buf;
 }
 
@@ -207,4 +286,5 @@ void gdr_doctor_gpu_checks(struct gdr_doctor *doc)
 	}
 	if (cu)
 		gdr_cuda_unload(cu);
+	bar1_checks(doc, pci, npci);
 }

@@ -2,8 +2,8 @@
  * gdr_doctor PCIe health: for every GPU x RDMA NIC pair, what the PCI
  * configuration space of both endpoints and of the bridges between them says
  * (ACS, IOMMU and ATS, link training, MaxPayload/MaxReadReq, relaxed
- * ordering) and the pair's expected ceiling; per GPU the BAR1 size, per NIC
- * the firmware version. Criteria and fixes: docs/pcie-health.md.
+ * ordering) and the pair's expected ceiling; per NIC the firmware version
+ * (per GPU BAR1: common/doctor/doctor_gpu.c, with NVML where sysfs has none). Criteria and fixes: docs/pcie-health.md.
  */
 #include "config.h"
 
@@ -464,44 +464,6 @@ static void check_ceiling(struct gdr_check_list *doc, const char *pn, const stru
 	gdr_check_value(c, "%s", gdr_ceiling_text(&ce, 1, text, sizeof(text)));
 }
 
-static void check_bar1(struct gdr_check_list *doc, struct gdr_pcie *p, const struct endpoint *g)
-{
-	struct gdr_pcie_dev d;
-	struct gdr_check *c;
-	char name[64], have[32], need[32];
-	uint64_t bar1;
-
-	snprintf(name, sizeof(name), "%s.bar1", g->name);
-	gdr_pcie_read(p, g->bdf, &d);
-	bar1 = d.bar_size[1];
-	gdr_fmt_size(doc->buffer_bytes, need, sizeof(need));
-	if (!bar1) {
-		c = gdr_check_add(doc, name, GDR_CHECK_NA, 0);
-		gdr_check_value(c, "%s: BAR1 size unknown (no resource file)", g->bdf);
-		return;
-	}
-	gdr_fmt_size(bar1, have, sizeof(have));
-	if (bar1 < doc->buffer_bytes) {
-		c = gdr_check_add(doc, name, GDR_CHECK_FAIL, 0);
-		c->affects = AFFECTS_GDR;
-		gdr_check_value(c, "%s: BAR1 %s is smaller than the %s a run registers", g->bdf,
-				have, need);
-	} else if (bar1 < (1ull << 30)) {
-		c = gdr_check_add(doc, name, GDR_CHECK_WARN, 0);
-		c->affects = AFFECTS_GDR;
-		gdr_check_value(c,
-				"%s: BAR1 %s holds the %s a run registers, but little more "
-				"(NCCL and other processes share it)",
-				g->bdf, have, need);
-	} else {
-		c = gdr_check_add(doc, name, GDR_CHECK_PASS, 0);
-		gdr_check_value(c, "%s: BAR1 %s >= %s a run registers", g->bdf, have, need);
-		return;
-	}
-	gdr_check_fix(c, "enable Above 4G Decoding and Resizable BAR in the BIOS (large BAR1); "
-			 "nvidia-smi -q -d MEMORY shows BAR1 use");
-}
-
 static void check_fw(struct gdr_check_list *doc, const struct endpoint *nics, int n)
 {
 	char path[160], fw[64], type[64], ofw[64], otype[64], name[80];
@@ -619,8 +581,6 @@ void gdr_pcie_health_checks(struct gdr_check_list *doc)
 				strcmp(doc->root, "/") ? doc->root : "", strerror(-rc));
 		goto out_free;
 	}
-	for (int i = 0; i < ng; i++)
-		check_bar1(doc, p, &gpus[i]);
 	if (!ng || !on_pci) {
 		c = gdr_check_add(doc, "pcie", GDR_CHECK_NA, 0);
 		gdr_check_value(c,

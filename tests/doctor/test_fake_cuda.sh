@@ -8,7 +8,8 @@ plan 5
 fake() { # name root [VAR=value...]
 	name=$1 root=$2
 	shift 2
-	env -i PATH="$WORK/bin" GDRPERF_LIBCUDA="$FAKE" "$@" "$DOCTOR" --root "$root" \
+	env -i PATH="$WORK/bin" GDRPERF_LIBCUDA="$FAKE" GDRPERF_LIBNVML=/nonexistent/libnvidia-ml.so.1 \
+		"$@" "$DOCTOR" --root "$root" \
 		>"$WORK/$name.out" 2>&1
 	echo "exit $?" >>"$WORK/$name.out"
 	golden "fake-cuda-$name.out" "$WORK/$name.out"
@@ -26,7 +27,8 @@ fake both-no-gdr both GDRPERF_FAKE_CUDA_BUS_IDS=0000:3b:00.0 GDRPERF_FAKE_CUDA_N
 # RDMA NIC, no nvidia_peermem): DMA-BUF's GPU side is ready, only the NIC is missing.
 fake h200-nic-less h200-nic-less GDRPERF_FAKE_CUDA_BUS_IDS=0000:00:06.0 GDRPERF_FAKE_CUDA_NAMES=H200 \
 	GDRPERF_FAKE_CUDA_DRIVER_VERSION=13000
-env -i PATH="$WORK/bin" GDRPERF_LIBCUDA="$FAKE" GDRPERF_FAKE_CUDA_BUS_IDS=0000:00:06.0 \
+env -i PATH="$WORK/bin" GDRPERF_LIBCUDA="$FAKE" GDRPERF_LIBNVML=/nonexistent/libnvidia-ml.so.1 \
+	GDRPERF_FAKE_CUDA_BUS_IDS=0000:00:06.0 \
 	GDRPERF_FAKE_CUDA_DRIVER_VERSION=13000 "$DOCTOR" --root h200-nic-less --json - >"$WORK/h200.json"
 if command -v python3 >/dev/null 2>&1; then
 	python3 -c '
