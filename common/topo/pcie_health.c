@@ -3,7 +3,8 @@
  * configuration space of both endpoints and of the bridges between them says
  * (ACS, IOMMU and ATS, link training, MaxPayload/MaxReadReq, relaxed
  * ordering) and the pair's expected ceiling; per NIC the firmware version
- * (per GPU BAR1: common/doctor/doctor_gpu.c, with NVML where sysfs has none). Criteria and fixes: docs/pcie-health.md.
+ * (per GPU BAR1: common/doctor/doctor_gpu.c, with NVML where sysfs has
+ * none). Criteria and fixes: docs/pcie-health.md.
  */
 #include "config.h"
 
