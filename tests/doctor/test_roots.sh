@@ -77,14 +77,14 @@ expect h200-nic-less any 1
 expect no-gpu any 1
 
 # BAR1 through NVML where sysfs has no resource file (the H200 VM: nvidia-smi said 262144 MiB).
-doctor_env GDRPERF_LIBNVML="$FAKE_NVML" GDRPERF_FAKE_NVML_BAR1=0000:00:06.0=262144M \
+doctor_env GDRPERF_LIBNVML="$FAKE_NVML" GDRPERF_FAKE_NVML_BAR1=0000:00:06.0=262144 \
 	"$DOCTOR" --root h200-nic-less >"$WORK/nvml.out" 2>&1
 golden root-h200-nic-less-nvml.out "$WORK/nvml.out"
-doctor_env GDRPERF_LIBNVML="$FAKE_NVML" GDRPERF_FAKE_NVML_BAR1=0000:00:06.0=256M \
+doctor_env GDRPERF_LIBNVML="$FAKE_NVML" GDRPERF_FAKE_NVML_BAR1=0000:00:06.0=256 \
 	"$DOCTOR" --root h200-nic-less --buffer-size 512M >"$WORK/nvml-small.out" 2>&1
 unwrap "$WORK/nvml-small.out" | grep -F 'fail  gpu0.bar1              0000:00:06.0: BAR1 256 MiB (NVML) is smaller than the 512 MiB a run registers' >/dev/null &&
 	ok "a small BAR1 from NVML fails" || { sed 's/^/# /' "$WORK/nvml-small.out"; not_ok "a small BAR1 from NVML fails"; }
-doctor_env GDRPERF_LIBNVML="$FAKE_NVML" GDRPERF_FAKE_NVML_BAR1=0000:99:00.0=1G \
+doctor_env GDRPERF_LIBNVML="$FAKE_NVML" GDRPERF_FAKE_NVML_BAR1=0000:99:00.0=1024 \
 	"$DOCTOR" --root h200-nic-less >"$WORK/nvml-none.out" 2>&1
 unwrap "$WORK/nvml-none.out" | grep -F 'n-a   gpu0.bar1              0000:00:06.0: BAR1 size unknown (no resource file; nvmlDeviceGetHandleByPciBusId_v2(0000:00:06.0): Not Found (6))' >/dev/null &&
 	ok "NVML without the GPU: BAR1 unknown, and why" || { sed 's/^/# /' "$WORK/nvml-none.out"; not_ok "NVML without the GPU: BAR1 unknown, and why"; }

@@ -1,11 +1,11 @@
 /*
  * A test-only libnvidia-ml.so.1: the entry points gdr_doctor uses, answering
  * from the environment.
- *   GDRPERF_FAKE_NVML_BAR1   "BUSID=SIZE,..." BAR1 totals ("0000:00:06.0=256G");
- *                            a bus id not listed is NVML_ERROR_NOT_FOUND
+ *   GDRPERF_FAKE_NVML_BAR1   "BUSID=MIB,..." BAR1 totals in MiB, as nvidia-smi -q
+ *                            prints them ("0000:00:06.0=262144"); a bus id not
+ *                            listed is NVML_ERROR_NOT_FOUND
  *   GDRPERF_FAKE_NVML_INIT   an NVML return code for nvmlInit_v2 (default 0)
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -77,27 +77,11 @@ int nvmlDeviceGetHandleByPciBusId_v2(const char *bus_id, void **dev)
 int nvmlDeviceGetBAR1MemoryInfo(void *dev, struct fake_bar1 *mem)
 {
 	const char *e = entry((int)(long)dev - 1);
-	char *end;
-	unsigned long long v;
 
 	if (!e || !mem)
-		return 2;
-	v = strtoull(strchr(e, '=') + 1, &end, 10);
-	switch (toupper((unsigned char)*end)) {
-	case 'G':
-		v <<= 10;
-		/* fall through */
-	case 'M':
-		v <<= 10;
-		/* fall through */
-	case 'K':
-		v <<= 10;
-		break;
-	default:
-		break;
-	}
-	mem->total = v;
-	mem->free = v;
+		return 2; /* NVML_ERROR_INVALID_ARGUMENT */
+	mem->total = strtoull(strchr(e, '=') + 1, NULL, 10) << 20;
+	mem->free = mem->total;
 	mem->used = 0;
 	return 0;
 }
