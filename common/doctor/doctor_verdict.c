@@ -81,14 +81,15 @@ void gdr_doctor_finish(struct gdr_doctor *doc)
 {
 	struct gdr_check *c = find(doc, "peermem");
 	char was[sizeof(c->value)];
-	enum gdr_path_state gpu;
+	enum gdr_path_state gpu, nic;
 	int dmabuf_gpu, dmabuf_nic;
 
 	if (!c)
 		return;
 	gpu = side_state(doc, GDR_BLOCK_DMABUF, GDR_SIDE_GPU);
+	nic = side_state(doc, GDR_BLOCK_DMABUF, GDR_SIDE_NIC);
 	dmabuf_gpu = gpu != GDR_STATE_BLOCKED;
-	dmabuf_nic = side_state(doc, GDR_BLOCK_DMABUF, GDR_SIDE_NIC) != GDR_STATE_BLOCKED;
+	dmabuf_nic = nic != GDR_STATE_BLOCKED;
 	gdr_strlcpy(was, c->value, sizeof(was));
 	if (c->status == GDR_CHECK_FAIL && dmabuf_gpu) {
 		c->status = GDR_CHECK_INFO;
@@ -101,9 +102,12 @@ void gdr_doctor_finish(struct gdr_doctor *doc)
 	} else if (c->status == GDR_CHECK_PASS && dmabuf_gpu && dmabuf_nic) {
 		c->status = GDR_CHECK_WARN;
 		gdr_check_value(c,
-				"%s loaded although DMA-BUF works: NCCL prefers DMA-BUF, other "
+				"%s loaded although DMA-BUF %s: NCCL prefers DMA-BUF, other "
 				"programs may take either, so the path in use is ambiguous",
-				was);
+				was,
+				gpu == GDR_STATE_READY && nic == GDR_STATE_READY
+				    ? "works"
+				    : "is possible (not probed)");
 		gdr_check_fix(c, "load one, not both: rmmod nvidia_peermem (GPU Operator: "
 				 "driver.rdma.enabled=false) unless a program here needs it; "
 				 "gdr_doctor --nccl-log shows which path NCCL took");
