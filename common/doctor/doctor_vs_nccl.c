@@ -227,7 +227,7 @@ static int log_hosts(const struct gdr_nccl_log *log, const char *host, const cha
  * own conclusion stands, this node's cause does not replace it. 1 when so (c filled).
  */
 static int other_hosts(struct gdr_check *c, const struct gdr_doctor *doc,
-		       const struct gdr_nccl_log *log)
+		       const struct gdr_nccl_log *log, char *scope, size_t slen)
 {
 	char thost[128], hosts[256], node[320];
 	int match, n, doc_off = 0, topo_off = 0;
@@ -239,8 +239,26 @@ static int other_hosts(struct gdr_check *c, const struct gdr_doctor *doc,
 		doc_off = 1;
 	if (!thost[0] || (match & 2))
 		topo_off = 1;
-	if (!n || (doc_off && topo_off))
+	if (!n) {
+		gdr_strlcpy(scope, "the log names no host: compared as this node's", slen);
 		return 0;
+	}
+	if (doc_off && topo_off) {
+		/* Say which name matched, or that none could be compared. */
+		if ((match & 1) || (match & 2))
+			snprintf(scope, slen, "log host%s %s; %s%s%s%s%s is one of them",
+				 n == 1 ? "" : "s", hosts,
+				 (match & 1) ? (strcmp(doc->root, "/") ? "the tree's host "
+								       : "this machine, ")
+					     : "the topology's host ",
+				 (match & 1) ? doc->host : thost, "", "", "");
+		else
+			snprintf(scope, slen,
+				 "log host%s %s; the node's host name is unknown, compared as "
+				 "given",
+				 n == 1 ? "" : "s", hosts);
+		return 0;
+	}
 	snprintf(node, sizeof(node), "%s%s%s%s%s",
 		 doc_off		  ? ""
 		 : strcmp(doc->root, "/") ? "the tree's host "
@@ -257,22 +275,12 @@ static int other_hosts(struct gdr_check *c, const struct gdr_doctor *doc,
 	return 1;
 }
 
-void gdr_doctor_vs_nccl(struct gdr_doctor *doc, const struct gdr_verdict *v,
-			const struct gdr_nccl_log *log, const char *name)
+/* The comparison itself: what the log shows against what the node predicts. */
+static void judge(struct gdr_doctor *doc, struct gdr_check *c, const struct gdr_verdict *v,
+		  const struct gdr_nccl_log *log)
 {
-	struct gdr_check *c;
 	struct distances d;
-	enum gdr_check_status st = log->path == GDR_NCCL_DMABUF || log->path == GDR_NCCL_PEERMEM
-				       ? GDR_CHECK_PASS
-				   : log->path == GDR_NCCL_UNKNOWN ? GDR_CHECK_NA
-								   : GDR_CHECK_WARN;
 
-	c = gdr_doctor_add(doc, "nccl-log", st, 0);
-	gdr_check_value(c, "%s: %s%s%s", name, gdr_nccl_path_name(log->path),
-			log->version[0] ? ", NCCL " : "", log->version);
-	c = gdr_doctor_add(doc, "nccl-vs-node", GDR_CHECK_NA, 0);
-	if (log->path != GDR_NCCL_UNKNOWN && other_hosts(c, doc, log))
-		return;
 	switch (log->path) {
 	case GDR_NCCL_UNKNOWN:
 		gdr_check_value(c, "the log does not say which path NCCL used: nothing to compare");
@@ -301,5 +309,30 @@ void gdr_doctor_vs_nccl(struct gdr_doctor *doc, const struct gdr_verdict *v,
 		measure(doc, log, &d);
 		used_none(c, v, log, &d);
 		return;
+	}
+}
+
+void gdr_doctor_vs_nccl(struct gdr_doctor *doc, const struct gdr_verdict *v,
+			const struct gdr_nccl_log *log, const char *name)
+{
+	struct gdr_check *c;
+	char scope[384] = "";
+	enum gdr_check_status st = log->path == GDR_NCCL_DMABUF || log->path == GDR_NCCL_PEERMEM
+				       ? GDR_CHECK_PASS
+				   : log->path == GDR_NCCL_UNKNOWN ? GDR_CHECK_NA
+								   : GDR_CHECK_WARN;
+
+	c = gdr_doctor_add(doc, "nccl-log", st, 0);
+	gdr_check_value(c, "%s: %s%s%s", name, gdr_nccl_path_name(log->path),
+			log->version[0] ? ", NCCL " : "", log->version);
+	c = gdr_doctor_add(doc, "nccl-vs-node", GDR_CHECK_NA, 0);
+	if (log->path != GDR_NCCL_UNKNOWN && other_hosts(c, doc, log, scope, sizeof(scope)))
+		return;
+	judge(doc, c, v, log);
+	/* What the comparison is about: the log's hosts against this node's name. */
+	if (scope[0]) {
+		size_t n = strlen(c->value);
+
+		snprintf(c->value + n, sizeof(c->value) - n, " [%s]", scope);
 	}
 }

@@ -5,7 +5,7 @@
 # Relative paths, so that the golden report is the same in every checkout.
 cd "$top_srcdir/tests" || exit 1
 R=doctor/roots L=doctor/nccl-logs X=topo
-plan 18
+plan 19
 # vs NAME WANT-STATUS WANT-SUBSTRING args...: the nccl-vs-node check's status and words.
 vs() {
 	name=$1 want=$2 words=$3
@@ -55,6 +55,9 @@ vs "case09 against a tree whose host is another" warn \
 	--root "$WORK/host-root" --nccl-log "$L/case09.log"
 echo 21346d5cefce >"$WORK/host-root/etc/hostname"
 vs "case09 against the tree of one of its hosts: compared" warn "NCCL used no GPUDirect although" \
+	--root "$WORK/host-root" --nccl-log "$L/case09.log"
+vs "case09 against the tree of one of its hosts: says which hosts were compared" warn \
+	"[log hosts 21346d5cefce, 6a5a91752e39; the tree's host 21346d5cefce is one of them]" \
 	--root "$WORK/host-root" --nccl-log "$L/case09.log"
 vs "case09 against its host's tree and another host's topology" warn \
 	"not compared: the log is from hosts 21346d5cefce, 6a5a91752e39, not the topology's host testhost-nvidia;" \
