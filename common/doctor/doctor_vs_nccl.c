@@ -229,29 +229,27 @@ static int log_hosts(const struct gdr_nccl_log *log, const char *host, const cha
 static int other_hosts(struct gdr_check *c, const struct gdr_doctor *doc,
 		       const struct gdr_nccl_log *log, char *scope, size_t slen)
 {
-	char thost[128], hosts[256], node[320];
-	int match, n, doc_off = 0, topo_off = 0;
+	char thost[128], hosts[256], mine[192], theirs[192];
+	int match, n, doc_ok, topo_ok;
 
 	topo_host(doc->topology_xml, thost, sizeof(thost));
 	n = log_hosts(log, doc->host, thost, hosts, sizeof(hosts), &match);
+	if (strcmp(doc->root, "/"))
+		snprintf(mine, sizeof(mine), "the tree's host %s", doc->host);
+	else
+		snprintf(mine, sizeof(mine), "this machine (%s)", doc->host);
+	snprintf(theirs, sizeof(theirs), "the topology's host %s", thost);
 	/* Every node named here (the tree or machine, the topology) must be one of the log's. */
-	if (!doc->host[0] || (match & 1))
-		doc_off = 1;
-	if (!thost[0] || (match & 2))
-		topo_off = 1;
+	doc_ok = !doc->host[0] || (match & 1);
+	topo_ok = !thost[0] || (match & 2);
 	if (!n) {
 		gdr_strlcpy(scope, "the log names no host: compared as this node's", slen);
 		return 0;
 	}
-	if (doc_off && topo_off) {
-		/* Say which name matched, or that none could be compared. */
-		if ((match & 1) || (match & 2))
-			snprintf(scope, slen, "log host%s %s; %s%s%s%s%s is one of them",
-				 n == 1 ? "" : "s", hosts,
-				 (match & 1) ? (strcmp(doc->root, "/") ? "the tree's host "
-								       : "this machine, ")
-					     : "the topology's host ",
-				 (match & 1) ? doc->host : thost, "", "", "");
+	if (doc_ok && topo_ok) {
+		if (match)
+			snprintf(scope, slen, "log host%s %s; %s is one of them", n == 1 ? "" : "s",
+				 hosts, (match & 1) ? mine : theirs);
 		else
 			snprintf(scope, slen,
 				 "log host%s %s; the node's host name is unknown, compared as "
@@ -259,17 +257,13 @@ static int other_hosts(struct gdr_check *c, const struct gdr_doctor *doc,
 				 n == 1 ? "" : "s", hosts);
 		return 0;
 	}
-	snprintf(node, sizeof(node), "%s%s%s%s%s",
-		 doc_off		  ? ""
-		 : strcmp(doc->root, "/") ? "the tree's host "
-					  : "this machine, ",
-		 doc_off ? "" : doc->host, !doc_off && !topo_off ? ", nor " : "",
-		 topo_off ? "" : "the topology's host ", topo_off ? "" : thost);
 	c->status = GDR_CHECK_WARN;
 	gdr_check_value(c,
-			"not compared: the log is from host%s %s, not %s; the log's own "
+			"not compared: the log is from host%s %s, not %s%s%s; the log's own "
 			"conclusion: %s (%s)",
-			n == 1 ? "" : "s", hosts, node, gdr_nccl_path_name(log->path), log->reason);
+			n == 1 ? "" : "s", hosts, doc_ok ? "" : mine,
+			!doc_ok && !topo_ok ? ", nor " : "", topo_ok ? "" : theirs,
+			gdr_nccl_path_name(log->path), log->reason);
 	gdr_check_fix(c, "run gdr_doctor --nccl-log on the log's host, or give it that host's "
 			 "tree (--root) or topology (--topology-xml)");
 	return 1;
