@@ -176,3 +176,68 @@ size_t gdr_fmt_short(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+/* Characters (not bytes) in s[0..n). */
+static int text_cols(const char *s, size_t n)
+{
+	int cols = 0;
+
+	for (size_t i = 0; i < n; i++)
+		cols += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return cols;
+}
+
+/* Bytes of s that fill at most cols characters (at least one character). */
+static size_t text_fit(const char *s, int cols)
+{
+	size_t i = 0;
+	int used = 0;
+
+	while (s[i] && used < (cols > 0 ? cols : 1)) {
+		i++;
+		while (((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		used++;
+	}
+	return i;
+}
+
+void gdr_text_wrap(FILE *out, const char *text, int col, int indent, int width)
+{
+	const char *p = text;
+	int sep = 0; /* a space is due before the next word */
+
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		size_t word = strcspn(p, " ");
+		int cols = text_cols(p, word);
+		size_t fit = word;
+
+		if (col > indent && col + sep + cols > width) {
+			/* The word does not fit after what the line holds: start a new line. */
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+			sep = 0;
+			continue;
+		}
+		if (sep) {
+			fputc(' ', out);
+			col++;
+		}
+		if (col + cols > width)
+			fit = text_fit(p, width - col); /* longer than a whole line: cut it */
+		fwrite(p, 1, fit, out);
+		col += text_cols(p, fit);
+		p += fit;
+		sep = 1;
+		if (*p && *p != ' ') {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+			sep = 0;
+		}
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}

@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* 1 when s is well-formed UTF-8 (no overlong forms, surrogates or bytes past U+10FFFF). */
 int gdr_utf8_valid(const char *s);
@@ -34,5 +35,13 @@ size_t gdr_vfmt_short(char *buf, size_t size, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 size_t gdr_fmt_short(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * Print text to out, the cursor standing at column col, wrapped to width
+ * columns: lines break at spaces, a word longer than a line at a character
+ * boundary, and every continuation line starts at column indent. Ends the
+ * last line. A column is a character (bytes that start one).
+ */
+void gdr_text_wrap(FILE *out, const char *text, int col, int indent, int width);
 
 #endif

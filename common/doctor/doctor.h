@@ -6,11 +6,13 @@
  * blocked. Every file is read below doc->root so that fixture trees can
  * stand in for a node.
  *
- * Files: doctor_report.c (check list, verdict, text/JSON output),
+ * Files: doctor_report.c (check list, text/JSON output), doctor_verdict.c
+ * (per-path readiness, blockers, the verdict's words),
  * doctor_node.c (kernel, driver, peer memory, rdma-core, memlock),
  * doctor_gpu.c (per-GPU PCI facts and CUDA attributes), doctor_nic.c (RDMA
  * devices), doctor_nccl_env.c (NCCL environment pitfalls), pcie_health.c
- * (PCIe configuration space per GPU-NIC pair, BAR1, NIC firmware).
+ * (PCIe configuration space per GPU-NIC pair, BAR1, NIC firmware). The check
+ * record itself is common/check/check.h.
  */
 #ifndef GDR_DOCTOR_H
 #define GDR_DOCTOR_H
@@ -18,37 +20,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "check.h"  /* the check record, shared with the PCIe health checks */
 #include "writer.h" /* gdr_json_str: the one JSON escaper */
-
-enum gdr_check_status {
-	GDR_CHECK_PASS = 0,
-	GDR_CHECK_WARN,
-	GDR_CHECK_FAIL,
-	GDR_CHECK_NA,
-};
-
-/* Which path a check blocks when it fails (a bit mask). */
-#define GDR_BLOCK_DMABUF  0x1
-#define GDR_BLOCK_PEERMEM 0x2
-#define GDR_BLOCK_BOTH	  (GDR_BLOCK_DMABUF | GDR_BLOCK_PEERMEM)
-
-/* Which data paths a check's finding slows down (a bit mask; BLOCK bits reused). */
-#define GDR_PATH_DMABUF	 GDR_BLOCK_DMABUF
-#define GDR_PATH_PEERMEM GDR_BLOCK_PEERMEM
-#define GDR_PATH_HOST	 0x4
-#define GDR_PATH_BOUNCE	 0x8
-
-/* 8 GPUs x 8 NICs make 384 PCIe pair checks. */
-#define GDR_DOCTOR_MAX_CHECKS 512
-
-struct gdr_check {
-	char name[48]; /* "kernel", "gpu0.dmabuf", "mlx5_0.port1" */
-	enum gdr_check_status status;
-	char value[256];      /* what was seen */
-	char fix[256];	      /* what to do; empty when nothing to do */
-	unsigned int blocks;  /* GDR_BLOCK_* this check blocks */
-	unsigned int affects; /* GDR_PATH_* a warn/fail slows down (PCIe checks); 0 = none */
-};
 
 /* What --expect asks for. */
 enum gdr_expect {
@@ -61,14 +34,19 @@ enum gdr_expect {
 struct gdr_doctor {
 	const char *root;	  /* "/" or a fixture tree */
 	const char *topology_xml; /* hwloc XML for the distance checks; NULL = live */
-	struct gdr_check checks[GDR_DOCTOR_MAX_CHECKS];
+	struct gdr_check checks[GDR_CHECK_MAX];
 	unsigned int nchecks;
 	unsigned int dropped;	   /* checks that did not fit */
 	struct gdr_check overflow; /* written by gdr_doctor_add when the list is full */
 	/* Facts the later checks use. */
 	char kernel_release[128];
-	int dmabuf_usable_gpu; /* some GPU reported DMA_BUF_SUPPORTED=1 (-1 unknown) */
-	int dmabuf_node_ok;    /* kernel and driver allow DMA-BUF (-1 unknown) */
+	char host[128];		 /* the node's host name; "" unknown */
+	char driver_version[64]; /* "580.159.04"; "" when no driver */
+	int open_module;	 /* the driver is the open kernel module */
+	int nvidia_gpus;	 /* NVIDIA GPUs on the PCI bus; -1 when PCI is not readable */
+	int cuda_version;	 /* cuDriverGetVersion, 0 unknown */
+	int dmabuf_usable_gpu;	 /* some GPU reported DMA_BUF_SUPPORTED=1 (-1 unknown) */
+	int dmabuf_node_ok;	 /* kernel and driver allow DMA-BUF (-1 unknown) */
 	int peermem_loaded;
 	int nic_count;
 	unsigned long long buffer_bytes; /* GPU memory one run registers (BAR1 check) */
@@ -83,35 +61,46 @@ void gdr_doctor_node_checks(struct gdr_doctor *doc);
 void gdr_doctor_gpu_checks(struct gdr_doctor *doc);
 void gdr_doctor_nic_checks(struct gdr_doctor *doc);
 void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc);
-/* PCIe health per GPU x NIC pair, BAR1, NIC firmware (pcie_health.c). */
-void gdr_doctor_pcie_checks(struct gdr_doctor *doc);
-/*
- * The PCIe checks of one pair (gdr_topo): PAIR.acs ... PAIR.ceiling appended to doc,
- * read below doc->root. 0, or -errno when the GPU or the NIC is not on PCI there.
- */
-int gdr_pcie_pair_checks(struct gdr_doctor *doc, const char *pair_name, const char *gpu_bdf,
-			 const char *nic);
-/* "dmabuf,peermem,host,bounce" for a GDR_PATH_* mask into buf. */
-const char *gdr_paths_name(unsigned int paths, char *buf, size_t len);
-
-/* Append a check (a full list keeps the first GDR_DOCTOR_MAX_CHECKS and counts the rest). */
+/* Append a check (a full list keeps the first GDR_CHECK_MAX and counts the rest). */
 struct gdr_check *gdr_doctor_add(struct gdr_doctor *doc, const char *name,
 				 enum gdr_check_status status, unsigned int blocks);
-void gdr_check_value(struct gdr_check *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void gdr_check_fix(struct gdr_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One path's readiness; a side's state too. Ordered from best to worst. */
+enum gdr_path_state {
+	GDR_STATE_READY = 0,  /* usable, and the deciding checks were probed */
+	GDR_STATE_POSSIBLE,   /* nothing rules it out, but a deciding check was not probed */
+	GDR_STATE_BLOCKED,    /* a failed check rules it out */
+	GDR_STATE_NOT_NEEDED, /* nvidia-peermem not loaded where DMA-BUF works on the GPU side */
+};
 
-const char *gdr_check_status_name(enum gdr_check_status s);
-/* A check's JSON members `"status": ..., "value": ..., "fix": ...` (no braces). */
-void gdr_check_json_fields(FILE *out, const struct gdr_check *c);
+#define GDR_VERDICT_MAX_BLOCKERS 16
+
+struct gdr_path_verdict {
+	unsigned int path;	     /* GDR_BLOCK_DMABUF or GDR_BLOCK_PEERMEM */
+	enum gdr_path_state state;   /* the path as a whole */
+	enum gdr_path_state side[2]; /* by enum gdr_check_side */
+	char evidence[2][192];	     /* per side: what shows it working, or what was not probed */
+	unsigned int
+	    blocker[GDR_VERDICT_MAX_BLOCKERS]; /* indexes into doc->checks, GPU side first */
+	unsigned int nblockers;
+	char line[1024]; /* "GPU side ready (...); blocked: no RDMA device (...)" */
+};
 
 struct gdr_verdict {
-	int dmabuf; /* usable: 1/0 */
+	int dmabuf; /* usable (ready or possible, not probed): 1/0 */
 	int peermem;
-	char text[352]; /* exactly one of the four verdict lines of the issue */
+	struct gdr_path_verdict paths[2]; /* best path first */
+	char scope[192];		  /* "this machine (host vm)", "the tree below DIR ..." */
+	char text[352];			  /* one line: the best answer, or the first blocker */
 };
 
 void gdr_doctor_verdict(const struct gdr_doctor *doc, struct gdr_verdict *v);
+/* "DMA-BUF", "nvidia-peermem"; "dmabuf", "peermem". */
+const char *gdr_path_title(unsigned int path);
+const char *gdr_path_key(unsigned int path);
+/* "ready", "possible, not probed", "blocked", "not needed". */
+const char *gdr_path_state_name(enum gdr_path_state s);
+/* After every check: the peermem check's status in the light of DMA-BUF (info, warn). */
+void gdr_doctor_finish(struct gdr_doctor *doc);
 
 /* "dmabuf" -> GDR_EXPECT_DMABUF; -EINVAL otherwise. */
 int gdr_expect_parse(const char *s);
@@ -119,6 +108,8 @@ const char *gdr_expect_name(enum gdr_expect e);
 /* Does the verdict satisfy expect? (GDR_EXPECT_NONE: always.) */
 int gdr_verdict_meets(const struct gdr_verdict *v, enum gdr_expect e);
 
+/* The verdict block: "verdict (SCOPE): text" and one line per path, wrapped to 80 columns. */
+void gdr_doctor_print_verdict(FILE *out, const struct gdr_verdict *v);
 void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v);
 /* JSON object {"root":..., "checks":[...], "verdict":{...}} with trailing newline. */
 void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v);

@@ -1,12 +1,14 @@
 /*
  * gdr_doctor GPU checks: NVIDIA GPUs on the PCI bus (BAR1 size, from sysfs
- * under the root) and, when the CUDA driver loads, its version and each GPU's
- * DMA_BUF_SUPPORTED and GPU_DIRECT_RDMA_SUPPORTED attributes.
+ * under the root, else from NVML) and, when the CUDA driver loads, its
+ * version and each GPU's DMA_BUF_SUPPORTED and GPU_DIRECT_RDMA_SUPPORTED
+ * attributes.
  */
 #include "config.h"
 
 #include "cuda.h"
 #include "doctor.h"
+#include "nvml.h"
 #include "pcie_cfg.h"
 #include "util.h"
 
@@ -21,8 +23,10 @@
 
 struct pci_gpu {
 	char bdf[32];
-	uint64_t bar1; /* 0 = unknown */
-	int matched;   /* reported together with a CUDA device */
+	uint64_t bar1;	    /* 0 = unknown */
+	int bar1_nvml;	    /* bar1 came from NVML, not the resource file */
+	char bar1_why[192]; /* why bar1 is unknown */
+	int matched;	    /* reported together with a CUDA device */
 };
 
 /* BAR1 is the second line of the resource file: "0xstart 0xend 0xflags". */
@@ -42,6 +46,38 @@ static uint64_t read_bar1(const char *root, const char *bdf)
 	return (uint64_t)(end - start + 1);
 }
 
+/*
+ * A GPU passed into a VM or a container may come without its sysfs resource
+ * file (the H200 of docs/usage-doctor.md): NVML, which asks the driver, still
+ * knows BAR1.
+ */
+static void nvml_bar1(struct pci_gpu *gpus, int n)
+{
+	struct gdr_nvml *nv = NULL;
+	char why[192] = "";
+
+	for (int i = 0; i < n; i++) {
+		unsigned long long b = 0;
+
+		if (gpus[i].bar1)
+			continue;
+		if (!nv && why[0]) {
+			gdr_strlcpy(gpus[i].bar1_why, why, sizeof(gpus[i].bar1_why));
+			continue;
+		}
+		if (!nv && gdr_nvml_open(&nv, why, sizeof(why))) {
+			gdr_strlcpy(gpus[i].bar1_why, why, sizeof(gpus[i].bar1_why));
+			continue;
+		}
+		if (gdr_nvml_bar1(nv, gpus[i].bdf, &b, gpus[i].bar1_why,
+				  sizeof(gpus[i].bar1_why)) == 0) {
+			gpus[i].bar1 = b;
+			gpus[i].bar1_nvml = 1;
+		}
+	}
+	gdr_nvml_close(nv);
+}
+
 static unsigned int scan_pci(const char *root, struct pci_gpu *gpus, unsigned int max)
 {
 	char bdf[MAX_PCI_GPUS][GDR_PCIE_BDF_LEN];
@@ -52,7 +88,49 @@ static unsigned int scan_pci(const char *root, struct pci_gpu *gpus, unsigned in
 		gdr_strlcpy(gpus[i].bdf, bdf[i], sizeof(gpus[i].bdf));
 		gpus[i].bar1 = read_bar1(root, gpus[i].bdf);
 	}
+	nvml_bar1(gpus, n);
 	return n > 0 ? (unsigned int)n : 0;
+}
+
+/* gpuN.bar1, GPUs in PCI bus order: does BAR1 hold what a run registers? */
+static void bar1_checks(struct gdr_doctor *doc, const struct pci_gpu *gpus, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct pci_gpu *g = &gpus[i];
+		const char *src = g->bar1_nvml ? " (NVML)" : "";
+		struct gdr_check *c;
+		char name[48], have[32], need[32];
+
+		snprintf(name, sizeof(name), "gpu%u.bar1", i);
+		gdr_fmt_size(doc->buffer_bytes, need, sizeof(need));
+		if (!g->bar1) {
+			c = gdr_doctor_add(doc, name, GDR_CHECK_NA, 0);
+			gdr_check_value(c, "%s: BAR1 size unknown (no resource file; %s)", g->bdf,
+					g->bar1_why);
+			continue;
+		}
+		gdr_fmt_size(g->bar1, have, sizeof(have));
+		if (g->bar1 >= (1ull << 30) && g->bar1 >= doc->buffer_bytes) {
+			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+			gdr_check_value(c, "%s: BAR1 %s%s >= %s a run registers", g->bdf, have, src,
+					need);
+			continue;
+		}
+		if (g->bar1 < doc->buffer_bytes) {
+			c = gdr_doctor_add(doc, name, GDR_CHECK_FAIL, 0);
+			gdr_check_value(c, "%s: BAR1 %s%s is smaller than the %s a run registers",
+					g->bdf, have, src, need);
+		} else {
+			c = gdr_doctor_add(doc, name, GDR_CHECK_WARN, 0);
+			gdr_check_value(c,
+					"%s: BAR1 %s%s holds the %s a run registers, but little "
+					"more (NCCL and other processes share it)",
+					g->bdf, have, src, need);
+		}
+		c->affects = GDR_PATH_DMABUF | GDR_PATH_PEERMEM;
+		gdr_check_fix(c, "enable Above 4G Decoding and Resizable BAR in the BIOS (large "
+				 "BAR1); nvidia-smi -q -d MEMORY shows BAR1 use");
+	}
 }
 
 static const char *bar1_text(const struct pci_gpu *g, char *buf, size_t len)
@@ -61,7 +139,8 @@ static const char *bar1_text(const struct pci_gpu *g, char *buf, size_t len)
 
 	if (!g || !g->bar1)
 		return gdr_strlcpy(buf, "BAR1 unknown", len);
-	snprintf(buf, len, "BAR1 %s", gdr_fmt_size(g->bar1, sz, sizeof(sz)));
+	snprintf(buf, len, "BAR1 %s%s", gdr_fmt_size(g->bar1, sz, sizeof(sz)),
+		 g->bar1_nvml ? " (NVML)" : "");
 	return buf;
 }
 
@@ -76,7 +155,7 @@ static struct pci_gpu *find_pci(struct pci_gpu *gpus, unsigned int n, const char
 /* Check "gpuI.SUFFIX" of one attribute: PASS at 1; FAIL at 0, n/a unknown, both with fix. 1 = PASS.
  */
 static int attr_check(struct gdr_doctor *doc, int i, const char *suffix, const char *attr,
-		      int value, const char *fix)
+		      int value, const char *fix, unsigned int path)
 {
 	struct gdr_check *c;
 	char name[48];
@@ -85,6 +164,7 @@ static int attr_check(struct gdr_doctor *doc, int i, const char *suffix, const c
 	if (value > 0) {
 		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "%s=1", attr);
+		c->proves = path;
 		return 1;
 	}
 	c = gdr_doctor_add(doc, name, value == 0 ? GDR_CHECK_FAIL : GDR_CHECK_NA, 0);
@@ -105,6 +185,7 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 		c = gdr_doctor_add(doc, "gpus", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
 		gdr_check_value(c, "the CUDA driver sees no GPU");
 		gdr_check_fix(c, "check CUDA_VISIBLE_DEVICES / the container's GPU allocation");
+		gdr_check_brief(c, "the CUDA driver sees no GPU (check CUDA_VISIBLE_DEVICES)");
 		return;
 	}
 	for (int i = 0; i < count; i++) {
@@ -127,11 +208,13 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 
 		any_dmabuf |= attr_check(
 		    doc, i, "dmabuf", "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED", gpu.dmabuf_supported,
-		    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver");
+		    "needs the open kernel module, kernel >= 5.12 and a CUDA 11.7+ driver",
+		    GDR_BLOCK_DMABUF);
 		any_gdr |=
 		    attr_check(doc, i, "gdr", "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED",
 			       gpu.gdr_supported,
-			       "GeForce and some virtualised GPUs do not support GPUDirect RDMA");
+			       "GeForce and some virtualised GPUs do not support GPUDirect RDMA",
+			       GDR_BLOCK_PEERMEM);
 	}
 	doc->dmabuf_usable_gpu = any_dmabuf;
 	/* A path is blocked only when no GPU at all can take it; mark the first failing check. */
@@ -143,11 +226,14 @@ static void cuda_gpu_checks(struct gdr_doctor *doc, struct gdr_cuda *cu, struct 
 			continue;
 		if (!any_dmabuf && nl > 7 && !strcmp(g->name + nl - 7, ".dmabuf")) {
 			g->blocks |= GDR_BLOCK_DMABUF;
+			gdr_check_brief(g, "no GPU reports DMA_BUF_SUPPORTED=1 (%s)", g->fix);
 			any_dmabuf = -1;
 		}
 		if (!any_gdr && nl > 4 && !strcmp(g->name + nl - 4, ".gdr")) {
 			/* The attribute is about nvidia_p2p pages, the peer-memory path. */
 			g->blocks |= GDR_BLOCK_PEERMEM;
+			gdr_check_brief(g, "no GPU reports GPU_DIRECT_RDMA_SUPPORTED=1 (%s)",
+					g->fix);
 			any_gdr = -1;
 		}
 	}
@@ -174,7 +260,11 @@ void gdr_doctor_gpu_checks(struct gdr_doctor *doc)
 		gdr_check_value(c, "CUDA %d.%d (%d): DMA-BUF export needs >= 11.7", ver / 1000,
 				ver % 1000 / 10, ver);
 		gdr_check_fix(c, "install an NVIDIA driver with CUDA >= 11.7 (driver >= 515)");
+		gdr_check_brief(c, "CUDA %d.%d has no DMA-BUF export (install driver >= 515)",
+				ver / 1000, ver % 1000 / 10);
+		doc->cuda_version = ver;
 	} else {
+		doc->cuda_version = ver;
 		c = gdr_doctor_add(doc, "cuda-driver", GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "CUDA %d.%d (%d)", ver / 1000, ver % 1000 / 10, ver);
 	}
@@ -196,4 +286,5 @@ void gdr_doctor_gpu_checks(struct gdr_doctor *doc)
 	}
 	if (cu)
 		gdr_cuda_unload(cu);
+	bar1_checks(doc, pci, npci);
 }

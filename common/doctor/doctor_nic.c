@@ -233,6 +233,9 @@ static void port_checks(struct gdr_doctor *doc, const struct nic_info *nic, int 
 		c = gdr_doctor_add(doc, name, np->active ? GDR_CHECK_PASS : GDR_CHECK_WARN, 0);
 		gdr_check_value(c, "%s, %s", np->state,
 				np->ethernet ? "RoCE (Ethernet)" : "InfiniBand");
+		/* An ACTIVE port is all the peer-memory path asks of the NIC. */
+		c->side = GDR_SIDE_NIC;
+		c->proves = np->active ? GDR_BLOCK_PEERMEM : 0;
 		if (!np->active)
 			gdr_check_fix(
 			    c, "bring the link up (cable, switch port, ip link set <netdev> up)");
@@ -276,12 +279,15 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 		n = scan_sysfs(doc->root, nics, MAX_NICS);
 	doc->nic_count = n;
 	if (n == 0) {
-		c = gdr_doctor_add(doc, "rdma-devices", GDR_CHECK_NA, GDR_BLOCK_BOTH);
+		c = gdr_doctor_add(doc, "rdma-devices", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
+		c->side = GDR_SIDE_NIC;
 		gdr_check_value(c, "no RDMA devices%s%s%s", why[0] ? " (" : "", why,
 				why[0] ? ")" : "");
 		gdr_check_fix(c,
 			      "load the NIC's RDMA driver (mlx5_ib, ...) or pass the RDMA device "
 			      "into the container (/dev/infiniband, RDMA shared device plugin)");
+		gdr_check_brief(c, "no RDMA device (load mlx5_ib or pass /dev/infiniband into "
+				   "the container)");
 		goto out_free;
 	}
 	for (int i = 0; i < n; i++) {
@@ -293,13 +299,18 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 			any_dmabuf = 1;
 			probed = 1;
 			c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+			c->side = GDR_SIDE_NIC;
+			c->proves = GDR_BLOCK_DMABUF;
 			gdr_check_value(c, "ibv_reg_dmabuf_mr supported%s%s%s",
 					nics[i].probe_why[0] ? " (" : "", nics[i].probe_why,
 					nics[i].probe_why[0] ? ")" : "");
 		} else if (nics[i].probe == 0) {
 			probed = 1;
 			c = gdr_doctor_add(doc, name, GDR_CHECK_FAIL, 0);
+			c->side = GDR_SIDE_NIC;
 			gdr_check_value(c, "%s", nics[i].probe_why);
+			gdr_check_brief(c, "no NIC takes DMA-BUF (%s: %s)", nics[i].name,
+					nics[i].probe_why);
 			gdr_check_fix(c,
 				      "needs kernel >= 5.12 with the provider's DMA-BUF support "
 				      "(mlx5: inbox >= 5.12 or MOFED >= 5.5) and rdma-core >= 34");
@@ -314,6 +325,8 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 		first_unsupported->blocks |= GDR_BLOCK_DMABUF;
 	if (!any_active) {
 		c = gdr_doctor_add(doc, "rdma-ports", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
+		c->side = GDR_SIDE_NIC;
+		gdr_check_brief(c, "no ACTIVE RDMA port (bring a link up)");
 		gdr_check_value(c, "no ACTIVE port on any of %d RDMA device%s", n,
 				n == 1 ? "" : "s");
 		gdr_check_fix(c, "bring a link up (ibstat / rdma link show)");

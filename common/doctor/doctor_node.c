@@ -7,6 +7,7 @@
 
 #include "doctor.h"
 #include "mem.h"
+#include "pcie_cfg.h"
 #include "input.h"
 #include "util.h"
 
@@ -132,6 +133,8 @@ static void check_kernel(struct gdr_doctor *doc)
 		gdr_check_value(c, "%s is older than 5.12 (DMA-BUF needs >= 5.12)", rel);
 		gdr_check_fix(c, "boot a kernel >= 5.12 (e.g. the distribution's HWE kernel), "
 				 "or use nvidia-peermem");
+		gdr_check_brief(c, "kernel %d.%d is older than 5.12 (boot a kernel >= 5.12)", ma,
+				mi);
 		doc->dmabuf_node_ok = 0;
 		return;
 	}
@@ -212,6 +215,7 @@ static void check_kconfig(struct gdr_doctor *doc)
 	gdr_check_value(c, "CONFIG_DMA_SHARED_BUFFER not set (%s)", src);
 	gdr_check_fix(c,
 		      "use a kernel built with CONFIG_DMA_SHARED_BUFFER=y, or use nvidia-peermem");
+	gdr_check_brief(c, "CONFIG_DMA_SHARED_BUFFER not set (use a kernel built with it)");
 	doc->dmabuf_node_ok = 0;
 }
 
@@ -219,15 +223,33 @@ static void check_driver(struct gdr_doctor *doc)
 {
 	struct gdr_check *c;
 	char text[1024], ver[64], cause[96];
+	char bdf[1][GDR_PCIE_BDF_LEN];
 	int open_module = 0, major = 0;
 	ssize_t n = gdr_read_rooted(doc->root, "/proc/driver/nvidia/version", text, sizeof(text));
 
+	/* No PCI tree to read (a bare fixture): whether a GPU is there is unknown. */
+	doc->nvidia_gpus = gdr_exists_rooted(doc->root, "/sys/bus/pci/devices")
+			       ? gdr_pcie_nvidia_gpus(doc->root, bdf, 1)
+			       : -1;
+	if (n < 0 && doc->nvidia_gpus == 0) {
+		c = gdr_doctor_add(doc, "nvidia-driver", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
+		gdr_check_value(c, "no NVIDIA GPU on the PCI bus (/sys/bus/pci/devices), and no "
+				   "NVIDIA driver loaded");
+		gdr_check_fix(c, "run on a node with an NVIDIA GPU, or pass the GPU into the VM or "
+				 "container");
+		gdr_check_brief(c, "no NVIDIA GPU");
+		c = gdr_doctor_add(doc, "open-kernel-module", GDR_CHECK_NA, 0);
+		gdr_check_value(c, "no NVIDIA GPU");
+		doc->dmabuf_node_ok = 0;
+		return;
+	}
 	if (n < 0) {
 		c = gdr_doctor_add(doc, "nvidia-driver", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
 		gdr_check_value(c, "no NVIDIA driver loaded (/proc/driver/nvidia/version: %s)",
 				gdr_rooted_strerror(doc->root, "/proc/driver/nvidia/version",
 						    (int)n, cause, sizeof(cause)));
 		gdr_check_fix(c, "install and load the NVIDIA GPU driver (modprobe nvidia)");
+		gdr_check_brief(c, "no NVIDIA driver loaded (install the driver, modprobe nvidia)");
 		c = gdr_doctor_add(doc, "open-kernel-module", GDR_CHECK_NA, 0);
 		gdr_check_value(c, "no NVIDIA driver");
 		doc->dmabuf_node_ok = 0;
@@ -241,6 +263,8 @@ static void check_driver(struct gdr_doctor *doc)
 		return;
 	}
 	major = atoi(ver);
+	gdr_strlcpy(doc->driver_version, ver, sizeof(doc->driver_version));
+	doc->open_module = open_module;
 	c = gdr_doctor_add(doc, "nvidia-driver", GDR_CHECK_PASS, 0);
 	gdr_check_value(c, "%s", ver);
 	if (open_module && major >= 515) {
@@ -249,11 +273,17 @@ static void check_driver(struct gdr_doctor *doc)
 		return;
 	}
 	c = gdr_doctor_add(doc, "open-kernel-module", GDR_CHECK_FAIL, GDR_BLOCK_DMABUF);
-	if (open_module)
+	if (open_module) {
 		gdr_check_value(c, "open kernel module %s is older than 515", ver);
-	else
+		gdr_check_brief(c, "open module %s is older than 515 (install driver >= 515)", ver);
+	} else {
 		gdr_check_value(c,
 				"proprietary kernel module (DMA-BUF export needs the open module)");
+		gdr_check_brief(c,
+				"proprietary kernel module %s (install the open GPU kernel "
+				"modules)",
+				ver);
+	}
 	gdr_check_fix(c, "install the open GPU kernel modules (e.g. nvidia-driver-XXX-open, "
 			 "GPU Operator driver.kernelModuleType=open), driver >= 515");
 	doc->dmabuf_node_ok = 0;
@@ -268,13 +298,38 @@ static void check_peermem(struct gdr_doctor *doc)
 	if (rc == 1) {
 		c = gdr_doctor_add(doc, "peermem", GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "%s", found);
+		c->proves = GDR_BLOCK_PEERMEM;
 		doc->peermem_loaded = 1;
 		return;
 	}
+	if (doc->nvidia_gpus == 0 && !doc->driver_version[0]) {
+		c = gdr_doctor_add(doc, "peermem", GDR_CHECK_NA, 0);
+		gdr_check_value(c, "no NVIDIA GPU: nothing for nvidia_peermem to serve");
+		return;
+	}
+	/* gdr_doctor_finish makes this info where DMA-BUF works on the GPU side. */
 	c = gdr_doctor_add(doc, "peermem", GDR_CHECK_FAIL, GDR_BLOCK_PEERMEM);
 	gdr_check_value(c, "%s", why[0] ? why : "no peer-memory client");
 	gdr_check_fix(c, "modprobe nvidia_peermem (GPU Operator: driver.rdma.enabled=true); "
 			 "not needed when DMA-BUF works");
+	gdr_check_brief(c, "nvidia_peermem not loaded (modprobe nvidia_peermem)");
+}
+
+/* The node's name: the live one, or the tree's own (proc, then /etc/hostname). */
+static void read_host(struct gdr_doctor *doc)
+{
+	char buf[sizeof(doc->host)];
+
+	if (!strcmp(doc->root, "/")) {
+		if (gethostname(buf, sizeof(buf)) == 0) {
+			buf[sizeof(buf) - 1] = '\0';
+			gdr_strlcpy(doc->host, buf, sizeof(doc->host));
+		}
+		return;
+	}
+	if (gdr_read_rooted(doc->root, "/proc/sys/kernel/hostname", buf, sizeof(buf)) > 0 ||
+	    gdr_read_rooted(doc->root, "/etc/hostname", buf, sizeof(buf)) > 0)
+		gdr_strlcpy(doc->host, buf, sizeof(doc->host));
 }
 
 /*
@@ -337,9 +392,12 @@ static void check_rdma_core(struct gdr_doctor *doc)
 		major = atoi(p + 1);
 		if (major > 0 && major < 34) {
 			c = gdr_doctor_add(doc, "rdma-core", GDR_CHECK_FAIL, GDR_BLOCK_DMABUF);
+			c->side = GDR_SIDE_NIC;
 			gdr_check_value(c, "%s (rdma-core %s: ibv_reg_dmabuf_mr needs >= 34)", base,
 					p + 1);
 			gdr_check_fix(c, "install rdma-core >= 34 (or MLNX_OFED >= 5.5)");
+			gdr_check_brief(c, "rdma-core %s has no ibv_reg_dmabuf_mr (install >= 34)",
+					p + 1);
 			return;
 		}
 		c = gdr_doctor_add(doc, "rdma-core", GDR_CHECK_PASS, 0);
@@ -451,6 +509,7 @@ static void check_memlock(struct gdr_doctor *doc)
 void gdr_doctor_node_checks(struct gdr_doctor *doc)
 {
 	doc->dmabuf_node_ok = 1;
+	read_host(doc);
 	check_kernel(doc);
 	check_kconfig(doc);
 	check_driver(doc);

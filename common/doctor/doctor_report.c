@@ -1,50 +1,50 @@
-/* gdr_doctor: the list of checks, the verdict drawn from it, and its text and JSON forms. */
+/* gdr_doctor: the list of checks, and its text and JSON forms (the verdict: doctor_verdict.c). */
 #include "config.h"
 
 #include "doctor.h"
+#include "pcie_health.h"
 #include "text.h"
 #include "util.h"
 
 #include <errno.h>
-#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+/* Text output fits this many columns; longer values wrap under their column. */
+#define COLS	  80
+#define NAME_COL  22
+#define VALUE_COL (4 + 2 + NAME_COL + 1)
 
 void gdr_doctor_init(struct gdr_doctor *doc, const char *root)
 {
 	memset(doc, 0, sizeof(*doc));
 	doc->root = root && *root ? root : "/";
 	doc->dmabuf_usable_gpu = -1;
+	doc->nvidia_gpus = -1;
 	doc->buffer_bytes = 8ull << 20;
 }
 
-const char *gdr_paths_name(unsigned int paths, char *buf, size_t len)
+/* The PCIe health checks write their own list (common/topo); the report holds them in order. */
+static void pcie_checks(struct gdr_doctor *doc)
 {
-	static const char *const names[] = { "dmabuf", "peermem", "host", "bounce" };
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (unsigned int i = 0; i < GDR_ARRAY_SIZE(names); i++)
-		if (paths & (1u << i) && off < len)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
-						names[i]);
-	return buf;
-}
-
-/* Both usable: NCCL takes DMA-BUF, but which path a given program used is then ambiguous. */
-static void gdr_verdict_both_warning(struct gdr_doctor *doc)
-{
-	struct gdr_verdict v;
+	struct gdr_check_list *l = malloc(sizeof(*l));
 	struct gdr_check *c;
 
-	gdr_doctor_verdict(doc, &v);
-	if (!v.dmabuf || !v.peermem)
+	if (!l) {
+		c = gdr_doctor_add(doc, "pcie", GDR_CHECK_NA, 0);
+		gdr_check_value(c, "out of memory");
 		return;
-	c = gdr_doctor_add(doc, "paths", GDR_CHECK_WARN, 0);
-	gdr_check_value(c, "DMA-BUF and nvidia-peermem both usable: NCCL prefers DMA-BUF, other "
-			   "programs may take either, so the path in use is ambiguous");
-	gdr_check_fix(c, "unload nvidia_peermem when everything here supports DMA-BUF "
-			 "(rmmod nvidia_peermem), or check with gdr_doctor --nccl-log");
+	}
+	gdr_check_list_init(l, doc->root);
+	l->buffer_bytes = doc->buffer_bytes;
+	gdr_pcie_health_checks(l);
+	for (unsigned int i = 0; i < l->nchecks; i++) {
+		c = gdr_doctor_add(doc, l->checks[i].name, l->checks[i].status,
+				   l->checks[i].blocks);
+		*c = l->checks[i];
+	}
+	doc->dropped += l->dropped;
+	free(l);
 }
 
 void gdr_doctor_run(struct gdr_doctor *doc)
@@ -52,99 +52,16 @@ void gdr_doctor_run(struct gdr_doctor *doc)
 	gdr_doctor_node_checks(doc);
 	gdr_doctor_gpu_checks(doc);
 	gdr_doctor_nic_checks(doc);
-	gdr_doctor_pcie_checks(doc);
+	pcie_checks(doc);
 	gdr_doctor_nccl_env_checks(doc);
-	gdr_verdict_both_warning(doc);
+	gdr_doctor_finish(doc);
 }
 
 struct gdr_check *gdr_doctor_add(struct gdr_doctor *doc, const char *name,
 				 enum gdr_check_status status, unsigned int blocks)
 {
-	struct gdr_check *c;
-
-	if (doc->nchecks >= GDR_DOCTOR_MAX_CHECKS) {
-		/* Keep the caller's writes harmless; the report says how many were dropped. */
-		doc->dropped++;
-		c = &doc->overflow;
-	} else {
-		c = &doc->checks[doc->nchecks++];
-	}
-	memset(c, 0, sizeof(*c));
-	gdr_strlcpy(c->name, name, sizeof(c->name));
-	c->status = status;
-	c->blocks = blocks;
-	return c;
-}
-
-void gdr_check_value(struct gdr_check *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	/* Values carry paths and file contents: shorten in the middle, never split a character. */
-	va_start(ap, fmt);
-	gdr_vfmt_short(c->value, sizeof(c->value), fmt, ap);
-	va_end(ap);
-}
-
-void gdr_check_fix(struct gdr_check *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	gdr_vfmt_short(c->fix, sizeof(c->fix), fmt, ap);
-	va_end(ap);
-}
-
-const char *gdr_check_status_name(enum gdr_check_status s)
-{
-	switch (s) {
-	case GDR_CHECK_PASS:
-		return "pass";
-	case GDR_CHECK_WARN:
-		return "warn";
-	case GDR_CHECK_FAIL:
-		return "fail";
-	case GDR_CHECK_NA:
-		return "n-a";
-	}
-	return "?";
-}
-
-void gdr_check_json_fields(FILE *out, const struct gdr_check *c)
-{
-	fputs("\"status\": ", out);
-	gdr_json_str(out, gdr_check_status_name(c->status));
-	fputs(", \"value\": ", out);
-	gdr_json_str(out, c->value);
-	fputs(", \"fix\": ", out);
-	gdr_json_str(out, c->fix);
-}
-
-void gdr_doctor_verdict(const struct gdr_doctor *doc, struct gdr_verdict *v)
-{
-	const struct gdr_check *first = NULL;
-	unsigned int blocked = 0;
-
-	for (unsigned int i = 0; i < doc->nchecks; i++) {
-		const struct gdr_check *c = &doc->checks[i];
-
-		if (!c->blocks)
-			continue;
-		if (!first)
-			first = c;
-		blocked |= c->blocks;
-	}
-	v->dmabuf = !(blocked & GDR_BLOCK_DMABUF);
-	v->peermem = !(blocked & GDR_BLOCK_PEERMEM);
-	if (v->dmabuf && v->peermem)
-		gdr_strlcpy(v->text, "both (DMA-BUF preferred)", sizeof(v->text));
-	else if (v->dmabuf)
-		gdr_strlcpy(v->text, "DMA-BUF available", sizeof(v->text));
-	else if (v->peermem)
-		gdr_strlcpy(v->text, "nvidia-peermem only", sizeof(v->text));
-	else
-		snprintf(v->text, sizeof(v->text), "no GPUDirect RDMA: %s: %s", first->name,
-			 first->value);
+	return gdr_check_slot(doc->checks, GDR_CHECK_MAX, &doc->nchecks, &doc->dropped,
+			      &doc->overflow, name, status, blocks);
 }
 
 int gdr_expect_parse(const char *s)
@@ -188,19 +105,6 @@ int gdr_verdict_meets(const struct gdr_verdict *v, enum gdr_expect e)
 	return 1;
 }
 
-static const char *blocks_name(unsigned int b)
-{
-	switch (b) {
-	case GDR_BLOCK_DMABUF:
-		return "dmabuf";
-	case GDR_BLOCK_PEERMEM:
-		return "peermem";
-	case GDR_BLOCK_BOTH:
-		return "dmabuf,peermem";
-	}
-	return "";
-}
-
 /*
  * Values hold bytes read from /proc, sysfs and file names below --root: a
  * control byte there (an escape sequence, a carriage return) is printed as
@@ -212,39 +116,125 @@ static const char *safe(const char *s, char *buf, size_t len)
 	return gdr_text_safe(s, buf, len);
 }
 
+void gdr_doctor_print_verdict(FILE *out, const struct gdr_verdict *v)
+{
+	char a[4 * sizeof(v->paths[0].line) + 1];
+	char head[sizeof(v->scope) + 16];
+
+	snprintf(head, sizeof(head), "verdict (%s): ", safe(v->scope, a, sizeof(a)));
+	fputs(head, out);
+	gdr_text_wrap(out, safe(v->text, a, sizeof(a)), (int)strlen(head), 4, COLS);
+	for (unsigned int i = 0; i < GDR_ARRAY_SIZE(v->paths); i++) {
+		const struct gdr_path_verdict *p = &v->paths[i];
+
+		snprintf(head, sizeof(head), "  %s: ", gdr_path_title(p->path));
+		fputs(head, out);
+		gdr_text_wrap(out, safe(p->line, a, sizeof(a)), (int)strlen(head), 4, COLS);
+	}
+}
+
 void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v)
 {
-	char a[4 * sizeof(v->text) + 1], b[4 * sizeof(doc->checks[0].name) + 1];
-	char paths[64];
+	char a[4 * sizeof(doc->checks[0].value) + 64], b[4 * sizeof(doc->checks[0].name) + 1];
+	char tags[96], paths[64], val[sizeof(a) + sizeof(tags)];
 
-	fprintf(out, "gdr_doctor: root %s\n", safe(doc->root, a, sizeof(a)));
+	/* What the report is about: this machine, or a tree read as a node's files. */
+	if (strcmp(doc->root, "/"))
+		snprintf(val, sizeof(val),
+			 "the tree below %s%s%s%s: its files read as a node's, "
+			 "its RDMA devices not probed",
+			 doc->root, doc->host[0] ? " (host " : "", doc->host,
+			 doc->host[0] ? ")" : "");
+	else
+		snprintf(val, sizeof(val), "this machine%s%s%s", doc->host[0] ? " (host " : "",
+			 doc->host, doc->host[0] ? ")" : "");
+	if (doc->topology_xml)
+		snprintf(val + strlen(val), sizeof(val) - strlen(val),
+			 "; GPU-NIC distances from %s", doc->topology_xml);
+	fputs("gdr_doctor: ", out);
+	gdr_text_wrap(out, safe(val, a, sizeof(a)), 12, 4, COLS);
+	gdr_doctor_print_verdict(out, v);
 	for (unsigned int i = 0; i < doc->nchecks; i++) {
 		const struct gdr_check *c = &doc->checks[i];
+		int col;
 
-		fprintf(out, "%-4s  %-22s %s", gdr_check_status_name(c->status),
-			safe(c->name, b, sizeof(b)), safe(c->value, a, sizeof(a)));
+		tags[0] = '\0';
 		if (c->blocks)
-			fprintf(out, " [blocks %s]", blocks_name(c->blocks));
+			snprintf(tags, sizeof(tags), " [blocks %s]",
+				 gdr_paths_name(c->blocks, paths, sizeof(paths)));
 		if (c->affects && c->status != GDR_CHECK_PASS)
-			fprintf(out, " [slows %s]",
-				gdr_paths_name(c->affects, paths, sizeof(paths)));
-		fputc('\n', out);
-		if (c->fix[0])
-			fprintf(out, "      %-22s fix: %s\n", "", safe(c->fix, a, sizeof(a)));
+			snprintf(tags + strlen(tags), sizeof(tags) - strlen(tags), " [slows %s]",
+				 gdr_paths_name(c->affects, paths, sizeof(paths)));
+		col = fprintf(out, "%-4s  %-*s ", gdr_check_status_name(c->status), NAME_COL,
+			      safe(c->name, b, sizeof(b)));
+		snprintf(val, sizeof(val), "%s%s", safe(c->value, a, sizeof(a)), tags);
+		gdr_text_wrap(out, val, col, VALUE_COL, COLS);
+		if (c->fix[0]) {
+			snprintf(val, sizeof(val), "fix: %s", safe(c->fix, a, sizeof(a)));
+			fprintf(out, "%*s", VALUE_COL, "");
+			gdr_text_wrap(out, val, VALUE_COL, VALUE_COL + 5, COLS);
+		}
 	}
 	if (doc->dropped)
-		fprintf(out, "warn  %-22s %u more checks not shown (list full)\n", "report",
-			doc->dropped);
-	fprintf(out, "verdict: %s\n", safe(v->text, a, sizeof(a)));
+		fprintf(out, "warn  %-*s %u more checks not shown (list full)\n", NAME_COL,
+			"report", doc->dropped);
+}
+
+static void path_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_path_verdict *p)
+{
+	fputs("{\"usable\": ", out);
+	fputs(p->state == GDR_STATE_READY || p->state == GDR_STATE_POSSIBLE ? "true" : "false",
+	      out);
+	fputs(", \"state\": ", out);
+	gdr_json_str(out, gdr_path_state_name(p->state));
+	fputs(", \"gpu_side\": ", out);
+	gdr_json_str(out, gdr_path_state_name(p->side[GDR_SIDE_GPU]));
+	fputs(", \"gpu_evidence\": ", out);
+	gdr_json_str(out, p->evidence[GDR_SIDE_GPU]);
+	fputs(", \"nic_side\": ", out);
+	gdr_json_str(out, gdr_path_state_name(p->side[GDR_SIDE_NIC]));
+	fputs(", \"nic_evidence\": ", out);
+	gdr_json_str(out, p->evidence[GDR_SIDE_NIC]);
+	fputs(", \"blockers\": [", out);
+	for (unsigned int i = 0; i < p->nblockers; i++) {
+		const struct gdr_check *c = &doc->checks[p->blocker[i]];
+
+		fputs(i ? ", {\"check\": " : "{\"check\": ", out);
+		gdr_json_str(out, c->name);
+		fputs(", \"side\": ", out);
+		gdr_json_str(out, gdr_check_side_name(c->side));
+		fputs(", \"brief\": ", out);
+		gdr_json_str(out, c->brief[0] ? c->brief : c->value);
+		fputs(", \"fix\": ", out);
+		gdr_json_str(out, c->fix);
+		fputc('}', out);
+	}
+	fputs("], \"text\": ", out);
+	gdr_json_str(out, p->line);
+	fputc('}', out);
 }
 
 void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v)
 {
-	char paths[64];
-
 	fputs("{\n  \"root\": ", out);
 	gdr_json_str(out, doc->root);
-	fputs(",\n  \"checks\": [", out);
+	fputs(",\n  \"scope\": {\"about\": ", out);
+	gdr_json_str(out, strcmp(doc->root, "/") ? "root" : "this machine");
+	fputs(", \"host\": ", out);
+	if (doc->host[0])
+		gdr_json_str(out, doc->host);
+	else
+		fputs("null", out);
+	fputs(", \"probed\": ", out);
+	fputs(strcmp(doc->root, "/") ? "false" : "true", out);
+	fputs(", \"topology_xml\": ", out);
+	if (doc->topology_xml)
+		gdr_json_str(out, doc->topology_xml);
+	else
+		fputs("null", out);
+	fputs(", \"text\": ", out);
+	gdr_json_str(out, v->scope);
+	fputs("},\n  \"checks\": [", out);
 	for (unsigned int i = 0; i < doc->nchecks; i++) {
 		const struct gdr_check *c = &doc->checks[i];
 
@@ -253,26 +243,39 @@ void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_v
 		gdr_json_str(out, c->name);
 		fputs(", ", out);
 		gdr_check_json_fields(out, c);
-		fputs(", \"blocks\": [", out);
-		if (c->blocks & GDR_BLOCK_DMABUF)
-			fputs("\"dmabuf\"", out);
-		if (c->blocks == GDR_BLOCK_BOTH)
-			fputs(", ", out);
-		if (c->blocks & GDR_BLOCK_PEERMEM)
-			fputs("\"peermem\"", out);
-		fputs("], \"affects\": [", out);
-		for (unsigned int bit = 1, n = 0; bit <= GDR_PATH_BOUNCE; bit <<= 1)
-			if (c->affects & bit) {
-				fputs(n++ ? ", " : "", out);
-				gdr_json_str(out, gdr_paths_name(bit, paths, sizeof(paths)));
-			}
-		fputs("]}", out);
+		if (c->brief[0]) {
+			fputs(", \"brief\": ", out);
+			gdr_json_str(out, c->brief);
+		}
+		if (c->blocks || c->proves) {
+			fputs(", \"side\": ", out);
+			gdr_json_str(out, gdr_check_side_name(c->side));
+		}
+		fputs(", \"blocks\": ", out);
+		gdr_paths_json(out, c->blocks);
+		if (c->proves) {
+			fputs(", \"proves\": ", out);
+			gdr_paths_json(out, c->proves);
+		}
+		fputs(", \"affects\": ", out);
+		gdr_paths_json(out, c->affects);
+		fputc('}', out);
 	}
-	fputs("\n  ],\n  \"verdict\": {\"dmabuf\": ", out);
-	fputs(v->dmabuf ? "true" : "false", out);
-	fputs(", \"peermem\": ", out);
-	fputs(v->peermem ? "true" : "false", out);
-	fputs(", \"text\": ", out);
+	fprintf(out, "\n  ],\n  \"dropped_checks\": %u,\n  \"verdict\": {\"text\": ", doc->dropped);
 	gdr_json_str(out, v->text);
+	fputs(", \"scope\": ", out);
+	gdr_json_str(out, v->scope);
+	fputs(", \"order\": [", out);
+	for (unsigned int i = 0; i < GDR_ARRAY_SIZE(v->paths); i++) {
+		fputs(i ? ", " : "", out);
+		gdr_json_str(out, gdr_path_key(v->paths[i].path));
+	}
+	fputs("]", out);
+	for (unsigned int i = 0; i < GDR_ARRAY_SIZE(v->paths); i++) {
+		fputs(",\n    ", out);
+		gdr_json_str(out, gdr_path_key(v->paths[i].path));
+		fputs(": ", out);
+		path_json(out, doc, &v->paths[i]);
+	}
 	fputs("}\n}\n", out);
 }

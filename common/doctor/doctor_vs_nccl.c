@@ -5,7 +5,9 @@
 #include "topo.h"
 #include "util.h"
 
+#include <hwloc.h>
 #include <string.h>
+#include <strings.h>
 
 /* GPU-NIC pairs the job's NCCL_NET_GDR_LEVEL allows, from the topology doctor would read. */
 struct distances {
@@ -163,20 +165,116 @@ static void used_none(struct gdr_check *c, const struct gdr_verdict *v,
 	}
 }
 
-void gdr_doctor_vs_nccl(struct gdr_doctor *doc, const struct gdr_verdict *v,
-			const struct gdr_nccl_log *log, const char *name)
+/* The HostName an hwloc XML export names (its root object's info); "" when none. */
+static void topo_host(const char *xml, char *out, size_t len)
 {
-	struct gdr_check *c;
-	struct distances d;
-	enum gdr_check_status st = log->path == GDR_NCCL_DMABUF || log->path == GDR_NCCL_PEERMEM
-				       ? GDR_CHECK_PASS
-				   : log->path == GDR_NCCL_UNKNOWN ? GDR_CHECK_NA
-								   : GDR_CHECK_WARN;
+	hwloc_topology_t t;
+	const char *h;
 
-	c = gdr_doctor_add(doc, "nccl-log", st, 0);
-	gdr_check_value(c, "%s: %s%s%s", name, gdr_nccl_path_name(log->path),
-			log->version[0] ? ", NCCL " : "", log->version);
-	c = gdr_doctor_add(doc, "nccl-vs-node", GDR_CHECK_NA, 0);
+	out[0] = '\0';
+	if (!xml || hwloc_topology_init(&t))
+		return;
+	if (!hwloc_topology_set_xml(t, xml) && !hwloc_topology_load(t) &&
+	    (h = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "HostName")))
+		gdr_strlcpy(out, h, len);
+	hwloc_topology_destroy(t);
+}
+
+/* Same host: equal names, or equal up to the first dot ("jwb0004" = "jwb0004.juwels"). */
+static int same_host(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	return *a && *b && la == lb && !strncasecmp(a, b, la);
+}
+
+/*
+ * The log's host names ("host:pid" process ids), comma-separated into buf; how many.
+ * match: bit 0 when one of them is host (the node's), bit 1 when one is thost (the
+ * topology's).
+ */
+static int log_hosts(const struct gdr_nccl_log *log, const char *host, const char *thost, char *buf,
+		     size_t len, int *match)
+{
+	int n = 0;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	*match = 0;
+	for (unsigned int i = 0; i < log->nprocs; i++) {
+		char h[sizeof(log->procs[0].id)];
+		int seen = 0;
+
+		gdr_strlcpy(h, log->procs[i].id, sizeof(h));
+		h[strcspn(h, ":")] = '\0';
+		if (!h[0])
+			continue;
+		for (unsigned int j = 0; j < i && !seen; j++)
+			seen = !strncmp(log->procs[j].id, h, strlen(h)) &&
+			       log->procs[j].id[strlen(h)] == ':';
+		if (seen)
+			continue;
+		*match |= same_host(h, host) | same_host(h, thost) << 1;
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", n ? ", " : "", h);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A log from other hosts than the node judged here is not compared with it: the log's
+ * own conclusion stands, this node's cause does not replace it. 1 when so (c filled).
+ */
+static int other_hosts(struct gdr_check *c, const struct gdr_doctor *doc,
+		       const struct gdr_nccl_log *log, char *scope, size_t slen)
+{
+	char thost[128], hosts[256], mine[192], theirs[192];
+	int match, n, doc_ok, topo_ok;
+
+	topo_host(doc->topology_xml, thost, sizeof(thost));
+	n = log_hosts(log, doc->host, thost, hosts, sizeof(hosts), &match);
+	if (strcmp(doc->root, "/"))
+		snprintf(mine, sizeof(mine), "the tree's host %s", doc->host);
+	else
+		snprintf(mine, sizeof(mine), "this machine (%s)", doc->host);
+	snprintf(theirs, sizeof(theirs), "the topology's host %s", thost);
+	/* Every node named here (the tree or machine, the topology) must be one of the log's. */
+	doc_ok = !doc->host[0] || (match & 1);
+	topo_ok = !thost[0] || (match & 2);
+	if (!n) {
+		gdr_strlcpy(scope, "the log names no host: compared as this node's", slen);
+		return 0;
+	}
+	if (doc_ok && topo_ok) {
+		if (match)
+			snprintf(scope, slen, "log host%s %s; %s is one of them", n == 1 ? "" : "s",
+				 hosts, (match & 1) ? mine : theirs);
+		else
+			snprintf(scope, slen,
+				 "log host%s %s; the node's host name is unknown, compared as "
+				 "given",
+				 n == 1 ? "" : "s", hosts);
+		return 0;
+	}
+	c->status = GDR_CHECK_WARN;
+	gdr_check_value(c,
+			"not compared: the log is from host%s %s, not %s%s%s; the log's own "
+			"conclusion: %s (%s)",
+			n == 1 ? "" : "s", hosts, doc_ok ? "" : mine,
+			!doc_ok && !topo_ok ? ", nor " : "", topo_ok ? "" : theirs,
+			gdr_nccl_path_name(log->path), log->reason);
+	gdr_check_fix(c, "run gdr_doctor --nccl-log on the log's host, or give it that host's "
+			 "tree (--root) or topology (--topology-xml)");
+	return 1;
+}
+
+/* The comparison itself: what the log shows against what the node predicts. */
+static void judge(struct gdr_doctor *doc, struct gdr_check *c, const struct gdr_verdict *v,
+		  const struct gdr_nccl_log *log)
+{
+	struct distances d;
+
 	switch (log->path) {
 	case GDR_NCCL_UNKNOWN:
 		gdr_check_value(c, "the log does not say which path NCCL used: nothing to compare");
@@ -205,5 +303,30 @@ void gdr_doctor_vs_nccl(struct gdr_doctor *doc, const struct gdr_verdict *v,
 		measure(doc, log, &d);
 		used_none(c, v, log, &d);
 		return;
+	}
+}
+
+void gdr_doctor_vs_nccl(struct gdr_doctor *doc, const struct gdr_verdict *v,
+			const struct gdr_nccl_log *log, const char *name)
+{
+	struct gdr_check *c;
+	char scope[384] = "";
+	enum gdr_check_status st = log->path == GDR_NCCL_DMABUF || log->path == GDR_NCCL_PEERMEM
+				       ? GDR_CHECK_PASS
+				   : log->path == GDR_NCCL_UNKNOWN ? GDR_CHECK_NA
+								   : GDR_CHECK_WARN;
+
+	c = gdr_doctor_add(doc, "nccl-log", st, 0);
+	gdr_check_value(c, "%s: %s%s%s", name, gdr_nccl_path_name(log->path),
+			log->version[0] ? ", NCCL " : "", log->version);
+	c = gdr_doctor_add(doc, "nccl-vs-node", GDR_CHECK_NA, 0);
+	if (log->path != GDR_NCCL_UNKNOWN && other_hosts(c, doc, log, scope, sizeof(scope)))
+		return;
+	judge(doc, c, v, log);
+	/* What the comparison is about: the log's hosts against this node's name. */
+	if (scope[0]) {
+		size_t n = strlen(c->value);
+
+		snprintf(c->value + n, sizeof(c->value) - n, " [%s]", scope);
 	}
 }

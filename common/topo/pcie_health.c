@@ -2,13 +2,14 @@
  * gdr_doctor PCIe health: for every GPU x RDMA NIC pair, what the PCI
  * configuration space of both endpoints and of the bridges between them says
  * (ACS, IOMMU and ATS, link training, MaxPayload/MaxReadReq, relaxed
- * ordering) and the pair's expected ceiling; per GPU the BAR1 size, per NIC
- * the firmware version. Criteria and fixes: docs/pcie-health.md.
+ * ordering) and the pair's expected ceiling; per NIC the firmware version
+ * (per GPU BAR1: common/doctor/doctor_gpu.c, with NVML where sysfs has
+ * none). Criteria and fixes: docs/pcie-health.md.
  */
 #include "config.h"
 
 #include "ceiling.h"
-#include "doctor.h"
+#include "pcie_health.h"
 #include "pcie_cfg.h"
 #include "util.h"
 
@@ -152,7 +153,7 @@ static const char *type_name(int t)
 	return "PCI device";
 }
 
-static void check_acs(struct gdr_doctor *doc, const char *pn, const struct pair_path *pp)
+static void check_acs(struct gdr_check_list *doc, const char *pn, const struct pair_path *pp)
 {
 	char name[128];
 	struct gdr_check *c;
@@ -174,19 +175,19 @@ static void check_acs(struct gdr_doctor *doc, const char *pn, const struct pair_
 			rp_bad = i;
 	}
 	if (ports == 0) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_NA, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_NA, 0);
 		gdr_check_value(c, "no readable switch downstream port or root port on the path");
 		return;
 	}
 	if (bad < 0 && rp_bad < 0) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "no P2P redirect on %d port%s (%d with ACS)", ports,
 				ports == 1 ? "" : "s", with_acs);
 		return;
 	}
 	if (bad < 0)
 		bad = rp_bad;
-	c = gdr_doctor_add(
+	c = gdr_check_add(
 	    doc, name, pp->dev[bad].type == GDR_PCIE_DOWNSTREAM ? GDR_CHECK_FAIL : GDR_CHECK_WARN,
 	    0);
 	c->affects = AFFECTS_GDR;
@@ -232,7 +233,7 @@ static const char *ats_text(const struct gdr_pcie_dev *d)
 }
 
 /* The node's IOMMU: units in /sys/class/iommu and what the kernel command line asks. */
-static void check_iommu_node(struct gdr_doctor *doc)
+static void check_iommu_node(struct gdr_check_list *doc)
 {
 	char dir[4096], cmdline[4096];
 	struct gdr_check *c;
@@ -254,8 +255,8 @@ static void check_iommu_node(struct gdr_doctor *doc)
 		mode = "passthrough";
 	else
 		mode = "translated";
-	c = gdr_doctor_add(doc, "iommu",
-			   strcmp(mode, "translated") ? GDR_CHECK_PASS : GDR_CHECK_WARN, 0);
+	c = gdr_check_add(doc, "iommu",
+			  strcmp(mode, "translated") ? GDR_CHECK_PASS : GDR_CHECK_WARN, 0);
 	gdr_check_value(c, "%s (%d unit%s in /sys/class/iommu; cmdline: %.160s)", mode, units,
 			units == 1 ? "" : "s", have_cmd ? cmdline : "unknown");
 	if (!strcmp(mode, "translated")) {
@@ -266,7 +267,7 @@ static void check_iommu_node(struct gdr_doctor *doc)
 	}
 }
 
-static void check_iommu(struct gdr_doctor *doc, const char *pn, const struct pair_path *pp)
+static void check_iommu(struct gdr_check_list *doc, const char *pn, const struct pair_path *pp)
 {
 	const struct gdr_pcie_dev *g = &pp->dev[0], *n = &pp->dev[pp->n - 1];
 	char name[128], gt[32], nt[32];
@@ -276,7 +277,7 @@ static void check_iommu(struct gdr_doctor *doc, const char *pn, const struct pai
 	struct gdr_check *c;
 
 	snprintf(name, sizeof(name), "%s.iommu", pn);
-	c = gdr_doctor_add(doc, name, translated ? GDR_CHECK_WARN : GDR_CHECK_PASS, 0);
+	c = gdr_check_add(doc, name, translated ? GDR_CHECK_WARN : GDR_CHECK_PASS, 0);
 	gdr_check_value(c, "GPU %s%s%s%s, %s; NIC %s%s%s%s, %s", gm, gt[0] ? " (" : "", gt,
 			gt[0] ? ")" : "", ats_text(g), nm, nt[0] ? " (" : "", nt, nt[0] ? ")" : "",
 			ats_text(n));
@@ -289,7 +290,7 @@ static void check_iommu(struct gdr_doctor *doc, const char *pn, const struct pai
 			 "ATS_ENABLED=true)");
 }
 
-static void check_link(struct gdr_doctor *doc, const char *pn, const struct pair_path *pp)
+static void check_link(struct gdr_check_list *doc, const char *pn, const struct pair_path *pp)
 {
 	char name[128], seen[32], want[32];
 	struct gdr_check *c;
@@ -323,12 +324,12 @@ static void check_link(struct gdr_doctor *doc, const char *pn, const struct pair
 		}
 	}
 	if (!known) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_NA, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_NA, 0);
 		gdr_check_value(c, "no link with both ends readable");
 		return;
 	}
 	if (worst < 0) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "%d link%s at the capability of both ends", known,
 				known == 1 ? "" : "s");
 		return;
@@ -338,7 +339,7 @@ static void check_link(struct gdr_doctor *doc, const char *pn, const struct pair
 		const struct gdr_pcie_dev *pa = &pp->dev[pp->link_parent[worst]];
 		const char *role = pp->role[pp->link_child[worst]];
 
-		c = gdr_doctor_add(doc, name, st, 0);
+		c = gdr_check_add(doc, name, st, 0);
 		c->affects = !strcmp(role, "NIC") ? AFFECTS_ALL : AFFECTS_GDR | GDR_PATH_BOUNCE;
 		gdr_check_value(c, "%s (%s) trained %s, both ends capable of %s (link to %s)",
 				ch->bdf, role,
@@ -361,7 +362,7 @@ static void check_link(struct gdr_doctor *doc, const char *pn, const struct pair
 	}
 }
 
-static void check_mps(struct gdr_doctor *doc, const char *pn, const struct pair_path *pp)
+static void check_mps(struct gdr_check_list *doc, const char *pn, const struct pair_path *pp)
 {
 	const struct gdr_pcie_dev *g = &pp->dev[0], *n = &pp->dev[pp->n - 1];
 	char name[128];
@@ -383,12 +384,12 @@ static void check_mps(struct gdr_doctor *doc, const char *pn, const struct pair_
 			hi = d->mps;
 	}
 	if (!known || !g->is_pcie || !n->is_pcie) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_NA, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_NA, 0);
 		gdr_check_value(c, "MaxPayload unknown (endpoint config space not readable)");
 		return;
 	}
 	if (lo != hi) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_WARN, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_WARN, 0);
 		c->affects = AFFECTS_ALL;
 		gdr_check_value(c,
 				"MaxPayload differs along the path: %d B at %s (%s), up to %d B "
@@ -403,7 +404,7 @@ static void check_mps(struct gdr_doctor *doc, const char *pn, const struct pair_
 	if (g->mrrs < 512 || n->mrrs < 512) {
 		const struct gdr_pcie_dev *d = n->mrrs < 512 ? n : g;
 
-		c = gdr_doctor_add(doc, name, GDR_CHECK_WARN, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_WARN, 0);
 		c->affects = d == n ? AFFECTS_ALL : AFFECTS_GDR;
 		gdr_check_value(c,
 				"MaxPayload %d B along the path; MaxReadReq %d B on the %s %s: "
@@ -415,12 +416,12 @@ static void check_mps(struct gdr_doctor *doc, const char *pn, const struct pair_
 			      d->bdf, d->bdf);
 		return;
 	}
-	c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+	c = gdr_check_add(doc, name, GDR_CHECK_PASS, 0);
 	gdr_check_value(c, "MaxPayload %d B on %d devices; MaxReadReq GPU %d B, NIC %d B", lo,
 			known, g->mrrs, n->mrrs);
 }
 
-static void check_ro(struct gdr_doctor *doc, const char *pn, const struct pair_path *pp)
+static void check_ro(struct gdr_check_list *doc, const char *pn, const struct pair_path *pp)
 {
 	const struct gdr_pcie_dev *g = &pp->dev[0], *n = &pp->dev[pp->n - 1];
 	char name[128];
@@ -428,16 +429,16 @@ static void check_ro(struct gdr_doctor *doc, const char *pn, const struct pair_p
 
 	snprintf(name, sizeof(name), "%s.ro", pn);
 	if (!g->is_pcie || !n->is_pcie) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_NA, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_NA, 0);
 		gdr_check_value(c, "relaxed ordering unknown (endpoint config space not readable)");
 		return;
 	}
 	if (g->relaxed && n->relaxed) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "relaxed ordering enabled on GPU and NIC (DevCtl)");
 		return;
 	}
-	c = gdr_doctor_add(doc, name, GDR_CHECK_WARN, 0);
+	c = gdr_check_add(doc, name, GDR_CHECK_WARN, 0);
 	c->affects = AFFECTS_GDR;
 	gdr_check_value(c,
 			"relaxed ordering disabled on the %s (DevCtl): IBV_ACCESS_RELAXED_ORDERING "
@@ -451,7 +452,7 @@ static void check_ro(struct gdr_doctor *doc, const char *pn, const struct pair_p
 		      !n->relaxed ? n->bdf : g->bdf);
 }
 
-static void check_ceiling(struct gdr_doctor *doc, const char *pn, const struct endpoint *g,
+static void check_ceiling(struct gdr_check_list *doc, const char *pn, const struct endpoint *g,
 			  const struct endpoint *nic)
 {
 	struct gdr_ceiling ce;
@@ -460,49 +461,11 @@ static void check_ceiling(struct gdr_doctor *doc, const char *pn, const struct e
 
 	snprintf(name, sizeof(name), "%s.ceiling", pn);
 	gdr_ceiling_sysfs(doc->root, nic->name, 0, g->bdf, &ce);
-	c = gdr_doctor_add(doc, name, ce.gbps > 0 ? GDR_CHECK_PASS : GDR_CHECK_NA, 0);
+	c = gdr_check_add(doc, name, ce.gbps > 0 ? GDR_CHECK_PASS : GDR_CHECK_NA, 0);
 	gdr_check_value(c, "%s", gdr_ceiling_text(&ce, 1, text, sizeof(text)));
 }
 
-static void check_bar1(struct gdr_doctor *doc, struct gdr_pcie *p, const struct endpoint *g)
-{
-	struct gdr_pcie_dev d;
-	struct gdr_check *c;
-	char name[64], have[32], need[32];
-	uint64_t bar1;
-
-	snprintf(name, sizeof(name), "%s.bar1", g->name);
-	gdr_pcie_read(p, g->bdf, &d);
-	bar1 = d.bar_size[1];
-	gdr_fmt_size(doc->buffer_bytes, need, sizeof(need));
-	if (!bar1) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_NA, 0);
-		gdr_check_value(c, "%s: BAR1 size unknown (no resource file)", g->bdf);
-		return;
-	}
-	gdr_fmt_size(bar1, have, sizeof(have));
-	if (bar1 < doc->buffer_bytes) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_FAIL, 0);
-		c->affects = AFFECTS_GDR;
-		gdr_check_value(c, "%s: BAR1 %s is smaller than the %s a run registers", g->bdf,
-				have, need);
-	} else if (bar1 < (1ull << 30)) {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_WARN, 0);
-		c->affects = AFFECTS_GDR;
-		gdr_check_value(c,
-				"%s: BAR1 %s holds the %s a run registers, but little more "
-				"(NCCL and other processes share it)",
-				g->bdf, have, need);
-	} else {
-		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
-		gdr_check_value(c, "%s: BAR1 %s >= %s a run registers", g->bdf, have, need);
-		return;
-	}
-	gdr_check_fix(c, "enable Above 4G Decoding and Resizable BAR in the BIOS (large BAR1); "
-			 "nvidia-smi -q -d MEMORY shows BAR1 use");
-}
-
-static void check_fw(struct gdr_doctor *doc, const struct endpoint *nics, int n)
+static void check_fw(struct gdr_check_list *doc, const struct endpoint *nics, int n)
 {
 	char path[160], fw[64], type[64], ofw[64], otype[64], name[80];
 	struct gdr_check *c;
@@ -511,7 +474,7 @@ static void check_fw(struct gdr_doctor *doc, const struct endpoint *nics, int n)
 		snprintf(name, sizeof(name), "%s.fw", nics[i].name);
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/fw_ver", nics[i].name);
 		if (gdr_read_rooted(doc->root, path, fw, sizeof(fw)) < 0 || !fw[0]) {
-			c = gdr_doctor_add(doc, name, GDR_CHECK_NA, 0);
+			c = gdr_check_add(doc, name, GDR_CHECK_NA, 0);
 			gdr_check_value(c, "no firmware version (%s)", path);
 			continue;
 		}
@@ -537,20 +500,20 @@ static void check_fw(struct gdr_doctor *doc, const struct endpoint *nics, int n)
 				gdr_strlcpy(otype, nics[j].name, sizeof(otype));
 		}
 		if (ofw[0]) {
-			c = gdr_doctor_add(doc, name, GDR_CHECK_WARN, 0);
+			c = gdr_check_add(doc, name, GDR_CHECK_WARN, 0);
 			gdr_check_value(c, "firmware %s%s%s%s, but %s (same model) runs %s", fw,
 					type[0] ? " (" : "", type, type[0] ? ")" : "", otype, ofw);
 			gdr_check_fix(c, "bring every adapter of one model to the same firmware "
 					 "(mlxfwmanager / the vendor's update tool)");
 			continue;
 		}
-		c = gdr_doctor_add(doc, name, GDR_CHECK_PASS, 0);
+		c = gdr_check_add(doc, name, GDR_CHECK_PASS, 0);
 		gdr_check_value(c, "firmware %s%s%s%s", fw, type[0] ? " (" : "", type,
 				type[0] ? ")" : "");
 	}
 }
 
-static void pair_checks(struct gdr_doctor *doc, struct gdr_pcie *p, const char *pn,
+static void pair_checks(struct gdr_check_list *doc, struct gdr_pcie *p, const char *pn,
 			const struct endpoint *g, const struct endpoint *nic, struct pair_path *pp)
 {
 	build_path(p, g, nic, pp);
@@ -562,7 +525,7 @@ static void pair_checks(struct gdr_doctor *doc, struct gdr_pcie *p, const char *
 	check_ceiling(doc, pn, g, nic);
 }
 
-int gdr_pcie_pair_checks(struct gdr_doctor *doc, const char *pair_name, const char *gpu_bdf,
+int gdr_pcie_pair_checks(struct gdr_check_list *doc, const char *pair_name, const char *gpu_bdf,
 			 const char *nic)
 {
 	struct endpoint *ep = calloc(2, sizeof(*ep));
@@ -595,7 +558,7 @@ out_free:
 	return rc;
 }
 
-void gdr_doctor_pcie_checks(struct gdr_doctor *doc)
+void gdr_pcie_health_checks(struct gdr_check_list *doc)
 {
 	struct endpoint *gpus = calloc(MAX_GPUS + MAX_NICS, sizeof(*gpus));
 	struct endpoint *nics = gpus ? gpus + MAX_GPUS : NULL;
@@ -605,7 +568,7 @@ void gdr_doctor_pcie_checks(struct gdr_doctor *doc)
 	int ng, nn, on_pci, rc;
 
 	if (!gpus || !pp) {
-		c = gdr_doctor_add(doc, "pcie", GDR_CHECK_NA, 0);
+		c = gdr_check_add(doc, "pcie", GDR_CHECK_NA, 0);
 		gdr_check_value(c, "out of memory");
 		goto out_free;
 	}
@@ -614,15 +577,13 @@ void gdr_doctor_pcie_checks(struct gdr_doctor *doc)
 	check_fw(doc, nics, nn);
 	rc = gdr_pcie_open(&p, doc->root);
 	if (rc) {
-		c = gdr_doctor_add(doc, "pcie", GDR_CHECK_NA, 0);
+		c = gdr_check_add(doc, "pcie", GDR_CHECK_NA, 0);
 		gdr_check_value(c, "libpci cannot read %s/sys/bus/pci: %s",
 				strcmp(doc->root, "/") ? doc->root : "", strerror(-rc));
 		goto out_free;
 	}
-	for (int i = 0; i < ng; i++)
-		check_bar1(doc, p, &gpus[i]);
 	if (!ng || !on_pci) {
-		c = gdr_doctor_add(doc, "pcie", GDR_CHECK_NA, 0);
+		c = gdr_check_add(doc, "pcie", GDR_CHECK_NA, 0);
 		gdr_check_value(c,
 				"no GPU-NIC pair on PCI (%d NVIDIA GPU%s, %d of %d RDMA "
 				"device%s with a PCI device link)",

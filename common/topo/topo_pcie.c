@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "ceiling.h"
-#include "doctor.h"
+#include "pcie_health.h"
 #include "topo_int.h"
 #include "topo_report.h"
 #include "util.h"
@@ -19,11 +19,12 @@
 static const char *const kinds[] = { "acs", "iommu", "link", "mps", "ro", "ceiling" };
 
 /* Run one pair's checks into doc; 0 or -errno (not on PCI, no sysfs to read). */
-static int pair_doc(const struct gdr_topo *t, const struct gdr_topo_pair *p, struct gdr_doctor *doc)
+static int pair_doc(const struct gdr_topo *t, const struct gdr_topo_pair *p,
+		    struct gdr_check_list *doc)
 {
 	if (!t->use_sysfs || !p->gpu_bus_id[0] || !p->nic[0])
 		return -ENODATA;
-	gdr_doctor_init(doc, t->root);
+	gdr_check_list_init(doc, t->root);
 	return gdr_pcie_pair_checks(doc, "pair", p->gpu_bus_id, p->nic);
 }
 
@@ -37,7 +38,7 @@ static double pair_ceiling(const struct gdr_topo *t, const struct gdr_topo_pair 
 
 void gdr_topo_print_pcie(FILE *out, const struct gdr_topo *t)
 {
-	struct gdr_doctor *doc = malloc(sizeof(*doc));
+	struct gdr_check_list *doc = malloc(sizeof(*doc));
 	struct gdr_topo_pair p;
 	int header = 0;
 
@@ -95,7 +96,7 @@ void gdr_topo_print_pcie(FILE *out, const struct gdr_topo *t)
 
 void gdr_topo_json_pcie(FILE *f, const struct gdr_topo *t, const struct gdr_topo_pair *p)
 {
-	struct gdr_doctor *doc = malloc(sizeof(*doc));
+	struct gdr_check_list *doc = malloc(sizeof(*doc));
 	double gbps;
 
 	if (!doc || pair_doc(t, p, doc) || doc->nchecks < GDR_ARRAY_SIZE(kinds)) {

@@ -13,9 +13,10 @@ ln -s "$(command -v gzip)" "$WORK/bin-ofed/gzip"
 ln -s "$top_srcdir/tests/doctor/bin/ofed_info" "$WORK/bin-ofed/ofed_info"
 
 # doctor_env [VAR=value...] -- args: gdr_doctor with nothing from the caller's environment
-# (no NCCL_*, no real libcuda) so that outputs are the same on every machine.
+# (no NCCL_*, no real libcuda or NVML) so that outputs are the same on every machine.
 doctor_env() {
-	env -i PATH="$WORK/bin" GDRPERF_LIBCUDA=/nonexistent/libcuda.so.1 "$@"
+	env -i PATH="$WORK/bin" GDRPERF_LIBCUDA=/nonexistent/libcuda.so.1 \
+		GDRPERF_LIBNVML=/nonexistent/libnvidia-ml.so.1 "$@"
 }
 
 # golden NAME FILE: compare FILE with expected/NAME.
@@ -25,3 +26,11 @@ golden() { golden_file "$1" "$EXPECTED/$1" "$2"; }
 status_is() {
 	if [ "$2" = "$3" ]; then ok "$1: exit $3"; else not_ok "$1: exit $3, wanted $2"; fi
 }
+
+# unwrap FILE: the text report with each wrapped value joined back onto its line (the
+# report wraps at spaces to 80 columns), for greps that look for a whole value.
+unwrap() {
+	awk '/^ / { sub(/^ +/, ""); buf = buf " " $0; next }
+		{ if (NR > 1) print buf; buf = $0 } END { if (NR) print buf }' "$1"
+}
+FAKE_NVML="$top_builddir/tests/fake_nvml/libnvidia-ml.so.1"

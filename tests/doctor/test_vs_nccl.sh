@@ -5,13 +5,13 @@
 # Relative paths, so that the golden report is the same in every checkout.
 cd "$top_srcdir/tests" || exit 1
 R=doctor/roots L=doctor/nccl-logs X=topo
-plan 14
+plan 19
 # vs NAME WANT-STATUS WANT-SUBSTRING args...: the nccl-vs-node check's status and words.
 vs() {
 	name=$1 want=$2 words=$3
 	shift 3
 	doctor_env "$DOCTOR" "$@" >"$WORK/vs.out" 2>&1
-	line=$(grep '^[a-z-]*  *nccl-vs-node ' "$WORK/vs.out")
+	line=$(unwrap "$WORK/vs.out" | grep '^[a-z-]*  *nccl-vs-node ')
 	case "$line" in
 	"$want"*"$words"*) ok "$name" ;;
 	*) sed 's/^/# /' "$WORK/vs.out"; not_ok "$name (got: $line)" ;;
@@ -43,6 +43,25 @@ vs "two runs that disagree" warn "different paths" \
 	--root "$R/both" --nccl-log "$L/synth-two-runs.log"
 vs "a log that does not say" n-a "nothing to compare" \
 	--root "$R/both" --nccl-log "$L/synth-2.26-cut-short.log"
+# Scope: a log from other hosts is not judged against this node; its own conclusion stands.
+vs "case09 (hosts 21346d5cefce, 6a5a91752e39) against another host's topology" warn \
+	"not compared: the log is from hosts 21346d5cefce, 6a5a91752e39, not this machine" \
+	--topology-xml "$X/xml/dell-xe8640-h100-spr-snc4.xml" --nccl-log "$L/case09.log"
+cp -R "$R/both" "$WORK/host-root"
+mkdir -p "$WORK/host-root/etc"
+echo node-b >"$WORK/host-root/etc/hostname"
+vs "case09 against a tree whose host is another" warn \
+	"not compared: the log is from hosts 21346d5cefce, 6a5a91752e39, not the tree's host node-b" \
+	--root "$WORK/host-root" --nccl-log "$L/case09.log"
+echo 21346d5cefce >"$WORK/host-root/etc/hostname"
+vs "case09 against the tree of one of its hosts: compared" warn "NCCL used no GPUDirect although" \
+	--root "$WORK/host-root" --nccl-log "$L/case09.log"
+vs "case09 against the tree of one of its hosts: says which hosts were compared" warn \
+	"[log hosts 21346d5cefce, 6a5a91752e39; the tree's host 21346d5cefce is one of them]" \
+	--root "$WORK/host-root" --nccl-log "$L/case09.log"
+vs "case09 against its host's tree and another host's topology" warn \
+	"not compared: the log is from hosts 21346d5cefce, 6a5a91752e39, not the topology's host testhost-nvidia;" \
+	--root "$WORK/host-root" --topology-xml "$X/xml/dell-xe8640-h100-spr-snc4.xml" --nccl-log "$L/case09.log"
 # The whole report, text and JSON, pinned for one case.
 doctor_env "$DOCTOR" --root "$R/both" --nccl-log "$L/synth-2.24-dmabuf-disabled-env.log" \
 	--json "$WORK/vs.json" >"$WORK/vs-full.out" 2>&1

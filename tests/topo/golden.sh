@@ -40,10 +40,15 @@ golden() {
 
 # hwloc's own XML parser (used when hwloc lacks libxml2, or with
 # HWLOC_LIBXML_IMPORT=0) rejects CRLF line ends, which the DGX-2H export keeps.
-crlf_ok=1
-if [ "${HWLOC_LIBXML_IMPORT:-1}" = 0 ] || ! ldd "$bin" 2>/dev/null | grep -q libxml2; then
-	crlf_ok=0
+# libxml2 reaches hwloc either linked in or as its plugin hwloc_xml_libxml.so
+# (Debian's hwloc: next to libhwloc.so, in hwloc/), which ldd does not list.
+crlf_ok=0
+hwloc_lib=$(ldd "$bin" 2>/dev/null | awk '/libhwloc\.so/ { print $3; exit }')
+if ldd "$bin" 2>/dev/null | grep -q libxml2 ||
+	{ [ -n "$hwloc_lib" ] && [ -f "$(dirname "$hwloc_lib")/hwloc/hwloc_xml_libxml.so" ]; }; then
+	crlf_ok=1
 fi
+[ "${HWLOC_LIBXML_IMPORT:-1}" = 0 ] && crlf_ok=0
 
 # Every fixture and every real server export, with the per-pair details.
 for f in tests/topo/*.xml tests/topo/xml/*.xml; do

@@ -7,11 +7,13 @@
 #include <cmocka.h>
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <errno.h>
 
 #include "doctor.h"
+#include "text.h"
 #include "topo.h"
 
 static void test_kernel_version(void **state)
@@ -111,23 +113,63 @@ static void test_verdict(void **state)
 	(void)state;
 	gdr_doctor_init(&doc, NULL);
 	assert_string_equal(doc.root, "/");
+	/* Nothing checked: nothing rules a path out, nothing proves one. */
 	gdr_doctor_verdict(&doc, &v);
-	assert_string_equal(v.text, "both (DMA-BUF preferred)");
+	assert_string_equal(v.text, "DMA-BUF possible, not probed; nvidia-peermem possible, not "
+				    "probed");
+	assert_true(gdr_verdict_meets(&v, GDR_EXPECT_DMABUF));
+	/* Both sides of DMA-BUF proved: ready, and first. */
+	c = gdr_doctor_add(&doc, "gpu0.dmabuf", GDR_CHECK_PASS, 0);
+	c->proves = GDR_BLOCK_DMABUF;
+	c = gdr_doctor_add(&doc, "mlx5_0.dmabuf", GDR_CHECK_PASS, 0);
+	c->proves = GDR_BLOCK_DMABUF;
+	c->side = GDR_SIDE_NIC;
+	gdr_doctor_verdict(&doc, &v);
+	assert_int_equal(v.paths[0].path, GDR_BLOCK_DMABUF);
+	assert_int_equal(v.paths[0].state, GDR_STATE_READY);
+	assert_string_equal(v.text, "DMA-BUF available; nvidia-peermem possible, not probed");
+	/* A GPU-side blocker: peermem moves first. */
 	c = gdr_doctor_add(&doc, "kernel", GDR_CHECK_FAIL, GDR_BLOCK_DMABUF);
 	gdr_check_value(c, "4.18 is older than 5.12");
 	gdr_doctor_verdict(&doc, &v);
-	assert_string_equal(v.text, "nvidia-peermem only");
+	assert_int_equal(v.paths[0].path, GDR_BLOCK_PEERMEM);
+	assert_string_equal(v.text, "nvidia-peermem possible, not probed");
 	assert_true(gdr_verdict_meets(&v, GDR_EXPECT_ANY));
 	assert_false(gdr_verdict_meets(&v, GDR_EXPECT_DMABUF));
-	c = gdr_doctor_add(&doc, "peermem", GDR_CHECK_FAIL, GDR_BLOCK_PEERMEM);
-	gdr_check_value(c, "not loaded");
+	/* A NIC-side blocker of both: every blocker listed, GPU side first. */
+	c = gdr_doctor_add(&doc, "rdma-devices", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
+	c->side = GDR_SIDE_NIC;
+	gdr_check_value(c, "no RDMA devices");
+	gdr_check_brief(c, "no RDMA device");
 	gdr_doctor_verdict(&doc, &v);
-	/* The first blocking check is the reason. */
-	assert_string_equal(v.text, "no GPUDirect RDMA: kernel: 4.18 is older than 5.12");
+	assert_string_equal(v.text, "no GPUDirect RDMA: no RDMA device");
+	assert_int_equal(v.paths[1].path, GDR_BLOCK_DMABUF);
+	assert_int_equal(v.paths[1].nblockers, 2);
+	assert_string_equal(v.paths[1].line, "blocked: 4.18 is older than 5.12; no RDMA device");
+	assert_int_equal(v.paths[1].side[GDR_SIDE_GPU], GDR_STATE_BLOCKED);
 	assert_false(gdr_verdict_meets(&v, GDR_EXPECT_ANY));
 	assert_true(gdr_verdict_meets(&v, GDR_EXPECT_NONE));
 	assert_int_equal(gdr_expect_parse("any"), GDR_EXPECT_ANY);
 	assert_true(gdr_expect_parse("dma-buf") < 0);
+}
+
+/* Long values wrap under their column and never pass 80 columns. */
+static void test_wrap(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	fputs("head: ", f);
+	gdr_text_wrap(f, "aaaa bbbb cccc /a/very/long/path/that/does/not/fit/anywhere dd", 6, 4,
+		      20);
+	fclose(f);
+	/* 20 columns exactly; the long word cut where the line ends, continued below. */
+	assert_string_equal(buf,
+			    "head: aaaa bbbb cccc\n    /a/very/long/pat\n    h/that/does/not/\n"
+			    "    fit/anywhere dd\n");
+	free(buf);
 }
 
 int main(void)
@@ -136,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_version), cmocka_unit_test(test_nvidia_version),
 		cmocka_unit_test(test_kconfig),	       cmocka_unit_test(test_memlock),
 		cmocka_unit_test(test_gdr_level),      cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
