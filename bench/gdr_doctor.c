@@ -65,7 +65,7 @@ static void usage(FILE *out)
 	    "  -b, --buffer-size SIZE  GPU memory one run registers per GPU, for the BAR1\n"
 	    "                        check (default 8M, the largest size of gdr_write_bw -a;\n"
 	    "                        K/M/G suffixes)\n"
-	    "  -q, --quiet           print only the verdict (or the log's conclusion)\n"
+	    "  -q, --quiet           print only the verdict (or the log's conclusion and cause)\n"
 	    "  -h, --help            this text\n"
 	    "\n"
 	    "Each check prints pass, warn, fail or n-a, the value seen, and the fix; a check\n"
@@ -340,7 +340,7 @@ static int run_nccl_log(const struct doctor_opts *o)
 	if (json_on_stdout(o))
 		; /* the JSON below is the whole output */
 	else if (o->quiet)
-		printf("%s: %s\n", name, gdr_nccl_path_name(log->path));
+		gdr_nccl_log_quiet(stdout, log, name);
 	else
 		gdr_nccl_log_print(stdout, log, name);
 	if (o->json) {
