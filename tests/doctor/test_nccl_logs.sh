@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/nccl-logs" || exit 1
 set -- *.log
-plan $((3 * $# + 26))
+plan $((3 * $# + 28))
 for f in "$@"; do
 	{
 		doctor_env "$DOCTOR" --nccl-log "$f"
@@ -84,8 +84,18 @@ done
 # --quiet: the conclusion and the cause.
 q=$(doctor_env "$DOCTOR" --nccl-log case03.log --quiet)
 check "--quiet case03: conclusion and cause" test "$q" = "case03.log: none (no /GDRDMA, and no line of the log says why)"
+# docs/nccl-logs.md quotes both as the program prints them.
+check "docs/nccl-logs.md quotes --quiet case03 as printed" grep -qF "\`$q\`" "$top_srcdir/docs/nccl-logs.md"
+sed -n '2,8p' "$WORK/lead" >"$WORK/lead-head"
+# every_line_in LINES FILE: each line of LINES is a whole line of FILE.
+every_line_in() {
+	while IFS= read -r l; do grep -qxF -- "$l" "$2" || return 1; done <"$1"
+}
+check "docs/nccl-logs.md quotes case09's conclusion, cause and fix as printed" \
+	every_line_in "$WORK/lead-head" "$top_srcdir/docs/nccl-logs.md"
 # Every NCCL WARN line is listed.
-check "case23: its NCCL WARN line listed" grep -q "^    4: .*NCCL WARN Attribute busid of node nic not found" "$EXPECTED/nccl-case23.out"
+doctor_env "$DOCTOR" --nccl-log case23.log >"$WORK/warn"
+check "case23: its NCCL WARN line listed" grep -q "^    4: .*NCCL WARN Attribute busid of node nic not found" "$WORK/warn"
 check "case23: NCCL WARN in the JSON" json_has case23.log nccl_warn_lines "Attribute busid of node nic not found"
 # Held-out classes.
 check "one node, GDR 1 only, the plugin disabling GDR: none" test "$(conclusion synth-2.27-one-node-ring-gdr1-ofi-nogdr.log)" = none
