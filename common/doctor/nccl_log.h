@@ -218,6 +218,9 @@ void gdr_nccl_judge(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v);
 /* Set v's cause, fix and cause line for why the judge concluded (nccl_log_fix.c). */
 void gdr_nccl_explain(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v,
 		      enum gdr_nccl_cause why);
+/* Append printf-style to the string in buf (len bytes in all), cut to fit (nccl_log_fix.c). */
+void gdr_nccl_catf(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Guide lines (nccl_log_guide.c): kind (1..) when msg is one, else 0. */
 int gdr_nccl_guide_kind(const char *msg);
 /* What the guide line claims and what NCCL prints instead, for this version. */

@@ -60,9 +60,7 @@ static int table_pxb(const struct level_table *t)
 	return -1;
 }
 
-static void put(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void put(char *buf, size_t len, const char *fmt, ...)
+void gdr_nccl_catf(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t used = strlen(buf);
 	va_list ap;
@@ -102,7 +100,8 @@ static void distance_fix(const struct gdr_nccl_facts *f, const char *line, char 
 	char op[3] = "";
 
 	if (!d || sscanf(d + 10, "%d %2[<>=] %d", &dist, op, &lim) != 3) {
-		put(fix, len,
+		gdr_nccl_catf(
+		    fix, len,
 		    "raise NCCL_NET_GDR_LEVEL to the GPU-NIC distance gdr_topo shows (PHB or SYS)");
 		return;
 	}
@@ -115,7 +114,8 @@ static void distance_fix(const struct gdr_nccl_facts *f, const char *line, char 
 			if (f->vminor < t->from || f->vminor > t->to || !n)
 				continue;
 			if (t->ge) {
-				put(fix, len,
+				gdr_nccl_catf(
+				    fix, len,
 				    "raise NCCL_NET_GDR_LEVEL above the pair's distance: "
 				    "NCCL_NET_GDR_LEVEL=%d (NCCL %s reads a number and needs "
 				    "distance < level; distance %d is %s in its numbering, the "
@@ -124,7 +124,8 @@ static void distance_fix(const struct gdr_nccl_facts *f, const char *line, char 
 				    dist + 1, f->version, dist, n, !strcmp(n, "NODE") ? "PHB" : n,
 				    !strcmp(n, "NODE") ? "PHB" : n);
 			} else {
-				put(fix, len,
+				gdr_nccl_catf(
+				    fix, len,
 				    "raise NCCL_NET_GDR_LEVEL to %s (distance %d is %s in NCCL "
 				    "%s's "
 				    "numbering; the level is %d%s)",
@@ -143,7 +144,7 @@ static void distance_fix(const struct gdr_nccl_facts *f, const char *line, char 
 
 	for (size_t i = 0; i < GDR_ARRAY_SIZE(tables); i++)
 		fits += tables[i].ge == ge && level_fits(&tables[i], f, lim);
-	put(fix, len, "raise NCCL_NET_GDR_LEVEL to the class of distance %d:", dist);
+	gdr_nccl_catf(fix, len, "raise NCCL_NET_GDR_LEVEL to the class of distance %d:", dist);
 	for (size_t i = 0; i < GDR_ARRAY_SIZE(tables); i++) {
 		const struct level_table *t = &tables[i];
 		const char *n = level_name(t, dist);
@@ -158,24 +159,26 @@ static void distance_fix(const struct gdr_nccl_facts *f, const char *line, char 
 		       !strcmp(level_name(&tables[i + 1], dist), n) &&
 		       (!fits || level_fits(&tables[i + 1], f, lim)))
 			to = tables[++i].to;
-		put(fix, len, "%s %s in NCCL 2.%d", shown++ ? "," : "", n, t->from);
+		gdr_nccl_catf(fix, len, "%s %s in NCCL 2.%d", shown++ ? "," : "", n, t->from);
 		if (to == 99)
-			put(fix, len, " and later");
+			gdr_nccl_catf(fix, len, " and later");
 		else if (to != t->from)
-			put(fix, len, " to 2.%d", to);
+			gdr_nccl_catf(fix, len, " to 2.%d", to);
 		if (ge)
-			put(fix, len, " (a number there: NCCL_NET_GDR_LEVEL=%d)", dist + 1);
+			gdr_nccl_catf(fix, len, " (a number there: NCCL_NET_GDR_LEVEL=%d)",
+				      dist + 1);
 	}
 	if (!shown)
-		put(fix, len, " no NCCL numbering has it; use the class gdr_topo shows");
+		gdr_nccl_catf(fix, len, " no NCCL numbering has it; use the class gdr_topo shows");
 	if (fits && !ge)
-		put(fix, len,
+		gdr_nccl_catf(
+		    fix, len,
 		    " (no NCCL version in the log; only these numberings give %s, the %s level, "
 		    "the line's value %d)",
 		    f->gdr_level[0] ? f->gdr_level : "PXB", f->gdr_level[0] ? "job's" : "default",
 		    lim);
 	else
-		put(fix, len, " (no NCCL version in the log)");
+		gdr_nccl_catf(fix, len, " (no NCCL version in the log)");
 }
 
 static void cause_line(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v,
@@ -190,6 +193,18 @@ static void cause_line(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *
 #define DMABUF_NEEDS                                                                               \
 	"NCCL >= " GDR_NCCL_DMABUF_SINCE                                                           \
 	", NCCL_DMABUF_ENABLE=1, open kernel module, kernel >= 5.12"
+
+/*
+ * NCCL_NET_GDR_LEVEL's default as NCCL's release names it: PATH_PHB (the
+ * number 2) in 2.4 and 2.5 (their "(distance D >= L)" line), PXB from 2.6.
+ */
+static const char *default_level(const struct gdr_nccl_facts *f, const char *line)
+{
+	int old = (line && strstr(line, "(distance ") && strstr(line, " >= ")) ||
+		  (f->vmajor == 2 && f->vminor >= 0 && f->vminor < 6);
+
+	return old ? "2, PHB in NCCL 2.4 and 2.5" : "PXB";
+}
 
 /* GDR not used: the first disabled line that says why, else the NCCL_DEBUG_SUBSYS that would. */
 static void explain_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
@@ -221,9 +236,9 @@ static void explain_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 	if (n[NF_PAIR_GDR_OFF]) {
 		cause_line(f, v, NF_PAIR_GDR_OFF);
 		snprintf(v->cause, sizeof(v->cause),
-			 "the GPU-NIC distance is beyond NCCL_NET_GDR_LEVEL%s%s%s",
-			 f->gdr_level[0] ? " (set to " : " (its default, PXB)", f->gdr_level,
-			 f->gdr_level[0] ? ")" : "");
+			 "the GPU-NIC distance is beyond NCCL_NET_GDR_LEVEL (%s %s)",
+			 f->gdr_level[0] ? "set to" : "its default,",
+			 f->gdr_level[0] ? f->gdr_level : default_level(f, v->cause_line.text));
 		distance_fix(f, v->cause_line.text, v->fix, sizeof(v->fix));
 		return;
 	}
@@ -235,9 +250,10 @@ static void explain_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 	snprintf(v->fix, sizeof(v->fix),
 		 "rerun with " SUBSYS_HINT ": NCCL then prints each GPU/NIC pair's decision "
 		 "(\"GPU Direct RDMA Disabled for GPU ... (distance X > Y)\") and each NIC's GDR "
-		 "support; if the distance is beyond NCCL_NET_GDR_LEVEL (%s%s), set "
+		 "support; if the distance is beyond NCCL_NET_GDR_LEVEL (%s %s), set "
 		 "NCCL_NET_GDR_LEVEL=PHB (or SYS) as gdr_topo shows",
-		 f->gdr_level[0] ? "set to " : "default PXB", f->gdr_level);
+		 f->gdr_level[0] ? "set to" : "default",
+		 f->gdr_level[0] ? f->gdr_level : default_level(f, NULL));
 }
 
 static void explain_socket(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)

@@ -29,19 +29,21 @@ static void guide_note(const struct gdr_nccl_log *log, char *buf, size_t len)
 #define LABEL_W 18
 #define WRAP_W	80
 
-/* "  label:  text", the text wrapped at spaces under its column. */
-static void print_wrapped(FILE *out, const char *label, const char *text)
+/*
+ * text from column col on, wrapped at spaces before WRAP_W; continuation
+ * lines start at column indent. A word longer than a line stays whole.
+ */
+static void print_wrap(FILE *out, size_t col, size_t indent, const char *text)
 {
-	size_t col = LABEL_W;
+	size_t start = col;
 
-	fprintf(out, "  %-*s", LABEL_W - 2, label);
 	while (*text) {
 		size_t w = strcspn(text, " ");
 
-		if (col > LABEL_W && col + 1 + w > WRAP_W) {
-			fprintf(out, "\n%*s", LABEL_W, "");
-			col = LABEL_W;
-		} else if (col > LABEL_W) {
+		if (col > start && col + 1 + w > WRAP_W) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = start = indent;
+		} else if (col > start) {
 			fputc(' ', out);
 			col++;
 		}
@@ -52,6 +54,13 @@ static void print_wrapped(FILE *out, const char *label, const char *text)
 			text++;
 	}
 	fputc('\n', out);
+}
+
+/* "  label:  text", the text wrapped under its column. */
+static void print_wrapped(FILE *out, const char *label, const char *text)
+{
+	fprintf(out, "  %-*s", LABEL_W - 2, label);
+	print_wrap(out, LABEL_W, LABEL_W, text);
 }
 
 static const char *proc_label(const struct gdr_nccl_proc *p)
@@ -67,7 +76,7 @@ static const char *fix_text(const char *fix)
 /* The answer first: the conclusion, its cause and fix, then one line per process. */
 static void print_lead(FILE *out, const struct gdr_nccl_log *log)
 {
-	char buf[320];
+	char buf[320], line[1024];
 
 	fprintf(out, "  conclusion:     %s\n", gdr_nccl_path_name(log->path));
 	print_wrapped(out, "cause:", log->cause);
@@ -87,17 +96,24 @@ static void print_lead(FILE *out, const struct gdr_nccl_log *log)
 				if (!strcmp(log->procs[j].verdict.fix, v->fix))
 					same = proc_label(&log->procs[j]);
 
-			fprintf(out, "    %s: %s", gdr_nccl_path_name(v->path), proc_label(p));
+			line[0] = '\0';
+			gdr_nccl_catf(line, sizeof(line), "%s: %s", gdr_nccl_path_name(v->path),
+				      proc_label(p));
 			if (p->dev >= 0)
-				fprintf(out, " [%d]", p->dev);
+				gdr_nccl_catf(line, sizeof(line), " [%d]", p->dev);
 			if (v->cause_line.lineno)
-				fprintf(out, ", line %lu", v->cause_line.lineno);
+				gdr_nccl_catf(line, sizeof(line), ", line %lu",
+					      v->cause_line.lineno);
 			if (!strcmp(v->fix, log->fix))
-				fprintf(out, ": %s; fix: as above\n", v->cause);
+				gdr_nccl_catf(line, sizeof(line), ": %s; fix: as above", v->cause);
 			else if (same)
-				fprintf(out, ": %s; fix: as for %s\n", v->cause, same);
+				gdr_nccl_catf(line, sizeof(line), ": %s; fix: as for %s", v->cause,
+					      same);
 			else
-				fprintf(out, ": %s; fix: %s\n", v->cause, fix_text(v->fix));
+				gdr_nccl_catf(line, sizeof(line), ": %s; fix: %s", v->cause,
+					      fix_text(v->fix));
+			fputs("    ", out);
+			print_wrap(out, 4, 6, line);
 		}
 		if (log->procs_dropped)
 			fprintf(out, "    (%u more not listed)\n", log->procs_dropped);

@@ -40,6 +40,8 @@ def parse_text(path):
                 section = "lines"
             elif line.startswith("  NCCL WARN:"):
                 section = "warns"
+            elif line.startswith("      ") and section == "procs":
+                continue  # a process's line wrapped
             elif line.startswith("    ") and section == "procs":
                 out["procs"].append(line.strip().split(":", 1)[0])
             elif line.startswith("    ") and section in ("lines", "warns"):
