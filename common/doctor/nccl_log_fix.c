@@ -214,8 +214,7 @@ static void explain_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 	if (n[NF_HCA_NO_MODULE]) {
 		cause_line(f, v, NF_HCA_NO_MODULE);
 		snprintf(v->cause, sizeof(v->cause),
-			 "no peer-memory module: NCCL disabled GPUDirect RDMA for the HCA "
-			 "(\"(no module)\")");
+			 "no peer-memory module: GPUDirect RDMA disabled for the HCA");
 		snprintf(v->fix, sizeof(v->fix),
 			 "load nvidia-peermem (modprobe nvidia-peermem) or move to DMA-BUF "
 			 "(%s; this line comes from NCCL 2.4 to 2.12, which have no DMA-BUF path)",
@@ -225,8 +224,7 @@ static void explain_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 	if (n[NF_HCA_GDR_OFF] && !n[NF_HCA_GDR_ON]) {
 		cause_line(f, v, NF_HCA_GDR_OFF);
 		snprintf(v->cause, sizeof(v->cause),
-			 "the NIC takes neither GPU pointers (peer memory) nor DMA-BUF: "
-			 "GPUDirect RDMA disabled for the HCA");
+			 "the NIC takes neither peer memory nor DMA-BUF: GDR disabled for the HCA");
 		snprintf(v->fix, sizeof(v->fix),
 			 "load nvidia-peermem, or enable DMA-BUF (%s, a NIC driver with "
 			 "ibv_reg_dmabuf_mr); gdr_doctor on the node shows which is missing",
@@ -263,15 +261,14 @@ static void explain_socket(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 	if (n[NF_ENV_IB_OFF]) {
 		cause_line(f, v, NF_ENV_IB_OFF);
 		snprintf(v->cause, sizeof(v->cause),
-			 "NCCL_IB_DISABLE=1: the Socket transport (TCP), no GPUDirect RDMA");
+			 "NCCL_IB_DISABLE=1: Socket transport (TCP), no GPUDirect RDMA");
 		snprintf(v->fix, sizeof(v->fix), "unset NCCL_IB_DISABLE (or set it to 0)");
 		return;
 	}
 	if (n[NF_NO_IB_DEVICE]) {
 		cause_line(f, v, NF_NO_IB_DEVICE);
 		snprintf(v->cause, sizeof(v->cause),
-			 "NCCL found no RDMA device: the Socket transport (TCP), no GPUDirect "
-			 "RDMA");
+			 "no RDMA device found: Socket transport (TCP), no GPUDirect RDMA");
 		snprintf(v->fix, sizeof(v->fix),
 			 "make the RDMA NIC visible: load its driver (mlx5_ib) and ib_uverbs, pass "
 			 "/dev/infiniband into the container; ibv_devices must list it");
@@ -279,7 +276,7 @@ static void explain_socket(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 	}
 	cause_line(f, v, NF_NETWORK);
 	snprintf(v->cause, sizeof(v->cause),
-		 "the Socket transport (TCP through host memory), no GPUDirect RDMA");
+		 "Socket transport (TCP through host memory), no GPUDirect RDMA");
 	snprintf(v->fix, sizeof(v->fix),
 		 "check NCCL_NET (not Socket) and NCCL_IB_DISABLE, and that ibv_devices lists "
 		 "an RDMA NIC");
@@ -290,8 +287,7 @@ static void explain_plugin_off(const struct gdr_nccl_facts *f, struct gdr_nccl_v
 	cause_line(f, v, NF_PLUGIN_GDR_OFF);
 	if (strstr(v->cause_line.text, "disable CUDA API usage")) {
 		snprintf(v->cause, sizeof(v->cause),
-			 "aws-ofi-nccl disabled GDR: the libfabric provider could not be told "
-			 "not to call CUDA (\"Could not disable CUDA API usage for HMEM\")");
+			 "aws-ofi-nccl disabled GDR: its provider would not give up CUDA calls");
 		snprintf(v->fix, sizeof(v->fix),
 			 "update libfabric and aws-ofi-nccl so that the provider accepts "
 			 "FI_OPT_CUDA_API_PERMITTED=false; on EFA, also an instance type that "
