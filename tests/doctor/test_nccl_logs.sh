@@ -86,7 +86,7 @@ q=$(doctor_env "$DOCTOR" --nccl-log case03.log --quiet)
 check "--quiet case03: conclusion and cause" test "$q" = "case03.log: none (no /GDRDMA, and no line of the log says why)"
 # docs/nccl-logs.md quotes both as the program prints them.
 check "docs/nccl-logs.md quotes --quiet case03 as printed" grep -qF "\`$q\`" "$top_srcdir/docs/nccl-logs.md"
-sed -n '2,8p' "$WORK/lead" >"$WORK/lead-head"
+sed -n '2,/^  deciding line:/p' "$WORK/lead" | sed '$d' >"$WORK/lead-head"
 # every_line_in LINES FILE: each line of LINES is a whole line of FILE.
 every_line_in() {
 	while IFS= read -r l; do grep -qxF -- "$l" "$2" || return 1; done <"$1"
