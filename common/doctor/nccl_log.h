@@ -105,6 +105,7 @@ enum gdr_nccl_cause {
 	NC_NO_GDR,	      /* no GDR: find the disabled line that says why */
 	NC_UNDECIDED,	      /* nothing decides */
 	NC_RING_FLAG_ONLY,    /* only "Connected all rings ... GDR 1" */
+	NC_PAIR_ONLY,	      /* only "GPU Direct RDMA Enabled for GPU ...": a decision, not use */
 };
 
 /*

@@ -360,6 +360,15 @@ void gdr_nccl_explain(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v
 	case NC_NO_GDR:
 		explain_no_gdr(f, v);
 		break;
+	case NC_PAIR_ONLY:
+		cause_line(f, v, NF_PAIR_GDR_ON);
+		snprintf(v->cause, sizeof(v->cause),
+			 "only NCCL's per-pair GDR decision, no network connection shown%s",
+			 f->count[NF_CHAN_LOCAL] ? " (SHM/P2P channels only)" : "");
+		snprintf(v->fix, sizeof(v->fix),
+			 "run across two nodes with " SUBSYS_HINT
+			 ": the network channel lines (/GDRDMA or not) decide");
+		break;
 	case NC_RING_FLAG_ONLY:
 		cause_line(f, v, NF_RING_GDR_ON);
 		snprintf(v->cause, sizeof(v->cause),

@@ -85,7 +85,7 @@ static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 	const unsigned int *n = f->count;
 	int plugin = via_plugin(f);
 
-	cite(f, v, n[NF_CHAN_GDR] ? NF_CHAN_GDR : NF_PAIR_GDR_ON);
+	cite(f, v, NF_CHAN_GDR);
 	/* v2.12.12-1 has no DMA-BUF path; v2.13.4-1 is the first tag with one. */
 	if (version_before(f, 2, GDR_NCCL_DMABUF_MINOR)) {
 		cite(f, v, NF_VERSION);
@@ -242,7 +242,7 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 		gdr_nccl_explain(f, v, NC_NO_GDR);
 		return;
 	}
-	if (n[NF_PAIR_GDR_OFF]) {
+	if (n[NF_PAIR_GDR_OFF] && !n[NF_PAIR_GDR_ON]) {
 		cite(f, v, NF_PAIR_GDR_OFF);
 		cite(f, v, NF_ENV_GDR_LEVEL);
 		conclude(v, GDR_NCCL_NONE,
@@ -250,6 +250,22 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 			 "distance (%s, beyond NCCL_NET_GDR_LEVEL or its default)",
 			 f->distance);
 		gdr_nccl_explain(f, v, NC_NO_GDR);
+		return;
+	}
+	if (n[NF_PAIR_GDR_ON]) {
+		/*
+		 * ncclTopoComputePaths() runs ncclTopoCheckGdr() on every GPU/NIC
+		 * pair at init, network connection or not (paths.cc since 2.6).
+		 */
+		cite(f, v, NF_PAIR_GDR_ON);
+		cite(f, v, NF_CHAN_LOCAL);
+		conclude(v, GDR_NCCL_UNKNOWN,
+			 "\"GPU Direct RDMA Enabled for GPU ... / HCA ...\" is NCCL's per-pair "
+			 "decision, computed at init for every GPU/NIC pair whether or not a "
+			 "network connection follows; %s",
+			 n[NF_CHAN_LOCAL] ? "the channels shown are intra-node (P2P/SHM)"
+					  : "no network channel line shows GDR in use");
+		gdr_nccl_explain(f, v, NC_PAIR_ONLY);
 		return;
 	}
 	if (n[NF_RING_GDR_ON]) {
@@ -299,8 +315,9 @@ void gdr_nccl_judge(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
 	const unsigned int *n = f->count;
 
 	memset(v, 0, sizeof(*v));
-	/* "Connected all rings ... GDR 1" is not among them: see judge_no_gdr(). */
-	if (n[NF_CHAN_GDR] || n[NF_PAIR_GDR_ON]) {
+	/* "Connected all rings ... GDR 1" and the per-pair lines are not use: see judge_no_gdr().
+	 */
+	if (n[NF_CHAN_GDR]) {
 		judge_gdr_path(f, v);
 		if (n[NF_CHAN_NOGDR] && n[NF_CHAN_GDR]) {
 			append(v, "; some network channels are without /GDRDMA");

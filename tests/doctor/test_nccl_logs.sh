@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/nccl-logs" || exit 1
 set -- *.log
-plan $((3 * $# + 28))
+plan $((3 * $# + 29))
 for f in "$@"; do
 	{
 		doctor_env "$DOCTOR" --nccl-log "$f"
@@ -100,6 +100,7 @@ check "case23: NCCL WARN in the JSON" json_has case23.log nccl_warn_lines "Attri
 # Held-out classes.
 check "one node, GDR 1 only, the plugin disabling GDR: none" test "$(conclusion synth-2.27-one-node-ring-gdr1-ofi-nogdr.log)" = none
 check "one node, GDR 1 only, SHM channels: unknown, not dmabuf" test "$(conclusion synth-2.24-one-node-ring-gdr1.log)" = unknown
+check "one node, GPU/HCA pair Enabled line only: unknown, not dmabuf" test "$(conclusion synth-2.21-one-node-pair-enabled.log)" = unknown
 check "No device found then NET/Socket, no channel lines: none" test "$(conclusion synth-2.18-no-ib-socket-no-channels.log)" = none
 check "DMA-BUF dated to NCCL 2.13.4" json_has synth-2.12-peermem.log reason "predates DMA-BUF support (2.13.4)"
 done_testing
