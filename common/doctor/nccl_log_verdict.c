@@ -252,38 +252,28 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 		gdr_nccl_explain(f, v, NC_NO_GDR);
 		return;
 	}
-	if (n[NF_PAIR_GDR_ON]) {
+	if (n[NF_PAIR_GDR_ON] || n[NF_RING_GDR_ON]) {
 		/*
-		 * ncclTopoComputePaths() runs ncclTopoCheckGdr() on every GPU/NIC
-		 * pair at init, network connection or not (paths.cc since 2.6).
+		 * Neither is use: ncclTopoComputePaths() runs ncclTopoCheckGdr() on
+		 * every GPU/NIC pair at init (paths.cc since 2.6), and NCCL starts
+		 * the rings' GDR flag at 1, clearing it only when it makes a network
+		 * connection without GDR (a single-node run prints it over SHM/P2P).
 		 */
-		cite(f, v, NF_PAIR_GDR_ON);
+		int pair = n[NF_PAIR_GDR_ON] > 0;
+
+		cite(f, v, pair ? NF_PAIR_GDR_ON : NF_RING_GDR_ON);
 		cite(f, v, NF_CHAN_LOCAL);
-		conclude(v, GDR_NCCL_UNKNOWN,
-			 "\"GPU Direct RDMA Enabled for GPU ... / HCA ...\" is NCCL's per-pair "
-			 "decision, computed at init for every GPU/NIC pair whether or not a "
-			 "network connection follows; %s",
-			 n[NF_CHAN_LOCAL] ? "the channels shown are intra-node (P2P/SHM)"
-					  : "no network channel line shows GDR in use");
-		gdr_nccl_explain(f, v, NC_PAIR_ONLY);
-		return;
-	}
-	if (n[NF_RING_GDR_ON]) {
-		/*
-		 * NCCL starts the flag at 1 and clears it only when it makes a
-		 * network connection without GDR: with no network channel line it
-		 * says nothing (a single-node run prints it over SHM/P2P).
-		 */
-		cite(f, v, NF_RING_GDR_ON);
-		cite(f, v, NF_CHAN_LOCAL);
-		conclude(v, GDR_NCCL_UNKNOWN,
-			 "\"Connected all rings, ... GDR 1\" alone is no proof of GPUDirect RDMA: "
-			 "NCCL starts that flag at 1 and clears it only when a network connection "
-			 "is made without GDR; %s",
+		conclude(v, GDR_NCCL_UNKNOWN, "%s alone is no proof of GPUDirect RDMA: %s; %s",
+			 pair ? "\"GPU Direct RDMA Enabled for GPU ... / HCA ...\""
+			      : "\"Connected all rings, ... GDR 1\"",
+			 pair ? "NCCL computes that per-pair decision at init for every GPU/NIC "
+				"pair, network connection or not"
+			      : "NCCL starts that flag at 1 and clears it only when a network "
+				"connection is made without GDR",
 			 n[NF_CHAN_LOCAL] ? "the channels shown are intra-node (P2P/SHM), a "
 					    "single-node run uses no network"
 					  : "no network channel line shows GDR in use");
-		gdr_nccl_explain(f, v, NC_RING_FLAG_ONLY);
+		gdr_nccl_explain(f, v, pair ? NC_PAIR_ONLY : NC_RING_FLAG_ONLY);
 		return;
 	}
 	cite(f, v, NF_HCA_GDR_ON);
