@@ -66,7 +66,7 @@ static void usage(FILE *out)
 		"                        check (default 8M, the largest size of gdr_write_bw -a;\n"
 		"                        K/M/G suffixes)\n"
 		"  -q, --quiet           print only the verdict and its path lines (or the\n"
-		"                        log's conclusion)\n"
+		"                        log's conclusion and its cause)\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"The report names what it is about (this machine, or the tree below --root,\n"
@@ -350,7 +350,7 @@ static int run_nccl_log(const struct doctor_opts *o)
 	if (json_on_stdout(o))
 		; /* the JSON below is the whole output */
 	else if (o->quiet)
-		printf("%s: %s\n", name, gdr_nccl_path_name(log->path));
+		gdr_nccl_log_quiet(stdout, log, name);
 	else
 		gdr_nccl_log_print(stdout, log, name);
 	if (o->json) {

@@ -57,9 +57,11 @@ static const char *node_offers(const struct gdr_verdict *v)
 				       : "no GPUDirect path";
 }
 
-static int before_2_12(const struct gdr_nccl_log *log)
+/* NCCL's first release with DMA-BUF (2.13.4 was the first 2.13). */
+static int before_dmabuf(const struct gdr_nccl_log *log)
 {
-	return log->vmajor >= 0 && (log->vmajor < 2 || (log->vmajor == 2 && log->vminor < 12));
+	return log->vmajor >= 0 &&
+	       (log->vmajor < 2 || (log->vmajor == 2 && log->vminor < GDR_NCCL_DMABUF_MINOR));
 }
 
 static void used_peermem(struct gdr_check *c, const struct gdr_verdict *v,
@@ -86,12 +88,12 @@ static void used_peermem(struct gdr_check *c, const struct gdr_verdict *v,
 				"NCCL_DMABUF_ENABLE=0 (log line %lu)",
 				log->all.first[NF_ENV_DMABUF_OFF].lineno);
 		gdr_check_fix(c, "unset NCCL_DMABUF_ENABLE in the job");
-	} else if (before_2_12(log)) {
+	} else if (before_dmabuf(log)) {
 		gdr_check_value(c,
 				"NCCL used peermem although DMA-BUF is available: NCCL %s predates "
-				"DMA-BUF support (2.12)",
+				"DMA-BUF support (" GDR_NCCL_DMABUF_SINCE ")",
 				log->version);
-		gdr_check_fix(c, "use NCCL 2.12 or later");
+		gdr_check_fix(c, "use NCCL " GDR_NCCL_DMABUF_SINCE " or later");
 	} else if (n[NF_PLUGIN_NO_DMABUF] || (n[NF_PLUGIN_PEERMEM] && !n[NF_PLUGIN_DMABUF])) {
 		gdr_check_value(c, "NCCL used peermem although DMA-BUF is available: the net "
 				   "plugin does not register DMA-BUF");

@@ -51,6 +51,10 @@ static const char *const fact_names[NF__COUNT] = {
 	[NF_INIT] = "init",
 	[NF_HCA_OTHER_NET] = "hca_gdr_other_transport",
 	[NF_GUIDE_LINE] = "not_printed_by_nccl",
+	[NF_HCA_NO_MODULE] = "gdr_disabled_no_module",
+	[NF_CHAN_LOCAL] = "channels_intra_node",
+	[NF_SOCKET_USING] = "net_socket_using",
+	[NF_WARN] = "nccl_warn",
 };
 
 const char *gdr_nccl_fact_name(enum gdr_nccl_fact f)
@@ -241,10 +245,14 @@ static int parse_channel(const struct sink *k, const char *msg)
 	if (strncmp(msg, "Channel ", 8) && strncmp(msg, "Ring ", 5))
 		return 0;
 	via = strstr(msg, " via NET/");
-	if (!via)
+	if (!via) {
 		/* Intra-node transports: NCCL's lines, but not the network. */
-		return strstr(msg, " via P2P/") || strstr(msg, " via SHM/") ||
-		       strstr(msg, " via CollNet") || strstr(msg, " via NVLS");
+		if (!strstr(msg, " via P2P/") && !strstr(msg, " via SHM/") &&
+		    !strstr(msg, " via CollNet") && !strstr(msg, " via NVLS"))
+			return 0;
+		note(k, NF_CHAN_LOCAL);
+		return 1;
+	}
 	rest = via + 9;
 	copy_word(transport, sizeof(transport), rest, "/\r\n");
 	SET_WORD(k, chan_net, transport, "", 1);
@@ -290,6 +298,9 @@ static int parse_gdr(const struct sink *k, const char *msg)
 
 	if (!g)
 		return 0;
+	/* "(no module)" (net_ib.cc before 2.5: "(no module or not supported by GPU)"). */
+	if (strstr(g, "Disabled for ") && strstr(g, "(no module"))
+		note(k, NF_HCA_NO_MODULE);
 	if (strstr(g, " for HCA ") && !strstr(g, " for GPU ")) {
 		/* A plugin's own view of the NIC (HPC-X nccl_rdma_sharp_plugin and its kin). */
 		if (strstr(g, "(DMABUF) enabled"))
@@ -439,6 +450,9 @@ static int parse_msg(struct gdr_nccl_log *log, const struct sink *k, const char 
 			note(k, atoi(g + 5) ? NF_RING_GDR_ON : NF_RING_GDR_OFF);
 	} else if (!strncmp(msg, "NET/IB : No device found", 24)) {
 		note(k, NF_NO_IB_DEVICE);
+	} else if (!strncmp(msg, "NET/Socket : Using ", 19)) {
+		/* The data transport after "No device found"; before 2.5 also the bootstrap's. */
+		note(k, NF_SOCKET_USING);
 	} else if (parse_channel(k, msg) || parse_gdr(k, msg) ||
 		   /* NOLINTNEXTLINE(bugprone-branch-clone): empty on purpose, like the next */
 		   parse_env(k, msg) || parse_plugin(k, msg)) {
@@ -476,6 +490,16 @@ void gdr_nccl_log_record(struct gdr_nccl_log *log, unsigned long lineno, const c
 	k.proc = proc;
 	k.lineno = lineno;
 	k.raw = raw;
+	if (tagged && strstr(raw, "NCCL WARN ")) {
+		note(&k, NF_WARN);
+		if (log->nwarns < GDR_NCCL_MAX_WARNS) {
+			log->warns[log->nwarns].lineno = lineno;
+			gdr_strlcpy(log->warns[log->nwarns++].text, raw,
+				    sizeof(log->warns[0].text));
+		} else {
+			log->warns_dropped++;
+		}
+	}
 	if (parse_msg(log, &k, msg) || tagged)
 		log->nccl_lines++;
 }

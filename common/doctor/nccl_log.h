@@ -10,7 +10,8 @@
  * Files: nccl_log_prefix.c (launcher and collector prefixes, records split
  * over lines), nccl_log.c (what each record says), nccl_log_guide.c (lines
  * guides quote that NCCL does not print), nccl_log_verdict.c (the
- * conclusion, per process and for the file), nccl_log_print.c (text, JSON).
+ * conclusion, per process and for the file), nccl_log_fix.c (its cause and
+ * fix), nccl_log_print.c (text, JSON).
  */
 #ifndef GDR_NCCL_LOG_H
 #define GDR_NCCL_LOG_H
@@ -52,6 +53,11 @@ enum gdr_nccl_fact {
 	NF_INIT,	  /* init reached the point where the DMA-BUF check prints */
 	NF_HCA_OTHER_NET, /* an HCA GDR line of a transport other than the one in use */
 	NF_GUIDE_LINE,	  /* a line guides quote that no NCCL release prints */
+	NF_HCA_NO_MODULE, /* "GPU Direct RDMA Disabled for ... (no module...)": no peer-memory
+			     module */
+	NF_CHAN_LOCAL,	  /* an intra-node channel (P2P, SHM, NVLS, CollNet) */
+	NF_SOCKET_USING,  /* "NET/Socket : Using [0]eth0" */
+	NF_WARN,	  /* an "NCCL WARN" line */
 	NF__COUNT
 };
 
@@ -80,12 +86,40 @@ struct gdr_nccl_verdict {
 	enum gdr_nccl_fact cited[4];
 	struct gdr_nccl_line cited_line[4];
 	unsigned int ncited;
+	/* Why, in a few words, and what to do (nccl_log_fix.c); fix is "" when nothing to fix. */
+	char cause[240];
+	char fix[400];
+	struct gdr_nccl_line cause_line; /* the line that shows the cause; lineno 0: none */
 };
 
-#define GDR_NCCL_MAX_PROCS    64
+/* Why the log ended where it did: picks the cause and the fix (nccl_log_fix.c). */
+enum gdr_nccl_cause {
+	NC_GDR_DMABUF = 0,    /* GDR in use through DMA-BUF */
+	NC_GDR_OLD_NCCL,      /* peer memory: NCCL before DMA-BUF support */
+	NC_GDR_ENV_NODMABUF,  /* peer memory: NCCL_DMABUF_ENABLE=0 */
+	NC_GDR_PLUGIN,	      /* peer memory: the plugin has no DMA-BUF registration */
+	NC_GDR_NO_GPU_DMABUF, /* peer memory: init without "DMA-BUF is available" */
+	NC_GDR_UNDECIDED,     /* GDR in use, registration not in the log */
+	NC_NO_SOCKET,	      /* no GDR: the Socket transport */
+	NC_NO_PLUGIN,	      /* no GDR: the plugin disabled it */
+	NC_NO_GDR,	      /* no GDR: find the disabled line that says why */
+	NC_UNDECIDED,	      /* nothing decides */
+	NC_RING_FLAG_ONLY,    /* only "Connected all rings ... GDR 1" */
+	NC_PAIR_ONLY,	      /* only "GPU Direct RDMA Enabled for GPU ...": a decision, not use */
+};
+
+/*
+ * The first NCCL release with a DMA-BUF path (ncclIbDmaBufSupport,
+ * ibv_reg_dmabuf_mr, NCCL_DMABUF_ENABLE first in NVIDIA/nccl at v2.13.4-1).
+ */
+#define GDR_NCCL_DMABUF_MINOR 13
+#define GDR_NCCL_DMABUF_SINCE "2.13.4"
+
+#define GDR_NCCL_MAX_PROCS 64
 /* A log is read up to this many bytes (a stream such as /dev/zero ends there). */
 #define GDR_NCCL_MAX_BYTES    (4ULL << 30)
 #define GDR_NCCL_MAX_VERSIONS 4
+#define GDR_NCCL_MAX_WARNS    16
 
 struct gdr_nccl_proc {
 	char id[96];	 /* "host:pid" as the log prints it; "" when lines carry no prefix */
@@ -138,6 +172,13 @@ struct gdr_nccl_log {
 	struct gdr_nccl_line cited_line[4];
 	unsigned int ncited;
 	unsigned int procs_decided; /* processes whose own lines decide */
+	/* Added with the cause/fix lead (the conclusion's, as in gdr_nccl_verdict). */
+	char cause[240];
+	char fix[400];
+	struct gdr_nccl_line cause_line;
+	/* Every "NCCL WARN" line, in order (the first GDR_NCCL_MAX_WARNS). */
+	struct gdr_nccl_line warns[GDR_NCCL_MAX_WARNS];
+	unsigned int nwarns, warns_dropped;
 };
 
 void gdr_nccl_log_init(struct gdr_nccl_log *log);
@@ -154,6 +195,8 @@ const char *gdr_nccl_path_name(enum gdr_nccl_path p);
 const char *gdr_nccl_fact_name(enum gdr_nccl_fact f);
 
 void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *name);
+/* --quiet: "name: conclusion (cause)". */
+void gdr_nccl_log_quiet(FILE *out, const struct gdr_nccl_log *log, const char *name);
 /* One JSON object with trailing newline. */
 void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *name);
 
@@ -173,6 +216,12 @@ void gdr_nccl_log_record(struct gdr_nccl_log *log, unsigned long lineno, const c
 void gdr_nccl_log_flush(struct gdr_nccl_log *log);
 /* Judge one fact set (nccl_log_verdict.c). */
 void gdr_nccl_judge(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v);
+/* Set v's cause, fix and cause line for why the judge concluded (nccl_log_fix.c). */
+void gdr_nccl_explain(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v,
+		      enum gdr_nccl_cause why);
+/* Append printf-style to the string in buf (len bytes in all), cut to fit (nccl_log_fix.c). */
+void gdr_nccl_catf(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Guide lines (nccl_log_guide.c): kind (1..) when msg is one, else 0. */
 int gdr_nccl_guide_kind(const char *msg);
 /* What the guide line claims and what NCCL prints instead, for this version. */

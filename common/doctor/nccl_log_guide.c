@@ -38,7 +38,7 @@ void gdr_nccl_guide_explain(int kind, int vmajor, int vminor, int plugin, char *
 	const char *claims = kind > 0 && (size_t)kind <= GDR_ARRAY_SIZE(guide)
 				 ? guide[kind - 1].claims
 				 : "a GPUDirect path";
-	int old = vmajor >= 0 && (vmajor < 2 || (vmajor == 2 && vminor < 12));
+	int old = vmajor >= 0 && (vmajor < 2 || (vmajor == 2 && vminor < GDR_NCCL_DMABUF_MINOR));
 
 	if (plugin) {
 		snprintf(buf, len,
@@ -50,13 +50,15 @@ void gdr_nccl_guide_explain(int kind, int vmajor, int vminor, int plugin, char *
 			 claims);
 	} else if (old) {
 		snprintf(buf, len,
-			 "it claims %s, but no NCCL release prints it; NCCL before 2.12 has no "
+			 "it claims %s, but no NCCL release prints it; NCCL "
+			 "before " GDR_NCCL_DMABUF_SINCE " has no "
 			 "DMA-BUF path: \"/GDRDMA\" on the \"Channel ... via NET/IB/N\" lines "
 			 "means peer memory (nvidia-peermem or nv_peer_mem)",
 			 claims);
 	} else {
 		snprintf(buf, len,
-			 "it claims %s, but no NCCL release prints it; NCCL 2.12 and later "
+			 "it claims %s, but no NCCL release prints it; NCCL " GDR_NCCL_DMABUF_SINCE
+			 " and later "
 			 "show it with \"/GDRDMA\" on the \"Channel ... via NET/IB/N\" lines "
 			 "(GDR in use) and \"DMA-BUF is available on GPU device N\" during init "
 			 "(DMA-BUF; absent: peer memory), both shown by NCCL_DEBUG=INFO's "

@@ -25,13 +25,116 @@ static void guide_note(const struct gdr_nccl_log *log, char *buf, size_t len)
 			       len);
 }
 
+/* Columns of the text report: values start at LABEL_W and wrap before WRAP_W. */
+#define LABEL_W 18
+#define WRAP_W	80
+
+/*
+ * text from column col on, wrapped at spaces before WRAP_W; continuation
+ * lines start at column indent. A word longer than a line stays whole.
+ */
+static void print_wrap(FILE *out, size_t col, size_t indent, const char *text)
+{
+	size_t start = col;
+
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (col > start && col + 1 + w > WRAP_W) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = start = indent;
+		} else if (col > start) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", (int)w, text);
+		col += w;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', out);
+}
+
+/* "  label:  text", the text wrapped under its column. */
+static void print_wrapped(FILE *out, const char *label, const char *text)
+{
+	fprintf(out, "  %-*s", LABEL_W - 2, label);
+	print_wrap(out, LABEL_W, LABEL_W, text);
+}
+
+static const char *proc_label(const struct gdr_nccl_proc *p)
+{
+	return p->id[0] ? p->id : p->launch[0] ? p->launch : "(no prefix)";
+}
+
+static const char *fix_text(const char *fix)
+{
+	return fix[0] ? fix : "none needed";
+}
+
+/* The answer first: the conclusion, its cause and fix, then one line per process. */
+static void print_lead(FILE *out, const struct gdr_nccl_log *log)
+{
+	char buf[320], line[1024];
+
+	fprintf(out, "  conclusion:     %s\n", gdr_nccl_path_name(log->path));
+	print_wrapped(out, "cause:", log->cause);
+	print_wrapped(out, "fix:", fix_text(log->fix));
+	if (log->cause_line.lineno) {
+		snprintf(buf, sizeof(buf), "%lu: %s", log->cause_line.lineno, log->cause_line.text);
+		fprintf(out, "  deciding line:  %s\n", buf);
+	}
+	if (log->nprocs > 1 || (log->nprocs == 1 && log->path == GDR_NCCL_MIXED)) {
+		fprintf(out, "  per process:\n");
+		for (unsigned int i = 0; i < log->nprocs; i++) {
+			const struct gdr_nccl_proc *p = &log->procs[i];
+			const struct gdr_nccl_verdict *v = &p->verdict;
+			const char *same = NULL;
+
+			for (unsigned int j = 0; j < i && !same; j++)
+				if (!strcmp(log->procs[j].verdict.fix, v->fix))
+					same = proc_label(&log->procs[j]);
+
+			line[0] = '\0';
+			gdr_nccl_catf(line, sizeof(line), "%s: %s", gdr_nccl_path_name(v->path),
+				      proc_label(p));
+			if (p->dev >= 0)
+				gdr_nccl_catf(line, sizeof(line), " [%d]", p->dev);
+			if (v->cause_line.lineno)
+				gdr_nccl_catf(line, sizeof(line), ", line %lu",
+					      v->cause_line.lineno);
+			if (!strcmp(v->fix, log->fix))
+				gdr_nccl_catf(line, sizeof(line), ": %s; fix: as above", v->cause);
+			else if (same)
+				gdr_nccl_catf(line, sizeof(line), ": %s; fix: as for %s", v->cause,
+					      same);
+			else
+				gdr_nccl_catf(line, sizeof(line), ": %s; fix: %s", v->cause,
+					      fix_text(v->fix));
+			fputs("    ", out);
+			print_wrap(out, 4, 6, line);
+		}
+		if (log->procs_dropped)
+			fprintf(out, "    (%u more not listed)\n", log->procs_dropped);
+	}
+	if (log->nwarns) {
+		fprintf(out, "  NCCL WARN:      %u line%s\n", log->nwarns + log->warns_dropped,
+			log->nwarns + log->warns_dropped == 1 ? "" : "s");
+		for (unsigned int i = 0; i < log->nwarns; i++)
+			print_line(out, &log->warns[i]);
+		if (log->warns_dropped)
+			fprintf(out, "    (%u more not listed)\n", log->warns_dropped);
+	}
+}
+
 static void print_procs(FILE *out, const struct gdr_nccl_log *log)
 {
-	fprintf(out, "  per process:\n");
+	fprintf(out, "  channels by process:\n");
 	for (unsigned int i = 0; i < log->nprocs; i++) {
 		const struct gdr_nccl_proc *p = &log->procs[i];
 
-		fprintf(out, "    %s", p->id[0] ? p->id : p->launch[0] ? p->launch : "(no prefix)");
+		fprintf(out, "    %s", proc_label(p));
 		if (p->id[0] && p->launch[0])
 			fprintf(out, " (%s)", p->launch);
 		if (p->dev >= 0) {
@@ -58,8 +161,9 @@ void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *n
 	char note[640];
 
 	fprintf(out, "nccl-log: %s\n", name);
+	print_lead(out, log);
 	if (!gdr_nccl_log_is_nccl(log)) {
-		fprintf(out, "  conclusion:     unknown\n  because:        %s\n", log->reason);
+		fprintf(out, "  because:        %s\n", log->reason);
 		return;
 	}
 	fprintf(out, "  NCCL version:   %s", log->version[0] ? log->version : "not in the log");
@@ -104,13 +208,35 @@ void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *n
 	}
 	if (log->nprocs)
 		print_procs(out, log);
-	fprintf(out, "  conclusion:     %s\n", gdr_nccl_path_name(log->path));
 	fprintf(out, "  because:        %s\n", log->reason);
 	if (log->ncited) {
 		fprintf(out, "  deciding lines:\n");
 		for (unsigned int i = 0; i < log->ncited; i++)
 			print_line(out, &log->cited_line[i]);
 	}
+}
+
+static void json_line(FILE *out, const struct gdr_nccl_line *l)
+{
+	if (!l->lineno) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"line\": %lu, \"text\": ", l->lineno);
+	gdr_json_str(out, l->text);
+	fputc('}', out);
+}
+
+/* '<sep>"cause": ...<sep>"fix": ...<sep>"cause_line": ...' */
+static void json_cause(FILE *out, const char *sep, const struct gdr_nccl_line *l, const char *cause,
+		       const char *fix)
+{
+	fprintf(out, "%s\"cause\": ", sep);
+	gdr_json_str(out, cause);
+	fprintf(out, "%s\"fix\": ", sep);
+	gdr_json_str(out, fix);
+	fprintf(out, "%s\"cause_line\": ", sep);
+	json_line(out, l);
 }
 
 static void json_procs(FILE *out, const struct gdr_nccl_log *log)
@@ -132,6 +258,7 @@ static void json_procs(FILE *out, const struct gdr_nccl_log *log)
 		gdr_json_str(out, gdr_nccl_path_name(p->verdict.path));
 		fputs(", \"reason\": ", out);
 		gdr_json_str(out, p->verdict.reason);
+		json_cause(out, ", ", &p->verdict.cause_line, p->verdict.cause, p->verdict.fix);
 		fputc('}', out);
 	}
 }
@@ -176,6 +303,13 @@ void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *na
 	gdr_json_str(out, gdr_nccl_path_name(log->path));
 	fputs(",\n  \"reason\": ", out);
 	gdr_json_str(out, log->reason);
+	json_cause(out, ",\n  ", &log->cause_line, log->cause, log->fix);
+	fputs(",\n  \"nccl_warn_lines\": [", out);
+	for (unsigned int i = 0; i < log->nwarns; i++) {
+		fputs(i ? ", " : "", out);
+		json_line(out, &log->warns[i]);
+	}
+	fprintf(out, "],\n  \"nccl_warn_lines_dropped\": %u", log->warns_dropped);
 	fputs(",\n  \"deciding_lines\": [", out);
 	for (unsigned int i = 0; i < log->ncited; i++) {
 		const struct gdr_nccl_line *l = &log->cited_line[i];
@@ -186,4 +320,9 @@ void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *na
 		fputc('}', out);
 	}
 	fputs("]\n}\n", out);
+}
+
+void gdr_nccl_log_quiet(FILE *out, const struct gdr_nccl_log *log, const char *name)
+{
+	fprintf(out, "%s: %s (%s)\n", name, gdr_nccl_path_name(log->path), log->cause);
 }

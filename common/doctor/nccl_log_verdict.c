@@ -85,17 +85,15 @@ static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 	const unsigned int *n = f->count;
 	int plugin = via_plugin(f);
 
-	cite(f, v,
-	     n[NF_CHAN_GDR]	 ? NF_CHAN_GDR
-	     : n[NF_PAIR_GDR_ON] ? NF_PAIR_GDR_ON
-				 : NF_RING_GDR_ON);
-	/* ncclIbDmaBufSupport and the DMA-BUF path arrived in 2.12. */
-	if (version_before(f, 2, 12)) {
+	cite(f, v, NF_CHAN_GDR);
+	/* v2.12.12-1 has no DMA-BUF path; v2.13.4-1 is the first tag with one. */
+	if (version_before(f, 2, GDR_NCCL_DMABUF_MINOR)) {
 		cite(f, v, NF_VERSION);
 		conclude(v, GDR_NCCL_PEERMEM,
 			 "GPUDirect RDMA in use, and NCCL %s predates DMA-BUF "
-			 "support (2.12): its GDR is peer memory",
+			 "support (" GDR_NCCL_DMABUF_SINCE "): its GDR is peer memory",
 			 f->version);
+		gdr_nccl_explain(f, v, NC_GDR_OLD_NCCL);
 		return;
 	}
 	if (n[NF_ENV_DMABUF_OFF]) {
@@ -103,6 +101,7 @@ static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 		conclude(v, GDR_NCCL_PEERMEM,
 			 "GPUDirect RDMA in use with NCCL_DMABUF_ENABLE=0: "
 			 "peer memory");
+		gdr_nccl_explain(f, v, NC_GDR_ENV_NODMABUF);
 		return;
 	}
 	if (n[NF_PLUGIN_NO_DMABUF]) {
@@ -111,6 +110,7 @@ static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 		    v, GDR_NCCL_PEERMEM,
 		    "GPUDirect RDMA in use and the plugin reports no "
 		    "DMA-BUF registration: the plugin's own GPU memory registration, not DMA-BUF");
+		gdr_nccl_explain(f, v, NC_GDR_PLUGIN);
 		return;
 	}
 	if (n[NF_PLUGIN_PEERMEM] && !n[NF_PLUGIN_DMABUF]) {
@@ -118,6 +118,7 @@ static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 		conclude(v, GDR_NCCL_PEERMEM,
 			 "GPUDirect RDMA in use; the plugin lists the NIC's "
 			 "GDR as nvidia-peermem only, never (DMABUF)");
+		gdr_nccl_explain(f, v, NC_GDR_PLUGIN);
 		return;
 	}
 	if (n[NF_GPU_DMABUF]) {
@@ -127,6 +128,7 @@ static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 			conclude(v, GDR_NCCL_DMABUF,
 				 "GPUDirect RDMA in use; the GPU and the NIC both "
 				 "take DMA-BUF, and NCCL prefers DMA-BUF over peer memory");
+			gdr_nccl_explain(f, v, NC_GDR_DMABUF);
 			return;
 		}
 		if (plugin) {
@@ -137,12 +139,14 @@ static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 				 "\"(DMABUF) enabled\" or \"DMA-BUF registrations: true\" line, "
 				 "not in this log, would confirm it)",
 				 plugin_name(f));
+			gdr_nccl_explain(f, v, NC_GDR_DMABUF);
 			return;
 		}
 		conclude(v, GDR_NCCL_DMABUF,
 			 "GPUDirect RDMA in use and the GPU supports DMA-BUF: "
 			 "NCCL registers through DMA-BUF whenever the NIC accepts it (NCCL's IB "
 			 "transport does not log the NIC side; gdr_doctor on the node shows it)");
+		gdr_nccl_explain(f, v, NC_GDR_DMABUF);
 		return;
 	}
 	if (n[NF_VERSION] && n[NF_INIT]) {
@@ -155,36 +159,54 @@ static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 		    "without it%s: peer memory",
 		    f->version,
 		    plugin ? " (with a plugin, also when the plugin has no DMA-BUF call)" : "");
+		gdr_nccl_explain(f, v, NC_GDR_NO_GPU_DMABUF);
 		return;
 	}
 	conclude(v, GDR_NCCL_UNKNOWN,
 		 "GPUDirect RDMA in use (/GDRDMA), but the log does not "
 		 "show whether through DMA-BUF or peer memory (no NCCL version or init lines)");
+	gdr_nccl_explain(f, v, NC_GDR_UNDECIDED);
 }
 
 static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
 {
 	const unsigned int *n = f->count;
 	unsigned int chans = n[NF_CHAN_NOGDR] + n[NF_CHAN_GDR];
+	/*
+	 * "NET/IB : No device found." then "NET/Socket : Using ...": with no
+	 * plugin, NCCL falls back to its Socket transport, channel lines or not.
+	 */
+	int no_ib_socket = n[NF_NO_IB_DEVICE] && n[NF_SOCKET_USING] && !via_plugin(f) &&
+			   n[NF_CHAN_SOCKET] == chans;
 	int socket_only = (n[NF_CHAN_SOCKET] && n[NF_CHAN_SOCKET] == chans) ||
-			  (!strcmp(f->network, "Socket") && !n[NF_CHAN_GDR]);
+			  (!strcmp(f->network, "Socket") && !n[NF_CHAN_GDR]) || no_ib_socket;
 
 	if (socket_only) {
-		cite(f, v, n[NF_CHAN_SOCKET] ? NF_CHAN_SOCKET : NF_NETWORK);
+		cite(f, v,
+		     n[NF_CHAN_SOCKET] ? NF_CHAN_SOCKET
+		     : n[NF_NETWORK]   ? NF_NETWORK
+				       : NF_SOCKET_USING);
 		cite(f, v, NF_ENV_IB_OFF);
 		cite(f, v, NF_NO_IB_DEVICE);
 		conclude(v, GDR_NCCL_NONE,
 			 "the network transport is Socket: TCP through host "
 			 "memory, no RDMA%s",
 			 n[NF_NO_IB_DEVICE] ? " (NCCL found no IB device)" : "");
+		gdr_nccl_explain(f, v, NC_NO_SOCKET);
 		return;
 	}
 	if (n[NF_PLUGIN_GDR_OFF]) {
 		cite(f, v, NF_PLUGIN_GDR_OFF);
 		cite(f, v, NF_CHAN_NOGDR);
+		cite(f, v, NF_RING_GDR_ON);
 		conclude(v, GDR_NCCL_NONE,
 			 "the net plugin disabled GPUDirect RDMA; its buffers "
-			 "are staged through host memory");
+			 "are staged through host memory%s",
+			 n[NF_RING_GDR_ON] && !chans
+			     ? " (\"GDR 1\" on \"Connected all rings\" is NCCL's initial value, "
+			       "not use: no network channel line follows)"
+			     : "");
+		gdr_nccl_explain(f, v, NC_NO_PLUGIN);
 		return;
 	}
 	if (n[NF_CHAN_NOGDR]) {
@@ -203,11 +225,13 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 		    n[NF_PLUGIN_DMABUF] ? " (the plugin's DMA-BUF line is the NIC's capability; "
 					  "NCCL still chose no GDR)"
 					: "");
+		gdr_nccl_explain(f, v, NC_NO_GDR);
 		return;
 	}
 	if (n[NF_RING_GDR_OFF]) {
 		cite(f, v, NF_RING_GDR_OFF);
 		conclude(v, GDR_NCCL_NONE, "NCCL reports the rings connected with GDR 0");
+		gdr_nccl_explain(f, v, NC_NO_GDR);
 		return;
 	}
 	if (n[NF_HCA_GDR_OFF] && !n[NF_HCA_GDR_ON]) {
@@ -215,15 +239,41 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 		conclude(v, GDR_NCCL_NONE,
 			 "GPU Direct RDMA is disabled for every HCA the log "
 			 "names (no peer-memory module and no DMA-BUF on the NIC side)");
+		gdr_nccl_explain(f, v, NC_NO_GDR);
 		return;
 	}
-	if (n[NF_PAIR_GDR_OFF]) {
+	if (n[NF_PAIR_GDR_OFF] && !n[NF_PAIR_GDR_ON]) {
 		cite(f, v, NF_PAIR_GDR_OFF);
 		cite(f, v, NF_ENV_GDR_LEVEL);
 		conclude(v, GDR_NCCL_NONE,
 			 "GPU Direct RDMA disabled for the GPU/HCA pair by "
 			 "distance (%s, beyond NCCL_NET_GDR_LEVEL or its default)",
 			 f->distance);
+		gdr_nccl_explain(f, v, NC_NO_GDR);
+		return;
+	}
+	if (n[NF_PAIR_GDR_ON] || n[NF_RING_GDR_ON]) {
+		/*
+		 * Neither is use: ncclTopoComputePaths() runs ncclTopoCheckGdr() on
+		 * every GPU/NIC pair at init (paths.cc since 2.6), and NCCL starts
+		 * the rings' GDR flag at 1, clearing it only when it makes a network
+		 * connection without GDR (a single-node run prints it over SHM/P2P).
+		 */
+		int pair = n[NF_PAIR_GDR_ON] > 0;
+
+		cite(f, v, pair ? NF_PAIR_GDR_ON : NF_RING_GDR_ON);
+		cite(f, v, NF_CHAN_LOCAL);
+		conclude(v, GDR_NCCL_UNKNOWN, "%s alone is no proof of GPUDirect RDMA: %s; %s",
+			 pair ? "\"GPU Direct RDMA Enabled for GPU ... / HCA ...\""
+			      : "\"Connected all rings, ... GDR 1\"",
+			 pair ? "NCCL computes that per-pair decision at init for every GPU/NIC "
+				"pair, network connection or not"
+			      : "NCCL starts that flag at 1 and clears it only when a network "
+				"connection is made without GDR",
+			 n[NF_CHAN_LOCAL] ? "the channels shown are intra-node (P2P/SHM), a "
+					    "single-node run uses no network"
+					  : "no network channel line shows GDR in use");
+		gdr_nccl_explain(f, v, pair ? NC_PAIR_ONLY : NC_RING_FLAG_ONLY);
 		return;
 	}
 	cite(f, v, NF_HCA_GDR_ON);
@@ -238,6 +288,7 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 			 n[NF_GUIDE_LINE] == 1 ? "at" : "first at", f->first[NF_GUIDE_LINE].lineno,
 			 n[NF_GUIDE_LINE] == 1 ? "is" : "are",
 			 n[NF_GUIDE_LINE] == 1 ? "it is" : "they are");
+		gdr_nccl_explain(f, v, NC_UNDECIDED);
 		return;
 	}
 	conclude(v, GDR_NCCL_UNKNOWN,
@@ -246,6 +297,7 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 		 n[NF_HCA_GDR_ON] || n[NF_GPU_DMABUF] ? "; the GDR/DMA-BUF lines present are "
 							"capabilities, not use"
 						      : "");
+	gdr_nccl_explain(f, v, NC_UNDECIDED);
 }
 
 void gdr_nccl_judge(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
@@ -253,7 +305,9 @@ void gdr_nccl_judge(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
 	const unsigned int *n = f->count;
 
 	memset(v, 0, sizeof(*v));
-	if (n[NF_CHAN_GDR] || n[NF_RING_GDR_ON] || n[NF_PAIR_GDR_ON]) {
+	/* "Connected all rings ... GDR 1" and the per-pair lines are not use: see judge_no_gdr().
+	 */
+	if (n[NF_CHAN_GDR]) {
 		judge_gdr_path(f, v);
 		if (n[NF_CHAN_NOGDR] && n[NF_CHAN_GDR]) {
 			append(v, "; some network channels are without /GDRDMA");
@@ -325,6 +379,9 @@ static void copy_verdict(struct gdr_nccl_log *log, const struct gdr_nccl_verdict
 	memcpy(log->cited, v->cited, sizeof(log->cited));
 	memcpy(log->cited_line, v->cited_line, sizeof(log->cited_line));
 	log->ncited = v->ncited;
+	memcpy(log->cause, v->cause, sizeof(log->cause));
+	memcpy(log->fix, v->fix, sizeof(log->fix));
+	log->cause_line = v->cause_line;
 }
 
 static const char *proc_name(const struct gdr_nccl_proc *p)
@@ -362,6 +419,10 @@ static void conclude_mixed(struct gdr_nccl_log *log)
 	}
 	if (shown > 6)
 		append(&v, ", and %u more", shown - 6);
+	snprintf(v.cause, sizeof(v.cause), "the processes in the file disagree (see per process)");
+	snprintf(v.fix, sizeof(v.fix),
+		 "judge one run at a time: split the file per run (or per NCCL version) and "
+		 "read each with --nccl-log");
 	copy_verdict(log, &v);
 }
 
@@ -388,6 +449,11 @@ void gdr_nccl_log_finish(struct gdr_nccl_log *log)
 		log->path = GDR_NCCL_UNKNOWN;
 		snprintf(log->reason, sizeof(log->reason),
 			 "not an NCCL log: none of %lu lines is NCCL output", log->lines);
+		snprintf(log->cause, sizeof(log->cause), "not an NCCL log");
+		snprintf(log->fix, sizeof(log->fix),
+			 "rerun the job with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and give "
+			 "its output");
+		memset(&log->cause_line, 0, sizeof(log->cause_line));
 		return;
 	}
 	view = malloc(sizeof(*view));
@@ -437,6 +503,12 @@ void gdr_nccl_log_finish(struct gdr_nccl_log *log)
 			 "decide; judging them together would depend on the order of the lines",
 			 log->nversions, log->versions[0], log->versions[1],
 			 log->nversions > 2 ? ", ..." : "");
+		snprintf(v.cause, sizeof(v.cause),
+			 "several NCCL versions in one file, no process decides on its own lines");
+		snprintf(
+		    v.fix, sizeof(v.fix),
+		    "split the file per run; rerun with NCCL_DEBUG=INFO "
+		    "NCCL_DEBUG_SUBSYS=INIT,NET so that each process prints its channel lines");
 		copy_verdict(log, &v);
 		return;
 	}

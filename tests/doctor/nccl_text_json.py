@@ -1,34 +1,53 @@
 #!/usr/bin/env python3
 """Does gdr_doctor --nccl-log's text report say what its JSON says? TEXT JSON -> exit 0 or 1.
 
-Compared: the conclusion, the reason, the deciding lines (number and text), and every
-process's conclusion; a mismatch is printed as 'field: text=... json=...'.
+Compared: the conclusion, its cause and fix (wrapped in the text), the line that shows
+the cause, the reason, the deciding lines (number and text), every NCCL WARN line and
+every process's conclusion; a mismatch is printed as 'field: text=... json=...'.
 """
 import json
 import re
 import sys
 
+WRAP_INDENT = " " * 18
+NUMBERED = re.compile(r"    (\d+): (.*)$")
+
 
 def parse_text(path):
-    out = {"procs": [], "lines": []}
+    out = {"procs": [], "lines": [], "warns": []}
     section = None
+    wrapped = None  # the field a continuation line belongs to
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
+            if wrapped and line.startswith(WRAP_INDENT) and line.strip():
+                out[wrapped] += " " + line.strip()
+                continue
+            wrapped = None
             if line.startswith("  conclusion:"):
                 out["conclusion"] = line.split(":", 1)[1].strip()
+            elif line.startswith("  cause:") or line.startswith("  fix:"):
+                wrapped = line.split(":", 1)[0].strip()
+                out[wrapped] = line.split(":", 1)[1].strip()
             elif line.startswith("  because:"):
                 out["reason"] = line.split(":", 1)[1].strip()
+            elif line.startswith("  deciding line:"):
+                m = re.match(r"  deciding line:  (\d+): (.*)$", line)
+                out["cause_line"] = (int(m.group(1)), m.group(2)) if m else None
             elif line.startswith("  per process:"):
                 section = "procs"
             elif line.startswith("  deciding lines:"):
                 section = "lines"
+            elif line.startswith("  NCCL WARN:"):
+                section = "warns"
+            elif line.startswith("      ") and section == "procs":
+                continue  # a process's line wrapped
             elif line.startswith("    ") and section == "procs":
-                out["procs"].append(line.rsplit("; ", 1)[-1])
-            elif line.startswith("    ") and section == "lines":
-                m = re.match(r"    (\d+): (.*)$", line)
+                out["procs"].append(line.strip().split(":", 1)[0])
+            elif line.startswith("    ") and section in ("lines", "warns"):
+                m = NUMBERED.match(line)
                 if m:
-                    out["lines"].append((int(m.group(1)), m.group(2)))
+                    out[section].append((int(m.group(1)), m.group(2)))
             elif not line.startswith("    "):
                 section = None
     return out
@@ -39,18 +58,25 @@ def main():
     with open(sys.argv[2], encoding="utf-8") as f:
         js = json.load(f)
     bad = []
-    if text.get("conclusion") != js["conclusion"]:
-        bad.append("conclusion: text=%r json=%r" % (text.get("conclusion"), js["conclusion"]))
-    if text.get("reason") != js["reason"]:
-        bad.append("reason: text=%r json=%r" % (text.get("reason"), js["reason"]))
-    jl = [(d["line"], d["text"]) for d in js["deciding_lines"]]
-    if text["lines"] != jl:
-        bad.append("deciding lines: text=%r json=%r" % (text["lines"], jl))
+
+    def same(field, t, j):
+        if t != j:
+            bad.append("%s: text=%r json=%r" % (field, t, j))
+
+    same("conclusion", text.get("conclusion"), js["conclusion"])
+    same("cause", text.get("cause"), js["cause"])
+    same("fix", text.get("fix"), js["fix"] or "none needed")
+    cl = js["cause_line"]
+    same("cause line", text.get("cause_line"), (cl["line"], cl["text"]) if cl else None)
+    same("reason", text.get("reason"), js["reason"])
+    same("deciding lines", text["lines"], [(d["line"], d["text"]) for d in js["deciding_lines"]])
+    same("NCCL WARN lines", text["warns"], [(d["line"], d["text"]) for d in js["nccl_warn_lines"]])
     jp = [p["conclusion"] for p in js["processes"]]
     if text["procs"] and text["procs"][-1].startswith("("):
         text["procs"].pop()  # "(N more not listed)"
-    if js["nccl_log"] and text["procs"] != jp:
-        bad.append("processes: text=%r json=%r" % (text["procs"], jp))
+    # The text lists processes when there are several (or they disagree).
+    if js["nccl_log"] and (text["procs"] or len(jp) > 1):
+        same("processes", text["procs"], jp)
     for b in bad:
         print(b)
     return 1 if bad else 0

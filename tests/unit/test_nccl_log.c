@@ -300,6 +300,75 @@ static void test_hca_line_of_other_transport(void **state)
 	assert_int_equal(log.all.count[NF_HCA_OTHER_NET], 1);
 }
 
+/* The level a per-pair "Disabled" line needs, named in the log's NCCL release's numbering. */
+static void test_level_fix_per_release(void **state)
+{
+	static const struct {
+		const char *version, *distance, *want;
+	} c[] = {
+		{ "2.5.6+cuda10.1", "(distance 3 >= 2)", "NCCL_NET_GDR_LEVEL=4 (NCCL 2.5.6" },
+		{ "2.7.8+cuda11.0", "(distance 4 > 3)", "raise NCCL_NET_GDR_LEVEL to PHB" },
+		{ "2.11.4+cuda11.4", "(distance 6 > 4)", "raise NCCL_NET_GDR_LEVEL to SYS" },
+		{ "2.21.5+cuda12.4", "(distance 6 > 4)", "raise NCCL_NET_GDR_LEVEL to PHB" },
+		{ "2.26.2+cuda12.8", "(distance 7 > 5)", "raise NCCL_NET_GDR_LEVEL to PHB" },
+		{ "2.27.5+cuda12.9", "(distance 8 > 5)", "raise NCCL_NET_GDR_LEVEL to PHB" },
+		{ "2.27.5+cuda12.9", "(distance 9 > 5)", "raise NCCL_NET_GDR_LEVEL to SYS" },
+	};
+	char ver[96], pair[160];
+	const char *l[] = { ver, pair, NULL };
+	struct gdr_nccl_log log;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(ver, sizeof(ver), "h:1:1 [0] NCCL INFO NCCL version %s", c[i].version);
+		snprintf(pair, sizeof(pair),
+			 "h:1:2 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 1b000 / HCA 0 %s",
+			 c[i].distance);
+		assert_int_equal(feed(&log, l), GDR_NCCL_NONE);
+		if (!strstr(log.fix, c[i].want))
+			fail_msg("NCCL %s %s: fix \"%s\", wanted \"%s\"", c[i].version,
+				 c[i].distance, log.fix, c[i].want);
+		assert_int_equal(log.cause_line.lineno, 2);
+	}
+}
+
+/* NCCL 2.4's "(no module or not supported by GPU)" is the missing module too. */
+static void test_no_module_2_4(void **state)
+{
+	static const char *const l[] = {
+		"h:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 0[0] / HCA 0 "
+		"'mlx5_0' "
+		"(no module or not supported by GPU)",
+		"h:1:1 [0] NCCL INFO Ring 00 : 1 -> 0 [receive] via NET/IB/0",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	assert_int_equal(feed(&log, l), GDR_NCCL_NONE);
+	assert_non_null(strstr(log.cause, "no peer-memory module"));
+	assert_non_null(strstr(log.fix, "load nvidia-peermem"));
+	assert_int_equal(log.cause_line.lineno, 1);
+}
+
+/* Every NCCL WARN line is kept up to the table's size, the rest counted. */
+static void test_warn_lines(void **state)
+{
+	const char *l[GDR_NCCL_MAX_WARNS + 5];
+	struct gdr_nccl_log log;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < GDR_NCCL_MAX_WARNS + 4; i++)
+		l[i] = "h:1:1 [0] misc/x.cc:1 NCCL WARN Attribute busid of node nic not found";
+	l[i] = NULL;
+	assert_int_equal(feed(&log, l), GDR_NCCL_UNKNOWN);
+	assert_int_equal(log.nwarns, GDR_NCCL_MAX_WARNS);
+	assert_int_equal(log.warns_dropped, 4);
+	assert_int_equal(log.warns[0].lineno, 1);
+	assert_int_equal(log.all.count[NF_WARN], GDR_NCCL_MAX_WARNS + 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +388,9 @@ int main(void)
 		cmocka_unit_test(test_two_runs_judged_per_process),
 		cmocka_unit_test(test_guide_line_is_not_evidence),
 		cmocka_unit_test(test_hca_line_of_other_transport),
+		cmocka_unit_test(test_level_fix_per_release),
+		cmocka_unit_test(test_no_module_2_4),
+		cmocka_unit_test(test_warn_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
