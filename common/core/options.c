@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -392,14 +393,13 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			gdr_opts_usage(stdout, verb);
 			return 1;
 		case 'V':
-			printf("%s %s\n", gdr_progname(), PACKAGE_VERSION);
+			gdr_cli_version(stdout);
 			return 1;
 		case ':':
 			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -EINVAL;
 		default:
-			gdr_err("unknown option '%s' (see --help)", argv[optind - 1]);
-			return -EINVAL;
+			return gdr_cli_unknown(argc, argv, long_opts);
 		}
 		if (r)
 			return r;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "lat_opts.h"
 #include "options.h"
 #include "pin.h"
@@ -100,6 +101,25 @@ static void test_perftest_options(void **state)
 	assert_true(o.bidir);
 	assert_true(o.gbits);
 	assert_true(o.set & GDR_SET_QPS);
+}
+
+/* "did you mean": '-' and '_' alike, a swap of neighbours is one edit, far names none. */
+static void test_nearest_option(void **state)
+{
+	static const struct option opts[] = {
+		{ .name = "report_gbits" }, { .name = "help" }, { .name = "qp" },
+		{ .name = "topology-xml" }, { .name = "repeat" }, {},
+	};
+
+	(void)state;
+	assert_string_equal(gdr_cli_nearest("--report-gbits", opts), "report_gbits");
+	assert_string_equal(gdr_cli_nearest("--report_gbit", opts), "report_gbits");
+	assert_string_equal(gdr_cli_nearest("--hepl", opts), "help");
+	assert_string_equal(gdr_cli_nearest("--topology_xml=f.xml", opts), "topology-xml");
+	assert_string_equal(gdr_cli_nearest("--repaet", opts), "repeat");
+	assert_null(gdr_cli_nearest("--frobnicate", opts));
+	assert_null(gdr_cli_nearest("--", opts));
+	assert_null(gdr_cli_nearest("--ab", opts)); /* 2 edits from qp: too short to guess */
 }
 
 static void test_sizes(void **state)
@@ -402,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_pin_read_default),
 		cmocka_unit_test(test_gpu_path_options),
 		cmocka_unit_test(test_perftest_options),
+		cmocka_unit_test(test_nearest_option),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_bad_values_exit_2),
