@@ -32,6 +32,15 @@ enum {
 	GDR_SET_VALIDATE = 1u << 11,
 	GDR_SET_BOUNCE = 1u << 12,
 	GDR_SET_PIN = 1u << 13, /* --pin or --no-pin */
+	GDR_SET_TOS = 1u << 14, /* -T/--tos or --tclass */
+};
+
+/* perftest options accepted without effect (-v says why, once): struct gdr_opts.perftest_noop. */
+enum {
+	GDR_NOOP_RDMA_CM = 1u << 0,	/* -R: rdma_cm is always used */
+	GDR_NOOP_CPU_FREQ = 1u << 1,	/* -F: gdrperf never checks the CPU frequency */
+	GDR_NOOP_REPORT_BOTH = 1u << 2, /* --report-both: both sides print the row */
+	GDR_NOOP_CPU_UTIL = 1u << 3,	/* --cpu_util: the cpu_util column is always filled */
 };
 
 struct gdr_opts {
@@ -48,6 +57,9 @@ struct gdr_opts {
 	unsigned int qps, tx_depth, post_list, cq_mod;
 	int bidir;
 	int gid_index; /* -x; -1 = let rdma_cm choose */
+	int tos;       /* -T/--tos, --tclass: the IP ToS byte (RoCE traffic class); -1 = default */
+	unsigned int mtu; /* -m: the path MTU the run needs (256..4096); 0 = whatever rdma_cm sets */
+	unsigned int perftest_noop; /* GDR_NOOP_*: perftest options given that change nothing */
 	int gbits;     /* --report_gbits */
 	enum gdr_mem_kind mem[GDR_MEM__COUNT];
 	unsigned int nmem;

@@ -122,6 +122,93 @@ static void test_nearest_option(void **state)
 	assert_null(gdr_cli_nearest("--ab", opts)); /* 2 edits from qp: too short to guess */
 }
 
+/*
+ * docs/perftest-options.md: every perftest option with its example value
+ * through the parser. "same", "alias", "accepted" and "ignored" parse;
+ * "refused" fails. A row the table adds or changes is tested as written.
+ */
+static void parse_perftest_row(const char *opt, const char *val, const char *what)
+{
+	struct gdr_opts o;
+	char *argv[4] = { "gdr_write_bw", (char *)opt, (char *)val, NULL };
+	int argc = *val ? 3 : 2;
+	int r = gdr_opts_parse(&o, GDR_VERB_WRITE, argc, argv);
+	int want_ok = strncmp(what, "refused", 7) != 0;
+
+	if (want_ok != (r >= 0)) /* 1: --help or --version printed */
+		fail_msg("docs/perftest-options.md: %s %s: parse %d, table says '%s'", opt, val, r,
+			 what);
+}
+
+static void test_perftest_table(void **state)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], line[1024];
+	unsigned int rows = 0, opts = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/docs/perftest-options.md", top ? top : ".");
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	while (fgets(line, sizeof(line), f)) {
+		char optcell[128], val[128], what[512];
+		char *names[2] = { NULL, NULL };
+
+		/* | `-s, --size` | 64K | same | */
+		if (sscanf(line, "| `%127[^`]` | %127[^|]| %511[^|]|", optcell, val, what) != 3) {
+			if (sscanf(line, "| `%127[^`]` | | %511[^|]|", optcell, what) != 2)
+				continue;
+			val[0] = '\0';
+		}
+		for (char *e = val + strlen(val); e > val && e[-1] == ' ';)
+			*--e = '\0';
+		names[0] = optcell;
+		char *comma = strstr(optcell, ", ");
+		if (comma) {
+			*comma = '\0';
+			names[1] = comma + 2;
+		}
+		rows++;
+		for (int k = 0; k < 2 && names[k]; k++, opts++)
+			parse_perftest_row(names[k], val, what);
+	}
+	fclose(f);
+	assert_true(rows >= 80); /* the table lists every perftest option */
+	assert_true(opts > rows);
+}
+
+/* perftest's options with perftest's meaning, and their refusals. */
+static void test_perftest_values(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-T", "106", "-m", "1024", "--source_ip", "10.0.0.2",
+			       "--use_hugepages", "-c", "RC", "-F", "-S", "0", "-I", "0"),
+			 0);
+	assert_int_equal(o.tos, 106);
+	assert_true(o.set & GDR_SET_TOS);
+	assert_int_equal(o.mtu, 1024);
+	assert_string_equal(o.bind_addr, "10.0.0.2");
+	assert_true(o.hugepages);
+	assert_true(o.perftest_noop & GDR_NOOP_CPU_FREQ);
+	assert_int_equal(PARSE(&o, "--tclass", "96"), 0);
+	assert_int_equal(o.tos, 96);
+	assert_int_equal(PARSE(&o, "-p", "18515"), 0);
+	assert_int_equal(o.tos, -1);
+	assert_int_equal(o.mtu, 0);
+	assert_int_equal(PARSE(&o, "-T", "106", "--tclass", "106"), 0);
+	assert_int_equal(PARSE(&o, "-T", "106", "--tclass", "96"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-T", "256"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-c", "UD"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-m", "1000"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-m", "8192"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-S", "3"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-I", "64"), -EINVAL);
+}
+
 static void test_sizes(void **state)
 {
 	struct gdr_opts o;
@@ -423,6 +510,8 @@ int main(void)
 		cmocka_unit_test(test_gpu_path_options),
 		cmocka_unit_test(test_perftest_options),
 		cmocka_unit_test(test_nearest_option),
+		cmocka_unit_test(test_perftest_table),
+		cmocka_unit_test(test_perftest_values),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_bad_values_exit_2),
