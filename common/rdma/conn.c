@@ -199,6 +199,17 @@ void gdr_conn_debug_qp(const struct gdr_conn *c)
 		a.cap.max_send_wr, a.cap.max_inline_data);
 }
 
+int gdr_conn_traffic_class(const struct gdr_conn *c)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (!c->id[0] || !c->id[0]->qp || ibv_query_qp(c->id[0]->qp, &a, IBV_QP_AV, &ia) ||
+	    !(a.ah_attr.is_global))
+		return -1;
+	return a.ah_attr.grh.traffic_class;
+}
+
 int gdr_conn_poll_cm(struct gdr_conn *c)
 {
 	struct rdma_cm_event *ev;

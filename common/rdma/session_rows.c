@@ -80,6 +80,12 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	r->repeats = s->plan.repeat;
 	r->cpu_util_pct = -1;
 	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
+	{
+		int tc = gdr_conn_traffic_class(&s->conn);
+
+		if (tc >= 0)
+			snprintf(r->tos, sizeof(r->tos), "%u", (unsigned int)(tc & 0xff));
+	}
 	if (s->run->label)
 		gdr_strlcpy(r->label, s->run->label, sizeof(r->label));
 	if (kind != GDR_MEM_HOST && s->cuda) {
