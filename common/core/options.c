@@ -378,6 +378,7 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			else
 				return gdr_opt_bad("--gpu-alloc", optarg,
 						   "expected memalloc, vmm or all");
+			o->set |= GDR_SET_GPU_ALLOC;
 			break;
 		case OPT_DMABUF_MAPPING:
 			if (!strcmp(optarg, "default") || !strcmp(optarg, "pcie"))
@@ -385,12 +386,15 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			else
 				return gdr_opt_bad("--dmabuf-mapping", optarg,
 						   "expected default or pcie");
+			o->set |= GDR_SET_DMABUF_MAPPING;
 			break;
 		case OPT_DISABLE_PCIE_RELAXED:
 			o->no_relaxed = 1;
+			o->set |= GDR_SET_RELAXED;
 			break;
 		case OPT_USE_DATA_DIRECT:
 			o->data_direct = 1;
+			o->set |= GDR_SET_DATA_DIRECT;
 			break;
 		case OPT_NO_BIND:
 			o->no_bind = 1;

@@ -33,6 +33,10 @@ enum {
 	GDR_SET_BOUNCE = 1u << 12,
 	GDR_SET_PIN = 1u << 13, /* --pin or --no-pin */
 	GDR_SET_TOS = 1u << 14, /* -T/--tos or --tclass */
+	GDR_SET_GPU_ALLOC = 1u << 15,
+	GDR_SET_DMABUF_MAPPING = 1u << 16,
+	GDR_SET_RELAXED = 1u << 17, /* --disable_pcie_relaxed */
+	GDR_SET_DATA_DIRECT = 1u << 18,
 };
 
 /* perftest options accepted without effect (-v says why, once): struct gdr_opts.perftest_noop. */
@@ -84,7 +88,7 @@ struct gdr_opts {
 	int sweep_both;	    /* --sweep-both: every pair in both directions */
 	double outlier;	    /* --outlier: slow-node threshold (default 0.9) */
 	double time_budget; /* --time-budget: seconds for the whole sweep; 0 = none */
-	/* GPU paths (docs/gpu-paths.md); each side's own choice, like --gpu. */
+	/* GPU paths (docs/gpu-paths.md): in the plan, the server adopts the client's. */
 	unsigned int gpu_allocs; /* --gpu-alloc: bit per enum gdr_gpu_alloc (default memalloc) */
 	int dmabuf_pcie;	 /* --dmabuf-mapping=pcie */
 	int no_relaxed;		 /* --disable_pcie_relaxed */

@@ -139,6 +139,10 @@ void gdr_sess_prepare(struct sess *s)
 	fflush(stdout);
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
+	/* The plan's GPU registration: the server's rows say it adopted the client's. */
+	s->env.dmabuf_pcie = !!(s->plan.gpu_flags & GDR_PLAN_DMABUF_PCIE);
+	s->env.no_relaxed = !!(s->plan.gpu_flags & GDR_PLAN_NO_RELAXED);
+	s->env.data_direct = !!(s->plan.gpu_flags & GDR_PLAN_DATA_DIRECT);
 	s->penv = (struct gdr_path_env){
 		.plan = &s->plan,
 		.client = s->client,
@@ -152,7 +156,7 @@ void gdr_sess_prepare(struct sess *s)
 
 int gdr_sess_first_alloc(const struct sess *s, int a)
 {
-	return (s->o->gpu_allocs & ((1u << a) - 1)) == 0;
+	return (s->plan.gpu_allocs & ((1u << a) - 1)) == 0;
 }
 
 void gdr_sess_path_open(struct sess *s, struct gdr_path *p, unsigned int pi)
