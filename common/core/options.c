@@ -55,6 +55,7 @@ enum {
 	OPT_REPORT_BOTH,
 	OPT_CPU_UTIL,
 	OPT_SOURCE_IP,
+	OPT_WIDE,
 };
 
 static const struct option long_opts[] = {
@@ -73,6 +74,7 @@ static const struct option long_opts[] = {
 	{ .name = "gid-index", .has_arg = 1, .val = 'x' },
 	{ .name = "rdma_cm", .has_arg = 0, .val = 'R' },
 	{ .name = "report_gbits", .has_arg = 0, .val = OPT_REPORT_GBITS },
+	{ .name = "wide", .has_arg = 0, .val = OPT_WIDE },
 	{ .name = "use_cuda", .has_arg = 1, .val = OPT_USE_CUDA },
 	{ .name = "use_cuda_bus_id", .has_arg = 1, .val = OPT_USE_CUDA_BUS_ID },
 	{ .name = "use_cuda_dmabuf", .has_arg = 0, .val = OPT_USE_CUDA_DMABUF },
@@ -286,6 +288,9 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			break;
 		case OPT_REPORT_GBITS:
 			o->gbits = 1;
+			break;
+		case OPT_WIDE:
+			o->wide = 1;
 			break;
 		case OPT_USE_CUDA:
 			r = gdr_opt_uint("--use_cuda", optarg, 0, 1023, &v);

@@ -65,6 +65,7 @@ struct gdr_opts {
 	unsigned int mtu; /* -m: the path MTU the run needs (256..4096); 0 = whatever rdma_cm sets */
 	unsigned int perftest_noop; /* GDR_NOOP_*: perftest options given that change nothing */
 	int gbits;     /* --report_gbits */
+	int wide;      /* --wide: the table's median, min and max columns too */
 	enum gdr_mem_kind mem[GDR_MEM__COUNT];
 	unsigned int nmem;
 	const char *gpu; /* --gpu N|BDF|auto; NULL = none */
@@ -110,5 +111,11 @@ int gdr_parse_size(const char *s, uint64_t *out);
 int gdr_sizes_range(uint64_t min, uint64_t max, uint64_t *sizes, unsigned int *n);
 
 const char *gdr_verb_name(enum gdr_verb v);
+
+/* The table flags (report.h GDR_TABLE_*) of --report_gbits and --wide. */
+static inline int gdr_opts_table(const struct gdr_opts *o)
+{
+	return (o->gbits ? 1 : 0) | (o->wide ? 2 : 0);
+}
 
 #endif

@@ -135,7 +135,7 @@ void gdr_sess_prepare(struct sess *s)
 	if (s->plan.latency)
 		gdr_table_header_lat(stdout);
 	else
-		gdr_table_header(stdout, s->o->gbits);
+		gdr_table_header(stdout, gdr_opts_table(s->o));
 	fflush(stdout);
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;

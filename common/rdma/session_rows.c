@@ -124,7 +124,7 @@ void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)
 	if (s->plan.latency)
 		gdr_table_row_lat(stdout, r);
 	else
-		gdr_table_row(stdout, r, s->o->gbits);
+		gdr_table_row(stdout, r, gdr_opts_table(s->o));
 	fflush(stdout);
 	record(s, r);
 }
@@ -202,7 +202,7 @@ void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p)
 		gdr_strlcpy(r.status, "skipped", sizeof(r.status));
 		gdr_strlcpy(r.note, p->skip, sizeof(r.note));
 		if (i == 0) {
-			gdr_table_row(stdout, &r, s->o->gbits);
+			gdr_table_row(stdout, &r, gdr_opts_table(s->o));
 			fflush(stdout);
 		}
 		record(s, &r);
