@@ -92,7 +92,6 @@ void gdr_opts_perftest_notes(const struct gdr_opts *o, int verbose)
 		unsigned int bit;
 		const char *text;
 	} noop[] = {
-		{ GDR_NOOP_RDMA_CM, "-R: rdma_cm is always used (and chooses the GID)" },
 		{ GDR_NOOP_CPU_FREQ, "-F: accepted, no effect: gdrperf never checks the CPU "
 				     "frequency (it times with the monotonic clock)" },
 		{ GDR_NOOP_REPORT_BOTH, "--report-both: accepted, no effect: both sides print "
@@ -106,6 +105,9 @@ void gdr_opts_perftest_notes(const struct gdr_opts *o, int verbose)
 		gdr_warn("-x %d: ignored: rdma_cm chooses the GID from the addresses "
 			 "(RoCE v2 for an IPv4/IPv6 address); see docs/perftest-options.md",
 			 o->gid_index);
+	else if (o->perftest_noop & GDR_NOOP_RDMA_CM)
+		gdr_warn("-R: rdma_cm is always used, and it chooses the GID from the "
+			 "addresses (-x has no effect)");
 	if (!verbose)
 		return;
 	for (size_t i = 0; i < GDR_ARRAY_SIZE(noop); i++)

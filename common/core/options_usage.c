@@ -46,7 +46,7 @@ void gdr_opts_usage(FILE *out, enum gdr_verb verb)
 	    "                           sets it from the port: a different one is an error\n"
 	    "      --source_ip=ADDR     perftest alias of --bind\n"
 	    "  -x, --gid-index=N        ignored, said on stderr: rdma_cm picks the GID\n"
-	    "  -R, --rdma_cm            accepted (rdma_cm is always used)\n"
+	    "  -R, --rdma_cm            accepted, said on stderr: rdma_cm is always used\n"
 	    "  -c, --connection=RC      RC only (other transports are refused)\n"
 	    "  -S, --sl=0               only 0: rdma_cm takes the SL from the path (use -T)\n"
 	    "  -I, --inline_size=0      only 0: messages are never posted inline\n"

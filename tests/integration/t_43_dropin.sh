@@ -75,4 +75,30 @@ else
 	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
 fi
 
+# IPv6 end to end: a ULA on the rxe device's netdev; the server --bind's it,
+# the client connects to it from it (--source_ip, perftest's --bind).
+V6=fd00:43::1
+NETDEV=$(ip -o -4 addr show | awk -v a="$ADDR/" 'index($4, a) == 1 { print $2; exit }')
+if [ -n "$NETDEV" ] && ip -6 addr replace "$V6/64" dev "$NETDEV" nodad 2>"$TMP/ip.err"; then
+	at_exit "ip -6 addr del $V6/64 dev $NETDEV 2>/dev/null"
+	# rxe adds the GID when the address appears.
+	wait_until 20 sh -c "grep -qs '^fd00:0043:' /sys/class/infiniband/*/ports/1/gids/*"
+	server gdr_write_bw --timeout 20 --bind "$V6" --csv "$TMP/v6s.csv"
+	wait_listen "$PORT"
+	timeout 120 "$B/gdr_write_bw" -p "$PORT" --timeout 20 -n 100 -s 4K --source_ip "$V6" \
+		--csv "$TMP/v6.csv" "$V6" >"$TMP/cli.out" 2>"$TMP/cli.err"
+	CRC=$?
+	wait_server
+	check "IPv6: server --bind $V6, client to $V6 from --source_ip $V6: both exit 0" \
+		[ "$CRC" = 0 -a "$SRC" = 0 ]
+	check "IPv6: one ok row on each side, the peer an IPv6 address" python3 -c "
+import csv, sys
+for f in ('$TMP/v6.csv', '$TMP/v6s.csv'):
+    rows = list(csv.DictReader(open(f, newline='')))
+    if len(rows) != 1 or rows[0]['status'] != 'ok' or ':' not in rows[0]['peer']:
+        sys.exit(f'{f}: {rows}')"
+else
+	not_ok "IPv6 address $V6 on ${NETDEV:-the rxe netdev}" "$TMP/ip.err"
+fi
+
 finish
