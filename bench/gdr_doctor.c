@@ -215,7 +215,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -EINVAL;
 		default:
-			return gdr_cli_unknown(argc, argv, longopts);
+			return gdr_cli_unknown(argc, argv, longopts, NULL);
 		}
 	}
 	if (optind < argc) {

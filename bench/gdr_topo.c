@@ -117,7 +117,7 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -1;
 		default:
-			return gdr_cli_unknown(argc, argv, longopts);
+			return gdr_cli_unknown(argc, argv, longopts, NULL);
 		}
 	}
 	if (optind < argc) {

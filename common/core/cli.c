@@ -78,19 +78,39 @@ const char *gdr_cli_nearest(const char *arg, const struct option *opts)
 	return best;
 }
 
-int gdr_cli_unknown(int argc, char **argv, const struct option *opts)
+int gdr_cli_unknown(int argc, char **argv, const struct option *opts, const char *hint)
 {
 	/* getopt_long leaves optind past the word it refused (or on it, mid-cluster). */
 	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 	const char *near = NULL;
+	char shortopt[3] = { '-', (char)optopt, '\0' };
 
-	if (!strncmp(arg, "--", 2))
+	if (!strncmp(arg, "--", 2)) {
+		size_t n = strcspn(arg + 2, "="), hits = 0;
+		const char *first = NULL, *second = NULL;
+
+		/* A prefix of several long options: getopt_long refuses it as ambiguous. */
+		for (const struct option *o = opts; n && o->name; o++) {
+			if (strncmp(o->name, arg + 2, n))
+				continue;
+			if (hits++ == 0)
+				first = o->name;
+			else if (hits == 2)
+				second = o->name;
+		}
+		if (hits > 1) {
+			gdr_err("ambiguous option '%.*s': --%s, --%s%s (see --help)", (int)n + 2, arg,
+				first, second, hits > 2 ? ", ..." : "");
+			return -EINVAL;
+		}
 		near = gdr_cli_nearest(arg, opts);
+	}
+	else if (arg[0] == '-' && optopt > 0 && optopt < 256)
+		arg = shortopt;
 	if (near)
 		gdr_err("unknown option '%s' (did you mean --%s? see --help)", arg, near);
-	else if (arg[0] == '-' && arg[1] != '-' && optopt > 0 && optopt < 256)
-		gdr_err("unknown option '-%c' (see --help)", optopt);
 	else
-		gdr_err("unknown option '%s' (see --help)", arg);
+		gdr_err("unknown option '%s' (see --help%s%s)", arg, hint ? "; " : "",
+			hint ? hint : "");
 	return -EINVAL;
 }

@@ -18,8 +18,9 @@ const char *gdr_cli_nearest(const char *arg, const struct option *opts);
 
 /*
  * After getopt_long returned '?' for argv[optind - 1]: "unknown option 'ARG'"
- * on stderr, with "did you mean --NAME?" when one is near. -EINVAL.
+ * on stderr, with "did you mean --NAME?" when one is near, else "see --help"
+ * and hint (when not NULL: where else to look). -EINVAL.
  */
-int gdr_cli_unknown(int argc, char **argv, const struct option *opts);
+int gdr_cli_unknown(int argc, char **argv, const struct option *opts, const char *hint);
 
 #endif

@@ -465,7 +465,8 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -EINVAL;
 		default:
-			return gdr_cli_unknown(argc, argv, long_opts);
+			return gdr_cli_unknown(argc, argv, long_opts,
+					       "perftest's options: docs/perftest-options.md");
 		}
 		if (r)
 			return r;

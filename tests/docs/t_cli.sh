@@ -46,7 +46,7 @@ done
 for t in $TOOLS; do
 	status "$t --hepl: did you mean --help" 2 "unknown option '--hepl' (did you mean --help?" \
 		"$B/$t" --hepl
-	status "$t --no-such-thing: no guess" 2 "unknown option '--no-such-thing' (see --help)" \
+	status "$t --no-such-thing: no guess" 2 "unknown option '--no-such-thing' (see --help" \
 		"$B/$t" --no-such-thing
 done
 for t in gdr_write_bw gdr_read_bw gdr_write_lat gdr_read_lat; do

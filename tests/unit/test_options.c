@@ -501,6 +501,25 @@ static void test_help(void **state)
 	stdout = saved;
 }
 
+/* A mistyped or ambiguous option through the parser: exit 2 with the guess. */
+static void test_unknown_option_message(void **state)
+{
+	struct gdr_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse_err(&o, ARGC("--report-gbits"), ARGV("--report-gbits"), err,
+				   sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "unknown option '--report-gbits' (did you mean --report_gbits?"));
+	assert_int_equal(parse_err(&o, ARGC("--rep"), ARGV("--rep"), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "ambiguous option '--rep': --report_gbits, --repeat"));
+	assert_int_equal(parse_err(&o, ARGC("-r", "128"), ARGV("-r", "128"), err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "unknown option '-r' (see --help; perftest's options: "
+				    "docs/perftest-options.md)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_path_options),
 		cmocka_unit_test(test_perftest_options),
 		cmocka_unit_test(test_nearest_option),
+		cmocka_unit_test(test_unknown_option_message),
 		cmocka_unit_test(test_perftest_table),
 		cmocka_unit_test(test_perftest_values),
 		cmocka_unit_test(test_sizes),
