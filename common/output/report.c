@@ -344,24 +344,31 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int flags)
 	table_note(out, n, ": ", r->note, wide);
 }
 
-/* perftest's ib_*_lat layout, with the path and verb in front and our percentiles. */
-void gdr_table_header_lat(FILE *out)
+/*
+ * perftest's ib_*_lat layout, with the path and verb in front and our
+ * percentiles; t_p90 only with GDR_TABLE_WIDE, so that the default fits
+ * GDR_TABLE_COLS (CSV and JSON always have it).
+ */
+void gdr_table_header_lat(FILE *out, int flags)
 {
 	fprintf(out, "%s\n", TABLE_DASHES);
-	fprintf(out, " %-8s %-6s %-10s %-12s %-12s %-12s %-12s %-12s %-14s %-12s %-12s %s\n",
-		"path", "verb", "#bytes", "#iterations", "t_min[usec]", "t_p50[usec]",
-		"t_p90[usec]", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]", "t_avg[usec]",
-		"status");
+	fprintf(out, " %-8s %-5s %-10s %-11s %-11s %-11s ", "path", "verb", "#bytes", "#iterations",
+		"t_min[usec]", "t_p50[usec]");
+	if (flags & GDR_TABLE_WIDE)
+		fprintf(out, "%-11s ", "t_p90[usec]");
+	fprintf(out, "%-11s %-13s %-11s %-11s %s\n", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]",
+		"t_avg[usec]", "status");
 }
 
-void gdr_table_row_lat(FILE *out, const struct gdr_result *r)
+void gdr_table_row_lat(FILE *out, const struct gdr_result *r, int flags)
 {
 	const double v[7] = { r->lat_min_us,  r->lat_p50_us, r->lat_p90_us, r->lat_p99_us,
 			      r->lat_p999_us, r->lat_max_us, r->lat_avg_us };
 	char c[7][32];
+	int n;
 
 	if (!is_measurement(r)) {
-		gdr_table_row(out, r, 0); /* a skip or failure: its note, wrapped to fit */
+		gdr_table_row(out, r, flags); /* a skip or failure: its note, wrapped to fit */
 		return;
 	}
 	for (int i = 0; i < 7; i++) {
@@ -370,11 +377,13 @@ void gdr_table_row_lat(FILE *out, const struct gdr_result *r)
 		else
 			gdr_strlcpy(c[i], "-", sizeof(c[i]));
 	}
-	fprintf(out,
-		" %-8s %-6s %-10llu %-12llu %-12s %-12s %-12s %-12s %-14s %-12s %-12s %s%s%s\n",
-		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,
-		c[0], c[1], c[2], c[3], c[4], c[5], c[6], r->status[0] ? r->status : "ok",
-		r->note[0] ? ": " : "", r->note);
+	n = fprintf(out, " %-8s %-5s %-10llu %-11llu %-11s %-11s ", r->path, r->verb,
+		    (unsigned long long)r->size_bytes, (unsigned long long)r->iters, c[0], c[1]);
+	if (flags & GDR_TABLE_WIDE)
+		n += fprintf(out, "%-11s ", c[2]);
+	n += fprintf(out, "%-11s %-13s %-11s %-11s %s", c[3], c[4], c[5], c[6],
+		     r->status[0] ? r->status : "ok");
+	table_note(out, n, ": ", r->note, flags & GDR_TABLE_WIDE);
 }
 
 void gdr_result_init(struct gdr_result *r)

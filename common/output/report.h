@@ -112,9 +112,9 @@ enum { GDR_TABLE_GBITS = 1, GDR_TABLE_WIDE = 2 };
 #define GDR_TABLE_COLS 120
 void gdr_table_header(FILE *out, int flags);
 void gdr_table_row(FILE *out, const struct gdr_result *r, int flags);
-/* The latency tools' table: min, percentiles, max and average in microseconds. */
-void gdr_table_header_lat(FILE *out);
-void gdr_table_row_lat(FILE *out, const struct gdr_result *r);
+/* The latency tools' table: min, percentiles, max and average in microseconds (flags: as above). */
+void gdr_table_header_lat(FILE *out, int flags);
+void gdr_table_row_lat(FILE *out, const struct gdr_result *r, int flags);
 
 /*
  * Start a fresh result: zero r (empty strings = unknown), cpu_util_pct = -1

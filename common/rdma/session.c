@@ -133,7 +133,7 @@ void gdr_sess_prepare(struct sess *s)
 	if (s->cuda && !s->have_topo)
 		gdr_sess_describe_topology(s);
 	if (s->plan.latency)
-		gdr_table_header_lat(stdout);
+		gdr_table_header_lat(stdout, gdr_opts_table(s->o));
 	else
 		gdr_table_header(stdout, gdr_opts_table(s->o));
 	fflush(stdout);

@@ -122,7 +122,7 @@ static void record(struct sess *s, const struct gdr_result *r)
 void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)
 {
 	if (s->plan.latency)
-		gdr_table_row_lat(stdout, r);
+		gdr_table_row_lat(stdout, r, gdr_opts_table(s->o));
 	else
 		gdr_table_row(stdout, r, gdr_opts_table(s->o));
 	fflush(stdout);

@@ -332,12 +332,28 @@ static void test_latency_columns(void **state)
 	assert_string_equal(fields[COL("msg_rate_mpps")], "");
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	gdr_table_header_lat(f);
-	gdr_table_row_lat(f, &r);
+	gdr_table_header_lat(f, 0);
+	gdr_table_row_lat(f, &r, 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "t_p99.9[usec]"));
-	assert_non_null(strstr(buf, " dmabuf   write  1048576    5000         1.500        2.250"));
-	assert_non_null(strstr(buf, "60.125       2.500        ok"));
+	assert_null(strstr(buf, "t_p90[usec]")); /* --wide only: the default fits 120 columns */
+	assert_non_null(strstr(buf, " dmabuf   write 1048576    5000        1.500       2.250"));
+	assert_non_null(strstr(buf, "60.125      2.500       ok"));
+	for (const char *l = buf; *l;) {
+		size_t n = strcspn(l, "\n");
+
+		assert_true(n <= GDR_TABLE_COLS);
+		l += n + (l[n] == '\n');
+	}
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	gdr_table_header_lat(f, GDR_TABLE_WIDE);
+	gdr_table_row_lat(f, &r, GDR_TABLE_WIDE);
+	fclose(f);
+	assert_non_null(strstr(buf, "t_p50[usec] t_p90[usec] t_p99[usec]"));
+	assert_non_null(strstr(buf, "2.250       3.000"));
 	free(buf);
 }
 
