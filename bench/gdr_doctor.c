@@ -1,8 +1,10 @@
 /* gdr_doctor: which GPUDirect RDMA path this node can use, or which one NCCL used. */
 #include "config.h"
 
+#include "cli.h"
 #include "doctor.h"
 #include "doctor_vs_nccl.h"
+#include "exit_status.h"
 #include "input.h"
 #include "nccl_log.h"
 #include "options.h"
@@ -18,7 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { EXIT_MET = 0, EXIT_NOT_MET = 1, EXIT_USAGE = 2 };
+/* The table of every tool (exit_status.h) as gdr_doctor reads it. */
+enum { EXIT_MET = GDR_EXIT_OK, EXIT_NOT_MET = GDR_EXIT_FAIL, EXIT_USAGE = GDR_EXIT_USAGE };
 
 struct doctor_opts {
 	const char *root;
@@ -49,25 +52,29 @@ static void usage(FILE *out)
 		"  -e, --expect PATH     dmabuf | peermem | any: exit 0 when PATH is usable (or,\n"
 		"                        with --nccl-log, was used), 1 when not\n"
 		"  -j, --json FILE|-     also write the report as JSON to FILE (- = stdout, and\n"
-		"                        then nothing else goes to stdout, even with -q); a\n"
-		"                        regular FILE is replaced whole only when the run has\n"
+		"                        then nothing else goes to stdout, even with --quiet);\n"
+		"                        a regular FILE is replaced whole only when the run has\n"
 		"                        its report, never truncated by a failed run\n"
-		"  -l, --nccl-log FILE|- read an NCCL_DEBUG=INFO log (- = stdin) instead of\n"
+		"      --nccl-log FILE|- read an NCCL_DEBUG=INFO log (- = stdin) instead of\n"
 		"                        checking the node; with --root or --topology-xml, check\n"
 		"                        the node too and say whether NCCL did what the node\n"
 		"                        predicts (checks nccl-log and nccl-vs-node; --expect\n"
 		"                        then judges the path the log shows); FILE is a regular\n"
 		"                        file or a pipe, read up to 4 GiB\n"
-		"  -t, --topology-xml FILE  hwloc XML export for the GPU-NIC distance checks\n"
+		"      --topology-xml FILE  hwloc XML export for the GPU-NIC distance checks\n"
 		"                        (NCCL_NET_GDR_LEVEL); default: this machine when\n"
 		"                        --root is /; a FILE that is not a readable regular\n"
 		"                        hwloc XML file is a usage error\n"
-		"  -b, --buffer-size SIZE  GPU memory one run registers per GPU, for the BAR1\n"
+		"      --buffer-size SIZE  GPU memory one run registers per GPU, for the BAR1\n"
 		"                        check (default 8M, the largest size of gdr_write_bw -a;\n"
 		"                        K/M/G suffixes)\n"
-		"  -q, --quiet           print only the verdict and its path lines (or the\n"
+		"      --quiet           print only the verdict and its path lines (or the\n"
 		"                        log's conclusion and its cause)\n"
 		"  -h, --help            this text\n"
+		"  -V, --version         program version\n"
+		"A short letter means the same in every gdrperf tool: -q, -t, -b and -l are\n"
+		"the bench tools' (QPs, tx depth, bidirectional, post list), so the options\n"
+		"above without one take their long name only.\n"
 		"\n"
 		"The report names what it is about (this machine, or the tree below --root,\n"
 		"with its host name) and leads with the verdict: one line, then one line per\n"
@@ -93,10 +100,11 @@ static void usage(FILE *out)
 		"device there counts as unreadable and is named so); control bytes read from\n"
 		"them are printed as \\xHH.\n"
 		"\n"
-		"Exit status: 0 the expected path is usable (always 0 without --expect, unless\n"
-		"the --nccl-log input is not an NCCL log), 1 it is not, 2 usage error (an\n"
-		"option without its value, an empty file name, a --root that is not a\n"
-		"directory, a bad --topology-xml) or a file that cannot be opened.\n");
+		"Exit status (docs/exit-status.md): 0 the expected path is usable (always 0\n"
+		"without --expect, unless the --nccl-log input is not an NCCL log), 1 it is\n"
+		"not, 2 usage or input error (an option without its value, an empty file name,\n"
+		"a --root that is not a directory, a bad --topology-xml) or a file that cannot\n"
+		"be opened.\n");
 }
 
 /*
@@ -156,23 +164,27 @@ static int check_topology_xml(const struct doctor_opts *o)
 	return 0;
 }
 
+enum { OPT_NCCL_LOG = 256, OPT_QUIET, OPT_TOPOLOGY_XML, OPT_BUFFER_SIZE };
+
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
 {
 	static const struct option longopts[] = {
 		{ .name = "root", .has_arg = 1, .val = 'r' },
 		{ .name = "expect", .has_arg = 1, .val = 'e' },
 		{ .name = "json", .has_arg = 1, .val = 'j' },
-		{ .name = "nccl-log", .has_arg = 1, .val = 'l' },
-		{ .name = "quiet", .has_arg = 0, .val = 'q' },
-		{ .name = "topology-xml", .has_arg = 1, .val = 't' },
-		{ .name = "buffer-size", .has_arg = 1, .val = 'b' },
+		/* No short letter: -l, -q, -t and -b are the bench tools' (cli.h). */
+		{ .name = "nccl-log", .has_arg = 1, .val = OPT_NCCL_LOG },
+		{ .name = "quiet", .has_arg = 0, .val = OPT_QUIET },
+		{ .name = "topology-xml", .has_arg = 1, .val = OPT_TOPOLOGY_XML },
+		{ .name = "buffer-size", .has_arg = 1, .val = OPT_BUFFER_SIZE },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
+		{ .name = "version", .has_arg = 0, .val = 'V' },
 		{}
 	};
 	int c, e;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":r:e:j:l:t:b:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:e:j:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->root = optarg;
@@ -188,16 +200,16 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		case 'j':
 			o->json = optarg;
 			break;
-		case 'l':
+		case OPT_NCCL_LOG:
 			o->nccl_log = optarg;
 			break;
-		case 'q':
+		case OPT_QUIET:
 			o->quiet = 1;
 			break;
-		case 't':
+		case OPT_TOPOLOGY_XML:
 			o->topology_xml = optarg;
 			break;
-		case 'b':
+		case OPT_BUFFER_SIZE:
 			if (gdr_parse_size(optarg, &o->buffer_bytes) || o->buffer_bytes == 0) {
 				gdr_err("--buffer-size %s: not a size (e.g. 8M, 1G)", optarg);
 				return -EINVAL;
@@ -206,13 +218,14 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		case 'h':
 			usage(stdout);
 			exit(EXIT_MET);
+		case 'V':
+			gdr_cli_version(stdout);
+			exit(EXIT_MET);
 		case ':':
 			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -EINVAL;
 		default:
-			gdr_err("unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
-			return -EINVAL;
+			return gdr_cli_unknown(argc, argv, longopts, NULL);
 		}
 	}
 	if (optind < argc) {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+#include "exit_status.h"
 #include "nccl_settings.h"
 #include "topo.h"
 #include "topo_report.h"
@@ -47,6 +49,7 @@ static void usage(FILE *out)
 		"      --nccl-gdr-read N    judge as if NCCL_NET_GDR_READ=N (0 or 1); given, the\n"
 		"                           variable is not read\n"
 		"  -h, --help               show this help and exit\n"
+		"  -V, --version            program version\n"
 		"\n"
 		"When the topology is this system or --root is given, a section \"PCIe health\n"
 		"and ceiling per pair\" follows: each pair's expected ceiling (the lowest of\n"
@@ -58,10 +61,12 @@ static void usage(FILE *out)
 		"GPUs that must share their nearest NIC, NICs with no GPU at PIX or PXB, a\n"
 		"virtual PCI tree (a Hyper-V VM's). SYS* in the matrix: assumed (NUMA unknown).\n"
 		"Control bytes in names from the XML are printed as \\xHH.\n"
-		"Exit status: 0 done (warnings included), 1 the topology (not a readable regular\n"
-		"file, not hwloc XML, more than 1024 GPUs or 2048 NICs) or an output file\n"
-		"failed, 2 bad option (one without its value, an empty file name, a value out\n"
-		"of range) or bad NCCL_NET_GDR_* or NCCL_DMABUF_ENABLE value.\n");
+		"Exit status (docs/exit-status.md): 0 done (warnings included), 1 this system's\n"
+		"topology could not be read or an output file failed, 2 usage or input error:\n"
+		"a bad option (one without its value, an empty file name, a value out of\n"
+		"range), a bad NCCL_NET_GDR_* or NCCL_DMABUF_ENABLE value, or a\n"
+		"--topology-xml/HWLOC_XMLFILE that is not a readable regular file, not hwloc\n"
+		"XML, or has more than 1024 GPUs or 2048 NICs.\n");
 }
 
 enum { OPT_XML = 256, OPT_CSV, OPT_JSON, OPT_PAIRS, OPT_LEVEL, OPT_READ, OPT_ROOT };
@@ -77,12 +82,13 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 		{ .name = "nccl-gdr-level", .has_arg = 1, .val = OPT_LEVEL },
 		{ .name = "nccl-gdr-read", .has_arg = 1, .val = OPT_READ },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
+		{ .name = "version", .has_arg = 0, .val = 'V' },
 		{}
 	};
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_XML:
 			o->xml = optarg;
@@ -107,13 +113,15 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			exit(GDR_EXIT_OK);
+		case 'V':
+			gdr_cli_version(stdout);
+			exit(GDR_EXIT_OK);
 		case ':':
 			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -1;
 		default:
-			gdr_err("unknown or ambiguous option '%s' (see --help)", argv[optind - 1]);
-			return -1;
+			return gdr_cli_unknown(argc, argv, longopts, NULL);
 		}
 	}
 	if (optind < argc) {
@@ -201,7 +209,7 @@ int main(int argc, char **argv)
 
 	gdr_set_progname(argv[0]);
 	if (parse(argc, argv, &o) || nccl_env(&o, &env))
-		return 2;
+		return GDR_EXIT_USAGE;
 	/* An output that cannot be written fails before the topology is read. */
 	if (o.csv && gdr_out_check(o.csv, why, sizeof(why)))
 		bad = "--csv";
@@ -209,11 +217,14 @@ int main(int argc, char **argv)
 		bad = "--json";
 	if (bad) {
 		gdr_err("%s %s", bad, why);
-		return 1;
+		return GDR_EXIT_FAIL;
 	}
 	if (gdr_topo_load(&t, o.xml, o.root, why, sizeof(why))) {
+		const char *env_xml = getenv("HWLOC_XMLFILE");
+
 		gdr_err("%s", why);
-		return 1;
+		/* A file the user named is an input error; this system's topology, a failure. */
+		return o.xml || (env_xml && *env_xml) ? GDR_EXIT_USAGE : GDR_EXIT_FAIL;
 	}
 	/* CSV or JSON on stdout is all that goes there. */
 	if (!(o.csv && gdr_out_fd(o.csv) == 1) && !(o.json && gdr_out_fd(o.json) == 1)) {
@@ -223,11 +234,11 @@ int main(int argc, char **argv)
 	gdr_topo_warn(t);
 	if (o.csv && gdr_topo_write_csv(t, &env, o.csv, why, sizeof(why))) {
 		gdr_err("--csv %s", why);
-		rc = 1;
+		rc = GDR_EXIT_FAIL;
 	}
 	if (o.json && gdr_topo_write_json(t, &env, o.json, why, sizeof(why))) {
 		gdr_err("--json %s", why);
-		rc = 1;
+		rc = GDR_EXIT_FAIL;
 	}
 	gdr_topo_free(t);
 	return rc;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "lat_opts.h"
 #include "launch.h"
 #include "pin.h"
@@ -88,12 +89,12 @@ static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 	gdr_set_progname(argv[0]);
 	r = parse(&parsed, argc, argv, verb, latency, data_out, sizeof(data_out));
 	if (r)
-		return r == 1 ? 0 : r == 2 ? 2 : 1;
+		return r == 1 ? GDR_EXIT_OK : r == 2 ? GDR_EXIT_USAGE : GDR_EXIT_FAIL;
 	/* Under mpirun/srun: this rank's pair, role, port, GPU and server. */
 	r = gdr_launch_setup(&launch, o, &argc, &argv, &stop_flag, &usage);
 	if (r) {
 		gdr_launch_finish(&launch, 1);
-		return usage ? 2 : 1;
+		return usage ? GDR_EXIT_USAGE : GDR_EXIT_FAIL;
 	}
 
 	/* No SA_RESTART: a blocking poll() must return so the run can unwind. */
@@ -112,10 +113,10 @@ static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 	 * still exit 0.
 	 */
 	if (gdr_launch_finish(&launch, r || stop_flag) && launch.sweep && !r)
-		r = 1;
+		r = GDR_EXIT_FAIL;
 	/* A --persistent server is stopped by a signal on purpose: that is success. */
 	if (stop_flag && !o->persistent)
-		return 130;
+		return GDR_EXIT_SIGNAL;
 	return r;
 }
 

@@ -8,6 +8,65 @@
 
 #include "util.h"
 
+/* The bandwidth options a ping-pong refuses: one table for the check and for --help. */
+static const struct {
+	unsigned int bit;
+	const char *name; /* every spelling, '/'-separated */
+} refused[] = {
+	{ GDR_SET_QPS, "-q/--qp" },
+	{ GDR_SET_TX_DEPTH, "-t/--tx-depth" },
+	{ GDR_SET_POST_LIST, "-l/--post_list" },
+	{ GDR_SET_CQ_MOD, "-Q/--cq-mod" },
+	{ GDR_SET_BIDIR, "-b/--bidirectional" },
+	{ GDR_SET_DURATION, "-D/--duration" },
+	{ GDR_SET_VALIDATE, "--validate" },
+	{ GDR_SET_PIN, "--pin/--no-pin" },
+};
+
+/* Is the long option at opt ("--qp=N  ...") one of refused[]? */
+static int is_refused(const char *opt)
+{
+	size_t n = strcspn(opt, "= \n");
+
+	for (size_t i = 0; i < GDR_ARRAY_SIZE(refused); i++) {
+		for (const char *q = refused[i].name; *q;) {
+			size_t m = strcspn(q, "/");
+
+			if (m == n && !strncmp(q, opt, n))
+				return 1;
+			q += m + (q[m] == '/');
+		}
+	}
+	return 0;
+}
+
+/*
+ * The bandwidth tools' option lines without the refused ones: an entry is its
+ * "  -x, --name" or "      --name" line and the deeper-indented lines after it.
+ */
+static void put_lat_options(FILE *out, const char *text)
+{
+	int skipping = 0;
+
+	while (*text) {
+		size_t len = strcspn(text, "\n") + (text[strcspn(text, "\n")] == '\n');
+		size_t ind = strspn(text, " ");
+		const char *opt = NULL;
+
+		if (ind == 2 && text[2] == '-' && text[3] != '-' && !strncmp(text + 4, ", --", 4))
+			opt = text + 6;
+		else if (ind == 6 && !strncmp(text + 6, "--", 2))
+			opt = text + 6;
+		if (opt)
+			skipping = is_refused(opt);
+		else if (ind < 20)
+			skipping = 0;
+		if (!skipping)
+			fwrite(text, 1, len, out);
+		text += len;
+	}
+}
+
 void gdr_lat_usage(FILE *out, enum gdr_verb verb)
 {
 	const char *v = gdr_verb_name(verb);
@@ -29,9 +88,9 @@ void gdr_lat_usage(FILE *out, enum gdr_verb verb)
 		"lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, lat_avg_us (the\n"
 		"bandwidth columns are empty on these rows). Both sides print the same row.\n"
 		"\n"
-		"One message is in flight on QP 0: -q, -t, -l, -Q, -b, -D and --validate do\n"
-		"not apply and are refused. -n is the number of timed exchanges per repeat\n"
-		"(default 5000). The options below are gdr_%s_bw's.\n"
+		"One message is in flight on QP 0: gdr_%s_bw's -q, -t, -l, -Q, -b, -D,\n"
+		"--validate, --pin and --no-pin do not apply and are refused. -n is the\n"
+		"number of timed exchanges per repeat (default 5000). The options it takes:\n"
 		"\n",
 		v, v, verb == GDR_VERB_READ ? "READ" : "WRITE", v, v,
 		verb == GDR_VERB_READ
@@ -52,7 +111,7 @@ void gdr_lat_usage(FILE *out, enum gdr_verb verb)
 	fclose(m);
 	const char *p = text ? strstr(text, "adopts it;") : NULL;
 	p = p ? strstr(p, "\n\n") : NULL;
-	fputs(p ? p + 2 : text ? text : "", out);
+	put_lat_options(out, p ? p + 2 : text ? text : "");
 	free(text);
 }
 
@@ -69,20 +128,6 @@ int gdr_lat_wants_help(int argc, char **argv)
 
 int gdr_lat_opts_check(const struct gdr_opts *o)
 {
-	static const struct {
-		unsigned int bit;
-		const char *name;
-	} refused[] = {
-		{ GDR_SET_QPS, "-q/--qp" },
-		{ GDR_SET_TX_DEPTH, "-t/--tx-depth" },
-		{ GDR_SET_POST_LIST, "-l/--post_list" },
-		{ GDR_SET_CQ_MOD, "-Q/--cq-mod" },
-		{ GDR_SET_BIDIR, "-b/--bidirectional" },
-		{ GDR_SET_DURATION, "-D/--duration" },
-		{ GDR_SET_VALIDATE, "--validate" },
-		{ GDR_SET_PIN, "--pin/--no-pin" },
-	};
-
 	for (size_t i = 0; i < GDR_ARRAY_SIZE(refused); i++) {
 		if (o->set & refused[i].bit) {
 			gdr_err("%s: not a latency option (one message is in flight on QP 0; "

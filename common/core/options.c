@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -50,6 +51,11 @@ enum {
 	OPT_DMABUF_MAPPING,
 	OPT_DISABLE_PCIE_RELAXED,
 	OPT_USE_DATA_DIRECT,
+	OPT_TCLASS,
+	OPT_REPORT_BOTH,
+	OPT_CPU_UTIL,
+	OPT_SOURCE_IP,
+	OPT_WIDE,
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +74,7 @@ static const struct option long_opts[] = {
 	{ .name = "gid-index", .has_arg = 1, .val = 'x' },
 	{ .name = "rdma_cm", .has_arg = 0, .val = 'R' },
 	{ .name = "report_gbits", .has_arg = 0, .val = OPT_REPORT_GBITS },
+	{ .name = "wide", .has_arg = 0, .val = OPT_WIDE },
 	{ .name = "use_cuda", .has_arg = 1, .val = OPT_USE_CUDA },
 	{ .name = "use_cuda_bus_id", .has_arg = 1, .val = OPT_USE_CUDA_BUS_ID },
 	{ .name = "use_cuda_dmabuf", .has_arg = 0, .val = OPT_USE_CUDA_DMABUF },
@@ -100,6 +107,18 @@ static const struct option long_opts[] = {
 	{ .name = "dmabuf-mapping", .has_arg = 1, .val = OPT_DMABUF_MAPPING },
 	{ .name = "disable_pcie_relaxed", .has_arg = 0, .val = OPT_DISABLE_PCIE_RELAXED },
 	{ .name = "use_data_direct", .has_arg = 0, .val = OPT_USE_DATA_DIRECT },
+	/* perftest's options with perftest's meaning (docs/perftest-options.md). */
+	{ .name = "CPU-freq", .has_arg = 0, .val = 'F' },
+	{ .name = "connection", .has_arg = 1, .val = 'c' },
+	{ .name = "mtu", .has_arg = 1, .val = 'm' },
+	{ .name = "tos", .has_arg = 1, .val = 'T' },
+	{ .name = "tclass", .has_arg = 1, .val = OPT_TCLASS },
+	{ .name = "sl", .has_arg = 1, .val = 'S' },
+	{ .name = "inline_size", .has_arg = 1, .val = 'I' },
+	{ .name = "report-both", .has_arg = 0, .val = OPT_REPORT_BOTH },
+	{ .name = "cpu_util", .has_arg = 0, .val = OPT_CPU_UTIL },
+	{ .name = "use_hugepages", .has_arg = 0, .val = OPT_HUGEPAGES },
+	{ .name = "source_ip", .has_arg = 1, .val = OPT_SOURCE_IP },
 	{ .name = "verbose", .has_arg = 0, .val = 'v' },
 	{ .name = "help", .has_arg = 0, .val = 'h' },
 	{ .name = "version", .has_arg = 0, .val = 'V' },
@@ -107,7 +126,7 @@ static const struct option long_opts[] = {
 };
 
 /* The leading ':' makes a value option given last without its value "needs a value". */
-static const char short_opts[] = ":d:i:p:s:an:D:q:t:l:Q:bx:RvhV";
+static const char short_opts[] = ":d:i:p:s:an:D:q:t:l:Q:bx:RvhVFc:m:T:S:I:";
 
 static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 {
@@ -124,6 +143,7 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 	o->post_list = 1;
 	o->cq_mod = 100;
 	o->gid_index = -1;
+	o->tos = -1;
 	o->mem[0] = GDR_MEM_HOST;
 	o->nmem = 1;
 	o->repeat = 1;
@@ -227,9 +247,50 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			o->gid_index = (int)v;
 			break;
 		case 'R':
+			o->perftest_noop |= GDR_NOOP_RDMA_CM;
+			break;
+		case 'F':
+			o->perftest_noop |= GDR_NOOP_CPU_FREQ;
+			break;
+		case OPT_REPORT_BOTH:
+			o->perftest_noop |= GDR_NOOP_REPORT_BOTH;
+			break;
+		case OPT_CPU_UTIL:
+			o->perftest_noop |= GDR_NOOP_CPU_UTIL;
+			break;
+		case 'c':
+			if (strcmp(optarg, "RC"))
+				return gdr_opt_bad("-c/--connection", optarg,
+						   "RC is the only transport (RDMA WRITE and READ "
+						   "over rdma_cm)");
+			break;
+		case 'm':
+			r = gdr_opt_mtu(optarg, &o->mtu);
+			break;
+		case 'T':
+		case OPT_TCLASS:
+			r = gdr_opt_tos(c == 'T' ? "-T/--tos" : "--tclass", optarg, &o->tos);
+			o->set |= GDR_SET_TOS;
+			break;
+		case 'S':
+			r = gdr_opt_uint("-S/--sl", optarg, 0, 15, &v);
+			if (!r && v)
+				return gdr_opt_bad("-S/--sl", optarg,
+						   "rdma_cm takes the service level from the path "
+						   "(on RoCE from the traffic class: give -T/--tos)");
+			break;
+		case 'I':
+			r = gdr_opt_uint("-I/--inline_size", optarg, 0, 4096, &v);
+			if (!r && v)
+				return gdr_opt_bad("-I/--inline_size", optarg,
+						   "gdrperf posts every message from registered "
+						   "(GPU) memory, never inline: only 0");
 			break;
 		case OPT_REPORT_GBITS:
 			o->gbits = 1;
+			break;
+		case OPT_WIDE:
+			o->wide = 1;
 			break;
 		case OPT_USE_CUDA:
 			r = gdr_opt_uint("--use_cuda", optarg, 0, 1023, &v);
@@ -303,8 +364,10 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			o->topology_xml = optarg;
 			break;
 		case OPT_BIND:
+		case OPT_SOURCE_IP:
 			if (!*optarg)
-				return gdr_opt_bad("--bind", optarg, "empty address");
+				return gdr_opt_bad(c == OPT_BIND ? "--bind" : "--source_ip", optarg,
+						   "empty address");
 			o->bind_addr = optarg;
 			break;
 		case OPT_HUGEPAGES:
@@ -320,6 +383,7 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			else
 				return gdr_opt_bad("--gpu-alloc", optarg,
 						   "expected memalloc, vmm or all");
+			o->set |= GDR_SET_GPU_ALLOC;
 			break;
 		case OPT_DMABUF_MAPPING:
 			if (!strcmp(optarg, "default") || !strcmp(optarg, "pcie"))
@@ -327,12 +391,15 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			else
 				return gdr_opt_bad("--dmabuf-mapping", optarg,
 						   "expected default or pcie");
+			o->set |= GDR_SET_DMABUF_MAPPING;
 			break;
 		case OPT_DISABLE_PCIE_RELAXED:
 			o->no_relaxed = 1;
+			o->set |= GDR_SET_RELAXED;
 			break;
 		case OPT_USE_DATA_DIRECT:
 			o->data_direct = 1;
+			o->set |= GDR_SET_DATA_DIRECT;
 			break;
 		case OPT_NO_BIND:
 			o->no_bind = 1;
@@ -392,14 +459,14 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			gdr_opts_usage(stdout, verb);
 			return 1;
 		case 'V':
-			printf("%s %s\n", gdr_progname(), PACKAGE_VERSION);
+			gdr_cli_version(stdout);
 			return 1;
 		case ':':
 			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
 			return -EINVAL;
 		default:
-			gdr_err("unknown option '%s' (see --help)", argv[optind - 1]);
-			return -EINVAL;
+			return gdr_cli_unknown(argc, argv, long_opts,
+					       "perftest's options: docs/perftest-options.md");
 		}
 		if (r)
 			return r;
@@ -417,5 +484,6 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		return ret;
 	if (o->verbose)
 		gdr_set_verbose(o->verbose);
+	gdr_opts_perftest_notes(o, o->verbose);
 	return 0;
 }

@@ -32,6 +32,19 @@ enum {
 	GDR_SET_VALIDATE = 1u << 11,
 	GDR_SET_BOUNCE = 1u << 12,
 	GDR_SET_PIN = 1u << 13, /* --pin or --no-pin */
+	GDR_SET_TOS = 1u << 14, /* -T/--tos or --tclass */
+	GDR_SET_GPU_ALLOC = 1u << 15,
+	GDR_SET_DMABUF_MAPPING = 1u << 16,
+	GDR_SET_RELAXED = 1u << 17, /* --disable_pcie_relaxed */
+	GDR_SET_DATA_DIRECT = 1u << 18,
+};
+
+/* perftest options accepted without effect (-v says why, once): struct gdr_opts.perftest_noop. */
+enum {
+	GDR_NOOP_RDMA_CM = 1u << 0,	/* -R: rdma_cm is always used */
+	GDR_NOOP_CPU_FREQ = 1u << 1,	/* -F: gdrperf never checks the CPU frequency */
+	GDR_NOOP_REPORT_BOTH = 1u << 2, /* --report-both: both sides print the row */
+	GDR_NOOP_CPU_UTIL = 1u << 3,	/* --cpu_util: the cpu_util column is always filled */
 };
 
 struct gdr_opts {
@@ -48,7 +61,11 @@ struct gdr_opts {
 	unsigned int qps, tx_depth, post_list, cq_mod;
 	int bidir;
 	int gid_index; /* -x; -1 = let rdma_cm choose */
+	int tos;       /* -T/--tos, --tclass: the IP ToS byte (RoCE traffic class); -1 = default */
+	unsigned int mtu; /* -m: the path MTU the run needs (256..4096); 0 = whatever rdma_cm sets */
+	unsigned int perftest_noop; /* GDR_NOOP_*: perftest options given that change nothing */
 	int gbits;     /* --report_gbits */
+	int wide;      /* --wide: the table's median, min and max columns too */
 	enum gdr_mem_kind mem[GDR_MEM__COUNT];
 	unsigned int nmem;
 	const char *gpu; /* --gpu N|BDF|auto; NULL = none */
@@ -72,7 +89,7 @@ struct gdr_opts {
 	int sweep_both;	    /* --sweep-both: every pair in both directions */
 	double outlier;	    /* --outlier: slow-node threshold (default 0.9) */
 	double time_budget; /* --time-budget: seconds for the whole sweep; 0 = none */
-	/* GPU paths (docs/gpu-paths.md); each side's own choice, like --gpu. */
+	/* GPU paths (docs/gpu-paths.md): in the plan, the server adopts the client's. */
 	unsigned int gpu_allocs; /* --gpu-alloc: bit per enum gdr_gpu_alloc (default memalloc) */
 	int dmabuf_pcie;	 /* --dmabuf-mapping=pcie */
 	int no_relaxed;		 /* --disable_pcie_relaxed */
@@ -94,5 +111,11 @@ int gdr_parse_size(const char *s, uint64_t *out);
 int gdr_sizes_range(uint64_t min, uint64_t max, uint64_t *sizes, unsigned int *n);
 
 const char *gdr_verb_name(enum gdr_verb v);
+
+/* The table flags (report.h GDR_TABLE_*) of --report_gbits and --wide. */
+static inline int gdr_opts_table(const struct gdr_opts *o)
+{
+	return (o->gbits ? 1 : 0) | (o->wide ? 2 : 0);
+}
 
 #endif

@@ -85,3 +85,32 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 	}
 	return 0;
 }
+
+void gdr_opts_perftest_notes(const struct gdr_opts *o, int verbose)
+{
+	static const struct {
+		unsigned int bit;
+		const char *text;
+	} noop[] = {
+		{ GDR_NOOP_CPU_FREQ, "-F: accepted, no effect: gdrperf never checks the CPU "
+				     "frequency (it times with the monotonic clock)" },
+		{ GDR_NOOP_REPORT_BOTH, "--report-both: accepted, no effect: both sides print "
+					"the same row" },
+		{ GDR_NOOP_CPU_UTIL, "--cpu_util: accepted, no effect: the cpu_util column is "
+				     "always filled" },
+	};
+
+	/* A GID chosen for RoCE v2 that is silently ignored would mislead: always say so. */
+	if (o->gid_index >= 0)
+		gdr_warn("-x %d: ignored: rdma_cm chooses the GID from the addresses "
+			 "(RoCE v2 for an IPv4/IPv6 address); see docs/perftest-options.md",
+			 o->gid_index);
+	else if (o->perftest_noop & GDR_NOOP_RDMA_CM)
+		gdr_warn("-R: rdma_cm is always used, and it chooses the GID from the "
+			 "addresses (-x has no effect)");
+	if (!verbose)
+		return;
+	for (size_t i = 0; i < GDR_ARRAY_SIZE(noop); i++)
+		if (o->perftest_noop & noop[i].bit)
+			gdr_warn("%s", noop[i].text);
+}

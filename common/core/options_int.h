@@ -16,6 +16,10 @@ int gdr_opt_bad(const char *opt, const char *val, const char *why);
 int gdr_opt_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* A positive number of seconds up to max. */
 int gdr_opt_seconds(const char *opt, const char *s, double max, double *out);
+/* -m: 256, 512, 1024, 2048 or 4096. */
+int gdr_opt_mtu(const char *s, unsigned int *out);
+/* -T/--tos, --tclass: 0..255 (the IP ToS byte; DSCP << 2 | ECN). */
+int gdr_opt_tos(const char *opt, const char *s, int *out);
 /* --label: UTF-8 without control bytes; a warning when it is cut. */
 int gdr_opt_label(const char *s);
 /* --mem: "all" or a comma list of paths, each once. */
@@ -30,5 +34,8 @@ int gdr_opt_mem_list(struct gdr_opts *o, const char *arg);
  */
 int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, int use_cuda,
 		   int use_cuda_dmabuf);
+
+/* perftest options that change nothing here: -x always, the others with -v, once each. */
+void gdr_opts_perftest_notes(const struct gdr_opts *o, int verbose);
 
 #endif

@@ -188,3 +188,31 @@ int gdr_opt_mem_list(struct gdr_opts *o, const char *arg)
 		return gdr_opt_bad("--mem", arg, "empty list");
 	return 0;
 }
+
+int gdr_opt_mtu(const char *s, unsigned int *out)
+{
+	uint64_t v;
+
+	if (gdr_opt_uint("-m/--mtu", s, 256, 4096, &v))
+		return -EINVAL;
+	if (v & (v - 1))
+		return gdr_opt_bad("-m/--mtu", s, "expected 256, 512, 1024, 2048 or 4096");
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int gdr_opt_tos(const char *opt, const char *s, int *out)
+{
+	uint64_t v;
+
+	if (gdr_opt_uint(opt, s, 0, 255, &v))
+		return -EINVAL;
+	if (*out >= 0 && *out != (int)v) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "-T/--tos and --tclass set one byte: already %d", *out);
+		return gdr_opt_bad(opt, s, why);
+	}
+	*out = (int)v;
+	return 0;
+}

@@ -281,12 +281,12 @@ void gdr_rows_print(FILE *out, const struct gdr_rank_rows *ranks, unsigned int n
 				lat |= rr->rows[i].lat_p50_us > 0;
 
 			if (lat)
-				gdr_table_header_lat(out);
+				gdr_table_header_lat(out, gbits);
 			else
 				gdr_table_header(out, gbits);
 			for (unsigned int i = 0; i < rr->nrows; i++) {
 				if (lat)
-					gdr_table_row_lat(out, &rr->rows[i]);
+					gdr_table_row_lat(out, &rr->rows[i], gbits);
 				else
 					gdr_table_row(out, &rr->rows[i], gbits);
 			}

@@ -67,6 +67,7 @@ static const struct col cols[] = {
 	C(lat_p90_us, COL_LAT),	   C(lat_p99_us, COL_LAT),
 	C(lat_p999_us, COL_LAT),   C(lat_max_us, COL_LAT),
 	C(lat_avg_us, COL_LAT),
+	C(tos, COL_NUMSTR),
 };
 #undef C
 /* clang-format on */
@@ -80,7 +81,8 @@ static const char csv_header[] =
     "gpu_numa,nic_numa,status,note,label,version,"
     "reg_us,dereg_us,reg_call,gpu_alloc,dmabuf_mapping,relaxed_ordering,gpu_uuid,cuda_driver,"
     "kernel,libibverbs,nic_fw,ceiling_gbps,pct_of_ceiling,"
-    "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us";
+    "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us,"
+    "tos";
 
 const char *gdr_csv_header(void)
 {
@@ -238,14 +240,15 @@ enum gdr_val_type gdr_report_col_value(const struct gdr_result *r, size_t i, cha
 
 /* Human table, perftest's layout with the path and verb in front. */
 
+/* As wide as the default table's header (and within GDR_TABLE_COLS). */
 #define TABLE_DASHES                                                                               \
 	"----------------------------------------------------------------------------------------" \
-	"-----------------------------------"
+	"----------------------"
 
-void gdr_table_header(FILE *out, int gbits)
+void gdr_table_header(FILE *out, int flags)
 {
 	/* perftest's units: MB/sec is 2^20 B/s, Gb/sec is 10^9 bit/s (perftest_resources.c). */
-	const char *u = gbits ? "Gb/sec" : "MB/sec";
+	const char *u = flags & GDR_TABLE_GBITS ? "Gb/sec" : "MB/sec";
 	char peak[24], avg[24], med[24], min[24], max[24];
 
 	snprintf(peak, sizeof(peak), "BW peak[%s]", u);
@@ -254,9 +257,13 @@ void gdr_table_header(FILE *out, int gbits)
 	snprintf(min, sizeof(min), "BW min[%s]", u);
 	snprintf(max, sizeof(max), "BW max[%s]", u);
 	fprintf(out, "%s\n", TABLE_DASHES);
-	fprintf(out, " %-8s %-6s %-10s %-12s %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s\n", "path",
-		"verb", "#bytes", "#iterations", peak, avg, med, min, max, "MsgRate[Mpps]",
-		"%ceiling", "status");
+	if (flags & GDR_TABLE_WIDE)
+		fprintf(out, " %-8s %-6s %-10s %-12s %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s\n",
+			"path", "verb", "#bytes", "#iterations", peak, avg, med, min, max,
+			"MsgRate[Mpps]", "%ceiling", "status");
+	else
+		fprintf(out, " %-8s %-6s %-10s %-12s %-16s %-19s %-14s %-9s %s\n", "path", "verb",
+			"#bytes", "#iterations", peak, avg, "MsgRate[Mpps]", "%ceiling", "status");
 }
 
 /* A bandwidth cell: "-" when unknown (no window long enough for a peak). */
@@ -269,16 +276,48 @@ static const char *table_bw(double gbps, double k, char *buf, size_t len)
 	return fmt_fixed(gbps * k, 3, buf, len);
 }
 
-void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
+/*
+ * The row's note after a line of used columns: on the line when it fits
+ * GDR_TABLE_COLS, else on lines below, indented and cut at spaces.
+ */
+static void table_note(FILE *out, int used, const char *sep, const char *note, int wide)
+{
+	const int indent = 3;
+	size_t width = GDR_TABLE_COLS - indent;
+
+	if (!*note || wide || used + strlen(sep) + strlen(note) <= GDR_TABLE_COLS) {
+		fprintf(out, "%s%s\n", *note ? sep : "", note);
+		return;
+	}
+	fputc('\n', out);
+	while (*note) {
+		size_t n = strlen(note);
+
+		if (n > width) {
+			n = width;
+			while (n > width / 2 && note[n] != ' ')
+				n--;
+			if (note[n] != ' ')
+				n = width; /* one long word: cut it */
+		}
+		fprintf(out, "%*s%.*s\n", indent, "", (int)n, note);
+		note += n;
+		while (*note == ' ')
+			note++;
+	}
+}
+
+void gdr_table_row(FILE *out, const struct gdr_result *r, int flags)
 {
 	/* MB/sec is perftest's 2^20 bytes/s: Gb/s * 10^9 / 8 / 2^20. */
-	double k = gbits ? 1.0 : GDR_MBPS_PER_GBPS;
+	double k = flags & GDR_TABLE_GBITS ? 1.0 : GDR_MBPS_PER_GBPS;
 	char peak[32], avg[32], med[32], min[32], max[32], rate[32], pct[32];
+	int wide = !!(flags & GDR_TABLE_WIDE), n;
 
 	if (!is_measurement(r)) {
-		fprintf(out, " %-8s %-6s %-10llu %s: %s\n", r->path, r->verb,
-			(unsigned long long)r->size_bytes, r->status,
-			r->note[0] ? r->note : "(no reason given)");
+		n = fprintf(out, " %-8s %-6s %-10llu %s", r->path, r->verb,
+			    (unsigned long long)r->size_bytes, r->status);
+		table_note(out, n, ": ", r->note[0] ? r->note : "(no reason given)", wide);
 		return;
 	}
 	table_bw(r->bw_peak_gbps, k, peak, sizeof(peak));
@@ -292,30 +331,44 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits)
 		fmt_fixed(r->pct_of_ceiling, 1, pct, sizeof(pct));
 	else
 		gdr_strlcpy(pct, "-", sizeof(pct));
-	fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s%s%s\n",
-		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,
-		peak, avg, med, min, max, rate, pct, r->status[0] ? r->status : "ok",
-		r->note[0] ? ": " : "", r->note);
+	if (wide)
+		n = fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s",
+			    r->path, r->verb, (unsigned long long)r->size_bytes,
+			    (unsigned long long)r->iters, peak, avg, med, min, max, rate, pct,
+			    r->status[0] ? r->status : "ok");
+	else
+		n = fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-14s %-9s %s", r->path,
+			    r->verb, (unsigned long long)r->size_bytes,
+			    (unsigned long long)r->iters, peak, avg, rate, pct,
+			    r->status[0] ? r->status : "ok");
+	table_note(out, n, ": ", r->note, wide);
 }
 
-/* perftest's ib_*_lat layout, with the path and verb in front and our percentiles. */
-void gdr_table_header_lat(FILE *out)
+/*
+ * perftest's ib_*_lat layout, with the path and verb in front and our
+ * percentiles; t_p90 only with GDR_TABLE_WIDE, so that the default fits
+ * GDR_TABLE_COLS (CSV and JSON always have it).
+ */
+void gdr_table_header_lat(FILE *out, int flags)
 {
 	fprintf(out, "%s\n", TABLE_DASHES);
-	fprintf(out, " %-8s %-6s %-10s %-12s %-12s %-12s %-12s %-12s %-14s %-12s %-12s %s\n",
-		"path", "verb", "#bytes", "#iterations", "t_min[usec]", "t_p50[usec]",
-		"t_p90[usec]", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]", "t_avg[usec]",
-		"status");
+	fprintf(out, " %-8s %-5s %-10s %-11s %-11s %-11s ", "path", "verb", "#bytes", "#iterations",
+		"t_min[usec]", "t_p50[usec]");
+	if (flags & GDR_TABLE_WIDE)
+		fprintf(out, "%-11s ", "t_p90[usec]");
+	fprintf(out, "%-11s %-13s %-11s %-11s %s\n", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]",
+		"t_avg[usec]", "status");
 }
 
-void gdr_table_row_lat(FILE *out, const struct gdr_result *r)
+void gdr_table_row_lat(FILE *out, const struct gdr_result *r, int flags)
 {
 	const double v[7] = { r->lat_min_us,  r->lat_p50_us, r->lat_p90_us, r->lat_p99_us,
 			      r->lat_p999_us, r->lat_max_us, r->lat_avg_us };
 	char c[7][32];
+	int n;
 
 	if (!is_measurement(r)) {
-		gdr_table_row(out, r, 0);
+		gdr_table_row(out, r, flags); /* a skip or failure: its note, wrapped to fit */
 		return;
 	}
 	for (int i = 0; i < 7; i++) {
@@ -324,11 +377,13 @@ void gdr_table_row_lat(FILE *out, const struct gdr_result *r)
 		else
 			gdr_strlcpy(c[i], "-", sizeof(c[i]));
 	}
-	fprintf(out,
-		" %-8s %-6s %-10llu %-12llu %-12s %-12s %-12s %-12s %-14s %-12s %-12s %s%s%s\n",
-		r->path, r->verb, (unsigned long long)r->size_bytes, (unsigned long long)r->iters,
-		c[0], c[1], c[2], c[3], c[4], c[5], c[6], r->status[0] ? r->status : "ok",
-		r->note[0] ? ": " : "", r->note);
+	n = fprintf(out, " %-8s %-5s %-10llu %-11llu %-11s %-11s ", r->path, r->verb,
+		    (unsigned long long)r->size_bytes, (unsigned long long)r->iters, c[0], c[1]);
+	if (flags & GDR_TABLE_WIDE)
+		n += fprintf(out, "%-11s ", c[2]);
+	n += fprintf(out, "%-11s %-13s %-11s %-11s %s", c[3], c[4], c[5], c[6],
+		     r->status[0] ? r->status : "ok");
+	table_note(out, n, ": ", r->note, flags & GDR_TABLE_WIDE);
 }
 
 void gdr_result_init(struct gdr_result *r)

@@ -59,10 +59,12 @@ struct gdr_result {
 	double pct_of_ceiling;
 	/* Latency tools (issue 14), microseconds; empty unless > 0 on an ok row. */
 	double lat_min_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, lat_avg_us;
+	/* Appended (issue 43): the traffic class / IP ToS byte QP 0 got; "" unknown. */
+	char tos[4];
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 54
+#define GDR_CSV_COLUMNS 55
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */
@@ -99,15 +101,20 @@ int gdr_json_add(struct gdr_json *js, const struct gdr_result *r);
 int gdr_json_close(struct gdr_json *js, char *why, size_t wlen);
 
 /*
- * Human table. gbits: Gb/s (1, 10^9 bit/s) or MB/sec (0, perftest's 2^20 bytes/s) as
- * --report_gbits asks. A bandwidth that is not finite prints "-" (e.g. no peak).
+ * Human table. flags: GDR_TABLE_GBITS for Gb/s (10^9 bit/s) instead of MB/sec
+ * (perftest's 2^20 bytes/s), as --report_gbits asks; GDR_TABLE_WIDE for the
+ * median, min and max columns too (--wide). Without it a line fits
+ * GDR_TABLE_COLS: a longer note goes on indented lines below its row. A
+ * bandwidth that is not finite prints "-" (e.g. no peak).
  */
 #define GDR_MBPS_PER_GBPS (1e9 / 8 / 1048576.0)
-void gdr_table_header(FILE *out, int gbits);
-void gdr_table_row(FILE *out, const struct gdr_result *r, int gbits);
-/* The latency tools' table: min, percentiles, max and average in microseconds. */
-void gdr_table_header_lat(FILE *out);
-void gdr_table_row_lat(FILE *out, const struct gdr_result *r);
+enum { GDR_TABLE_GBITS = 1, GDR_TABLE_WIDE = 2 };
+#define GDR_TABLE_COLS 120
+void gdr_table_header(FILE *out, int flags);
+void gdr_table_row(FILE *out, const struct gdr_result *r, int flags);
+/* The latency tools' table: min, percentiles, max and average in microseconds (flags: as above). */
+void gdr_table_header_lat(FILE *out, int flags);
+void gdr_table_row_lat(FILE *out, const struct gdr_result *r, int flags);
 
 /*
  * Start a fresh result: zero r (empty strings = unknown), cpu_util_pct = -1

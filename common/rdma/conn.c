@@ -109,6 +109,45 @@ void gdr_conn_set_ack_timeout(struct rdma_cm_id *id)
 		gdr_dbg("rdma_set_option(ACK_TIMEOUT): %s", strerror(errno));
 }
 
+int gdr_conn_set_tos(struct rdma_cm_id *id, int tos, char *why, size_t wlen)
+{
+	uint8_t t = (uint8_t)tos;
+
+	if (tos < 0)
+		return 0;
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &t, sizeof(t))) {
+		int r = -errno;
+
+		snprintf(why, wlen, "-T/--tos %d: rdma_set_option(RDMA_OPTION_ID_TOS): %s", tos,
+			 strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+int gdr_conn_check_mtu(struct rdma_cm_id *id, unsigned int mtu, char *why, size_t wlen)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	unsigned int got;
+
+	if (!mtu || !id->qp)
+		return 0;
+	if (ibv_query_qp(id->qp, &a, IBV_QP_PATH_MTU, &ia)) {
+		snprintf(why, wlen, "-m %u: ibv_query_qp: %s", mtu, strerror(errno));
+		return -errno;
+	}
+	got = 128u << a.path_mtu; /* IBV_MTU_256 = 1 ... IBV_MTU_4096 = 5 */
+	if (got != mtu) {
+		snprintf(why, wlen,
+			 "-m %u: rdma_cm set the path MTU to %u (the port's active MTU, on RoCE "
+			 "from the interface MTU); set that instead (ip link set DEV mtu)",
+			 mtu, got);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int gdr_conn_resolve(const char *what, const char *host, unsigned int port,
 		     const struct addrinfo *hints, struct sockaddr_storage *out, char *why,
 		     size_t wlen)
@@ -158,6 +197,17 @@ void gdr_conn_debug_qp(const struct gdr_conn *c)
 		c->nic, c->id[0]->qp->qp_num, (int)a.qp_state, 128 << a.path_mtu,
 		a.max_rd_atomic, a.max_dest_rd_atomic, a.timeout, a.retry_cnt, a.rnr_retry,
 		a.cap.max_send_wr, a.cap.max_inline_data);
+}
+
+int gdr_conn_traffic_class(const struct gdr_conn *c)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (!c->id[0] || !c->id[0]->qp || ibv_query_qp(c->id[0]->qp, &a, IBV_QP_AV, &ia) ||
+	    !(a.ah_attr.is_global))
+		return -1;
+	return a.ah_attr.grh.traffic_class;
 }
 
 int gdr_conn_poll_cm(struct gdr_conn *c)

@@ -99,6 +99,11 @@ int gdr_ctrl_send(struct gdr_conn *c, const struct gdr_msg *m, char *why, size_t
  */
 /* -v: QP 0's attributes as the device set them (path MTU, READ depth, retries). */
 void gdr_conn_debug_qp(const struct gdr_conn *c);
+/*
+ * The traffic class QP 0 got (the IP ToS byte on RoCE: -T/--tos, else the
+ * default), as ibv_query_qp reads it; -1 when unknown or without a GRH (IB).
+ */
+int gdr_conn_traffic_class(const struct gdr_conn *c);
 int gdr_ctrl_recv(struct gdr_conn *c, struct gdr_msg *m, double timeout, char *why, size_t wlen);
 /* Send an ERROR message, best effort (the peer may be gone). */
 void gdr_ctrl_send_error(struct gdr_conn *c, int code, const char *text);

@@ -85,6 +85,10 @@ static int listen_on(struct gdr_conn *c, const struct gdr_endpoint *ep, char *wh
 		snprintf(why, wlen, "rdma_create_id: %s", strerror(-r));
 		return r;
 	}
+	/* The server's own -T (the client's ToS rides in the path it connects with). */
+	r = gdr_conn_set_tos(c->listen_id, ep->tos, why, wlen);
+	if (r)
+		return r;
 	memset(&ss, 0, sizeof(ss));
 	if (ep->bind_addr) {
 		const struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV };

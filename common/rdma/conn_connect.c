@@ -79,6 +79,9 @@ static int connect_one(struct gdr_conn *c, const struct gdr_endpoint *ep,
 		snprintf(why, wlen, "rdma_create_id: %s", strerror(-r));
 		return r;
 	}
+	r = gdr_conn_set_tos(id, ep->tos, why, wlen);
+	if (r)
+		goto out_destroy_id;
 	r = resolve(c, id, src, dst, deadline, why, wlen);
 	if (r)
 		goto out_destroy_id;
@@ -109,7 +112,11 @@ static int connect_one(struct gdr_conn *c, const struct gdr_endpoint *ep,
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		rdma_ack_cm_event(ev);
-		return 0;
+		r = gdr_conn_check_mtu(id, ep->mtu, why, wlen);
+		if (!r)
+			return 0;
+		rdma_disconnect(id);
+		goto out_destroy_qp;
 	case RDMA_CM_EVENT_REJECTED: {
 		struct gdr_msg m;
 		char mwhy[128];

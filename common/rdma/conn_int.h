@@ -16,6 +16,10 @@ int gdr_conn_next_event(struct gdr_conn *c, double deadline, struct rdma_cm_even
 			size_t wlen);
 int gdr_conn_set_nonblock(int fd);
 void gdr_conn_set_ack_timeout(struct rdma_cm_id *id);
+/* -T/--tos on an id before it resolves a route (tos < 0: nothing). 0 or -errno with why. */
+int gdr_conn_set_tos(struct rdma_cm_id *id, int tos, char *why, size_t wlen);
+/* -m: 0 when mtu is 0 or the QP's path MTU; else -EINVAL naming both. */
+int gdr_conn_check_mtu(struct rdma_cm_id *id, unsigned int mtu, char *why, size_t wlen);
 void gdr_conn_addr_str(const struct sockaddr *sa, char *out, size_t len);
 /*
  * The first address getaddrinfo gives for host (and port; 0: none) with

@@ -17,6 +17,8 @@ struct gdr_endpoint {
 	int ib_port;	       /* -i */
 	const char *bind_addr; /* --bind, or -d's address */
 	const char *gpu;       /* --gpu, or the bus id --gpu auto chose */
+	int tos;	       /* -T/--tos: set on every rdma_cm id; -1 = rdma_cm's default */
+	unsigned int mtu;      /* -m: the path MTU a connection must get; 0 = any */
 	char dev_buf[64], bind_buf[64], gpu_buf[64];
 };
 
@@ -31,6 +33,8 @@ static inline void gdr_endpoint_init(struct gdr_endpoint *ep, const struct gdr_o
 		.ib_port = o->ib_port,
 		.bind_addr = o->bind_addr,
 		.gpu = run->gpu,
+		.tos = o->tos,
+		.mtu = o->mtu,
 	};
 }
 

@@ -156,6 +156,9 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 		put(&c, p->bounce_slots, 2);
 		put(&c, p->seed, 4);
 		put(&c, p->latency, 1);
+		put(&c, p->gpu_allocs, 1);
+		put(&c, p->gpu_flags, 1);
+		put(&c, (uint16_t)p->tos, 2);
 		break;
 	case GDR_MSG_ACK:
 	case GDR_MSG_ERROR:
@@ -283,10 +286,19 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 	p->bounce_slots = (uint16_t)get(c, 2);
 	p->seed = (uint32_t)get(c, 4);
 	p->latency = (uint8_t)get(c, 1);
+	p->gpu_allocs = (uint8_t)get(c, 1);
+	p->gpu_flags = (uint8_t)get(c, 1);
+	p->tos = (int16_t)(uint16_t)get(c, 2);
 	if (c->bad)
 		return 0; /* reported by the caller as truncated */
 	if (p->latency > 1)
 		FAIL("plan latency flag %u out of range", p->latency);
+	if (p->gpu_allocs == 0 || p->gpu_allocs >= 1u << GDR_GPU_ALLOC__COUNT)
+		FAIL("plan GPU allocators 0x%x out of range", p->gpu_allocs);
+	if (p->gpu_flags & ~GDR_PLAN__FLAGS)
+		FAIL("plan GPU flags 0x%x unknown", p->gpu_flags);
+	if (p->tos < -1 || p->tos > 255)
+		FAIL("plan ToS %d out of range -1..255", p->tos);
 	if (p->iters == 0 || p->iters > (1ull << 40))
 		FAIL("plan iterations %" PRIu64 " out of range", p->iters);
 	if (p->duration_ms > 86400000u)
@@ -458,6 +470,18 @@ void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan
 	p->bounce_slots = (uint16_t)o->bounce_slots;
 	p->seed = seed;
 	p->latency = (uint8_t) !!o->latency;
+	p->gpu_allocs = (uint8_t)o->gpu_allocs;
+	p->gpu_flags = (uint8_t)((o->dmabuf_pcie ? GDR_PLAN_DMABUF_PCIE : 0) |
+				 (o->no_relaxed ? GDR_PLAN_NO_RELAXED : 0) |
+				 (o->data_direct ? GDR_PLAN_DATA_DIRECT : 0));
+	p->tos = (int16_t)o->tos;
+}
+
+static const char *alloc_names(unsigned int allocs)
+{
+	return allocs == (1u << GDR_GPU_ALLOC__COUNT) - 1 ? "all"
+	       : allocs == 1u << GDR_GPU_ALLOC_VMM	  ? "vmm"
+							  : "memalloc";
 }
 
 #define CHECK(bit, name, mine, theirs, fmt)                                                        \
@@ -509,6 +533,18 @@ int gdr_plan_check(const struct gdr_opts *s, const struct gdr_plan *p, char *why
 	CHECK(GDR_SET_VALIDATE, "--validate", mine.validate, p->validate, "%u");
 	CHECK(GDR_SET_BOUNCE, "--bounce-chunk", mine.bounce_chunk, p->bounce_chunk, "%u");
 	CHECK(GDR_SET_BOUNCE, "--bounce-slots", mine.bounce_slots, p->bounce_slots, "%u");
+	CHECK(GDR_SET_GPU_ALLOC, "--gpu-alloc", alloc_names(mine.gpu_allocs),
+	      alloc_names(p->gpu_allocs), "%s");
+	CHECK(GDR_SET_DMABUF_MAPPING, "--dmabuf-mapping",
+	      mine.gpu_flags & GDR_PLAN_DMABUF_PCIE ? "pcie" : "default",
+	      p->gpu_flags & GDR_PLAN_DMABUF_PCIE ? "pcie" : "default", "%s");
+	CHECK(GDR_SET_RELAXED, "--disable_pcie_relaxed",
+	      mine.gpu_flags & GDR_PLAN_NO_RELAXED ? "given" : "not given",
+	      p->gpu_flags & GDR_PLAN_NO_RELAXED ? "given" : "not given", "%s");
+	CHECK(GDR_SET_DATA_DIRECT, "--use_data_direct",
+	      mine.gpu_flags & GDR_PLAN_DATA_DIRECT ? "given" : "not given",
+	      p->gpu_flags & GDR_PLAN_DATA_DIRECT ? "given" : "not given", "%s");
+	CHECK(GDR_SET_TOS, "-T/--tos", mine.tos, p->tos, "%d");
 	if ((s->set & GDR_SET_MEM) && (mine.nmem != p->nmem || memcmp(mine.mem, p->mem, p->nmem))) {
 		snprintf(why, wlen,
 			 "plan mismatch: --mem: server has %u path(s) starting with %s, "

@@ -14,7 +14,7 @@
 #include "options.h"
 
 #define GDR_PROTO_MAGIC	   0x50524447u /* "GDRP" */
-#define GDR_PROTO_VERSION  2	       /* 2: measurements carry their time line (-b) */
+#define GDR_PROTO_VERSION  3	       /* 2: measurements carry their time line (-b); 3: the plan carries --gpu-alloc, the GPU registration flags and -T */
 #define GDR_CTRL_MAX	   2048
 #define GDR_TEXT_MAX	   200
 #define GDR_HELLO_LEN	   18
@@ -59,6 +59,17 @@ struct gdr_plan {
 	uint16_t bounce_slots;
 	uint32_t seed;
 	uint8_t latency; /* 1: gdr_write_lat / gdr_read_lat ping-pong (lat_loop.h) */
+	/* GPU registration both sides use (issue 43): the server adopts them. */
+	uint8_t gpu_allocs; /* --gpu-alloc: bit per enum gdr_gpu_alloc, never 0 */
+	uint8_t gpu_flags;  /* GDR_PLAN_* */
+	int16_t tos;	    /* -T/--tos, --tclass; -1 = not given */
+};
+
+enum {
+	GDR_PLAN_DMABUF_PCIE = 1u << 0, /* --dmabuf-mapping=pcie */
+	GDR_PLAN_NO_RELAXED = 1u << 1,	/* --disable_pcie_relaxed */
+	GDR_PLAN_DATA_DIRECT = 1u << 2, /* --use_data_direct */
+	GDR_PLAN__FLAGS = (1u << 3) - 1,
 };
 
 struct gdr_remote_buf {

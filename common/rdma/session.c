@@ -133,12 +133,16 @@ void gdr_sess_prepare(struct sess *s)
 	if (s->cuda && !s->have_topo)
 		gdr_sess_describe_topology(s);
 	if (s->plan.latency)
-		gdr_table_header_lat(stdout);
+		gdr_table_header_lat(stdout, gdr_opts_table(s->o));
 	else
-		gdr_table_header(stdout, s->o->gbits);
+		gdr_table_header(stdout, gdr_opts_table(s->o));
 	fflush(stdout);
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
+	/* The plan's GPU registration: the server's rows say it adopted the client's. */
+	s->env.dmabuf_pcie = !!(s->plan.gpu_flags & GDR_PLAN_DMABUF_PCIE);
+	s->env.no_relaxed = !!(s->plan.gpu_flags & GDR_PLAN_NO_RELAXED);
+	s->env.data_direct = !!(s->plan.gpu_flags & GDR_PLAN_DATA_DIRECT);
 	s->penv = (struct gdr_path_env){
 		.plan = &s->plan,
 		.client = s->client,
@@ -152,7 +156,7 @@ void gdr_sess_prepare(struct sess *s)
 
 int gdr_sess_first_alloc(const struct sess *s, int a)
 {
-	return (s->o->gpu_allocs & ((1u << a) - 1)) == 0;
+	return (s->plan.gpu_allocs & ((1u << a) - 1)) == 0;
 }
 
 void gdr_sess_path_open(struct sess *s, struct gdr_path *p, unsigned int pi)

@@ -242,7 +242,7 @@ int gdr_sess_client_run(struct sess *s)
 	/* --gpu-alloc all: every GPU path once per allocator, host once (the server does the same).
 	 */
 	for (int a = 0; a < GDR_GPU_ALLOC__COUNT && !r; a++) {
-		if (!(s->o->gpu_allocs & (1u << a)))
+		if (!(s->plan.gpu_allocs & (1u << a)))
 			continue;
 		s->env.gpu_alloc = (enum gdr_gpu_alloc)a;
 		for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++)

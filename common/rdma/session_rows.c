@@ -80,6 +80,12 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	r->repeats = s->plan.repeat;
 	r->cpu_util_pct = -1;
 	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
+	{
+		int tc = gdr_conn_traffic_class(&s->conn);
+
+		if (tc >= 0)
+			snprintf(r->tos, sizeof(r->tos), "%u", (unsigned int)(tc & 0xff));
+	}
 	if (s->run->label)
 		gdr_strlcpy(r->label, s->run->label, sizeof(r->label));
 	if (kind != GDR_MEM_HOST && s->cuda) {
@@ -116,9 +122,9 @@ static void record(struct sess *s, const struct gdr_result *r)
 void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)
 {
 	if (s->plan.latency)
-		gdr_table_row_lat(stdout, r);
+		gdr_table_row_lat(stdout, r, gdr_opts_table(s->o));
 	else
-		gdr_table_row(stdout, r, s->o->gbits);
+		gdr_table_row(stdout, r, gdr_opts_table(s->o));
 	fflush(stdout);
 	record(s, r);
 }
@@ -196,7 +202,7 @@ void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p)
 		gdr_strlcpy(r.status, "skipped", sizeof(r.status));
 		gdr_strlcpy(r.note, p->skip, sizeof(r.note));
 		if (i == 0) {
-			gdr_table_row(stdout, &r, s->o->gbits);
+			gdr_table_row(stdout, &r, gdr_opts_table(s->o));
 			fflush(stdout);
 		}
 		record(s, &r);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # gdr_doctor's command line: usage errors exit 2 and say why; --help names every option.
 . "$top_srcdir/tests/doctor/lib.sh"
-plan 8
+plan 13
 usage() { # name want-substring args...
 	name=$1 want=$2
 	shift 2
@@ -11,7 +11,10 @@ usage() { # name want-substring args...
 		sed 's/^/# /' "$WORK/u.out"; not_ok "$name (exit $rc)"; fi
 }
 usage "bad --expect" "not one of dmabuf, peermem, any" --expect gpu
-usage "unknown option" "Usage: gdr_doctor" --frobnicate
+usage "unknown option" "unknown option '--frobnicate' (see --help)" --frobnicate
+usage "a typo gets the nearest option" "did you mean --buffer-size?" --buffer_size 8M
+# -q, -t, -b, -l are the bench tools' QPs, tx depth, bidirectional, post list.
+for l in -q -t -b -l; do usage "$l is not gdr_doctor's" "unknown option '$l'" $l x; done
 usage "stray argument" "unexpected argument 'extra'" extra
 usage "missing log" "cannot read the NCCL log" --nccl-log /nonexistent/nccl.log
 usage "missing log with --root" "cannot read the NCCL log" --root / --nccl-log /nonexistent/nccl.log

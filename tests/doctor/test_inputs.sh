@@ -57,7 +57,8 @@ if [ ! -e "$WORK/never.json" ]; then ok "no JSON report after a bad --topology-x
 	not_ok "no JSON report after a bad --topology-xml"; fi
 
 # Every value option given last without its value: "needs a value", short and long.
-for o in -r --root -e --expect -j --json -l --nccl-log -t --topology-xml; do
+# -l and -t are the bench tools' letters: gdr_doctor has only the long names (t_cli.sh).
+for o in -r --root -e --expect -j --json --nccl-log --topology-xml; do
 	fails "$o without a value" "option '$o' needs a value" "$o"
 done
 # Empty paths are refused before anything is read or written.

@@ -77,16 +77,16 @@ check "gdr_doctor --json -: stdout is one valid JSON document (control bytes, ba
 	valid_json "$tmp/doc.json"
 check "gdr_doctor --json -: the odd bytes are escaped, not dropped" \
 	grep -q 'u0001\\u001b\[31m\\ufffd' "$tmp/doc.json"
-doctor_env "$doctor" --root "$root" --json - -q >"$tmp/docq.json" 2>"$tmp/doc.err"
-check "gdr_doctor --json - -q: stdout is still only JSON" valid_json "$tmp/docq.json"
+doctor_env "$doctor" --root "$root" --json - --quiet >"$tmp/docq.json" 2>"$tmp/doc.err"
+check "gdr_doctor --json - --quiet: stdout is still only JSON" valid_json "$tmp/docq.json"
 
 # The NCCL log reader: the same_inode bytes in every line of a log.
 sed "s/\$/ $(printf '\377\001\300')/" "$srcdir/tests/doctor/nccl-logs/case01.log" >"$tmp/bad.log"
 doctor_env "$doctor" --nccl-log - --json - <"$tmp/bad.log" >"$tmp/log.json" 2>"$tmp/log.err"
 check "gdr_doctor --nccl-log --json -: valid JSON from a log with control bytes and bad UTF-8" \
 	valid_json "$tmp/log.json"
-doctor_env "$doctor" --nccl-log - --json - -q <"$tmp/bad.log" >"$tmp/logq.json" 2>"$tmp/log.err"
-check "gdr_doctor --nccl-log --json - -q: stdout is still only JSON" valid_json "$tmp/logq.json"
+doctor_env "$doctor" --nccl-log - --json - --quiet <"$tmp/bad.log" >"$tmp/logq.json" 2>"$tmp/log.err"
+check "gdr_doctor --nccl-log --json - --quiet: stdout is still only JSON" valid_json "$tmp/logq.json"
 
 # A failed doctor run never truncates an existing report.
 printf '{"earlier": "report"}\n' >"$tmp/rep.json"

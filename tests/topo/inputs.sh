@@ -49,8 +49,9 @@ for what in "fifo|is a FIFO, not a regular file" "dir|is a directory, not a regu
 	missing) f=$tmp/no.xml ;;
 	*) f=$tmp/$kind.xml ;;
 	esac
-	expect "gdr_topo --topology-xml $kind" 1 "$f: $cause" "$topo" --topology-xml "$f"
-	expect "HWLOC_XMLFILE $kind" 1 "$f: $cause" env HWLOC_XMLFILE="$f" "$topo"
+	# An input file is a usage/input error (2) in every tool (docs/exit-status.md).
+	expect "gdr_topo --topology-xml $kind" 2 "$f: $cause" "$topo" --topology-xml "$f"
+	expect "HWLOC_XMLFILE $kind" 2 "$f: $cause" env HWLOC_XMLFILE="$f" "$topo"
 	# The benchmark checks it before it listens or connects: no network needed.
 	expect "gdr_write_bw --topology-xml $kind" 2 "--topology-xml $f: $cause" \
 		"$bw" --topology-xml "$f" 127.0.0.1
@@ -127,7 +128,7 @@ fi
 
 # A long path: the message is shortened in the middle, the cause and the newline stay.
 long=$tmp$(printf '/ddddddddd%.0s' $(seq 300))
-expect "a 3000-byte path" 1 ": No such file or directory" "$topo" --topology-xml "$long"
+expect "a 3000-byte path" 2 ": No such file or directory" "$topo" --topology-xml "$long"
 [ "$(wc -l <"$tmp/err")" = 1 ] && [ "$(wc -c <"$tmp/err")" -le 1024 ] &&
 	grep -q '^gdr_topo: /.*\.\.\.[d/]*: No such file or directory$' "$tmp/err" &&
 	ok "the long message is one line under 1 KiB" || not_ok "the long message is one line under 1 KiB"
@@ -158,10 +159,10 @@ awk -v gpus=1024 -v nics=2 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/share.xm
 expect "1024 GPUs x 2 NICs" 0 "GPU0, GPU2-1023 share mlx5_0" "$topo" --topology-xml "$tmp/share.xml"
 # The cap: more than any real machine is refused with the numbers and the limits.
 awk -v gpus=1025 -v nics=1 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/over.xml"
-expect "1025 GPUs: refused" 1 "1025 GPUs and 1 RDMA NICs: more than any real machine has (at most 1024 GPUs and 2048 NICs" \
+expect "1025 GPUs: refused" 2 "1025 GPUs and 1 RDMA NICs: more than any real machine has (at most 1024 GPUs and 2048 NICs" \
 	"$topo" --topology-xml "$tmp/over.xml"
 awk -v gpus=1 -v nics=2049 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/over.xml"
-expect "2049 NICs: refused" 1 "1 GPUs and 2049 RDMA NICs: more than any real machine has" \
+expect "2049 NICs: refused" 2 "1 GPUs and 2049 RDMA NICs: more than any real machine has" \
 	"$topo" --topology-xml "$tmp/over.xml"
 
 done_testing

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "lat_opts.h"
 #include "options.h"
 #include "pin.h"
@@ -100,6 +101,112 @@ static void test_perftest_options(void **state)
 	assert_true(o.bidir);
 	assert_true(o.gbits);
 	assert_true(o.set & GDR_SET_QPS);
+}
+
+/* "did you mean": '-' and '_' alike, a swap of neighbours is one edit, far names none. */
+static void test_nearest_option(void **state)
+{
+	static const struct option opts[] = {
+		{ .name = "report_gbits" }, { .name = "help" }, { .name = "qp" },
+		{ .name = "topology-xml" }, { .name = "repeat" }, {},
+	};
+
+	(void)state;
+	assert_string_equal(gdr_cli_nearest("--report-gbits", opts), "report_gbits");
+	assert_string_equal(gdr_cli_nearest("--report_gbit", opts), "report_gbits");
+	assert_string_equal(gdr_cli_nearest("--hepl", opts), "help");
+	assert_string_equal(gdr_cli_nearest("--topology_xml=f.xml", opts), "topology-xml");
+	assert_string_equal(gdr_cli_nearest("--repaet", opts), "repeat");
+	assert_null(gdr_cli_nearest("--frobnicate", opts));
+	assert_null(gdr_cli_nearest("--", opts));
+	assert_null(gdr_cli_nearest("--ab", opts)); /* 2 edits from qp: too short to guess */
+}
+
+/*
+ * docs/perftest-options.md: every perftest option with its example value
+ * through the parser. "same", "alias", "accepted" and "ignored" parse;
+ * "refused" fails. A row the table adds or changes is tested as written.
+ */
+static void parse_perftest_row(const char *opt, const char *val, const char *what)
+{
+	struct gdr_opts o;
+	char *argv[4] = { "gdr_write_bw", (char *)opt, (char *)val, NULL };
+	int argc = *val ? 3 : 2;
+	int r = gdr_opts_parse(&o, GDR_VERB_WRITE, argc, argv);
+	int want_ok = strncmp(what, "refused", 7) != 0;
+
+	if (want_ok != (r >= 0)) /* 1: --help or --version printed */
+		fail_msg("docs/perftest-options.md: %s %s: parse %d, table says '%s'", opt, val, r,
+			 what);
+}
+
+static void test_perftest_table(void **state)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], line[1024];
+	unsigned int rows = 0, opts = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/docs/perftest-options.md", top ? top : ".");
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	while (fgets(line, sizeof(line), f)) {
+		char optcell[128], val[128], what[512];
+		char *names[2] = { NULL, NULL };
+
+		/* | `-s, --size` | 64K | same | */
+		if (sscanf(line, "| `%127[^`]` | %127[^|]| %511[^|]|", optcell, val, what) != 3) {
+			if (sscanf(line, "| `%127[^`]` | | %511[^|]|", optcell, what) != 2)
+				continue;
+			val[0] = '\0';
+		}
+		for (char *e = val + strlen(val); e > val && e[-1] == ' ';)
+			*--e = '\0';
+		names[0] = optcell;
+		char *comma = strstr(optcell, ", ");
+		if (comma) {
+			*comma = '\0';
+			names[1] = comma + 2;
+		}
+		rows++;
+		for (int k = 0; k < 2 && names[k]; k++, opts++)
+			parse_perftest_row(names[k], val, what);
+	}
+	fclose(f);
+	assert_true(rows >= 80); /* the table lists every perftest option */
+	assert_true(opts > rows);
+}
+
+/* perftest's options with perftest's meaning, and their refusals. */
+static void test_perftest_values(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "-T", "106", "-m", "1024", "--source_ip", "10.0.0.2",
+			       "--use_hugepages", "-c", "RC", "-F", "-S", "0", "-I", "0"),
+			 0);
+	assert_int_equal(o.tos, 106);
+	assert_true(o.set & GDR_SET_TOS);
+	assert_int_equal(o.mtu, 1024);
+	assert_string_equal(o.bind_addr, "10.0.0.2");
+	assert_true(o.hugepages);
+	assert_true(o.perftest_noop & GDR_NOOP_CPU_FREQ);
+	assert_int_equal(PARSE(&o, "--tclass", "96"), 0);
+	assert_int_equal(o.tos, 96);
+	assert_int_equal(PARSE(&o, "-p", "18515"), 0);
+	assert_int_equal(o.tos, -1);
+	assert_int_equal(o.mtu, 0);
+	assert_int_equal(PARSE(&o, "-T", "106", "--tclass", "106"), 0);
+	assert_int_equal(PARSE(&o, "-T", "106", "--tclass", "96"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-T", "256"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-c", "UD"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-m", "1000"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-m", "8192"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-S", "3"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-I", "64"), -EINVAL);
 }
 
 static void test_sizes(void **state)
@@ -394,6 +501,25 @@ static void test_help(void **state)
 	stdout = saved;
 }
 
+/* A mistyped or ambiguous option through the parser: exit 2 with the guess. */
+static void test_unknown_option_message(void **state)
+{
+	struct gdr_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse_err(&o, ARGC("--report-gbits"), ARGV("--report-gbits"), err,
+				   sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "unknown option '--report-gbits' (did you mean --report_gbits?"));
+	assert_int_equal(parse_err(&o, ARGC("--rep"), ARGV("--rep"), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "ambiguous option '--rep': --report_gbits, --repeat"));
+	assert_int_equal(parse_err(&o, ARGC("-r", "128"), ARGV("-r", "128"), err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "unknown option '-r' (see --help; perftest's options: "
+				    "docs/perftest-options.md)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +528,10 @@ int main(void)
 		cmocka_unit_test(test_pin_read_default),
 		cmocka_unit_test(test_gpu_path_options),
 		cmocka_unit_test(test_perftest_options),
+		cmocka_unit_test(test_nearest_option),
+		cmocka_unit_test(test_unknown_option_message),
+		cmocka_unit_test(test_perftest_table),
+		cmocka_unit_test(test_perftest_values),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_bad_values_exit_2),

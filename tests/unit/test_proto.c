@@ -228,13 +228,75 @@ static void test_plan_check(void **state)
 	assert_int_equal(gdr_plan_check(&srv, &p, why, sizeof(why)), 0);
 }
 
+/*
+ * Issue 43: --gpu-alloc, the GPU registration flags and -T travel in the plan
+ * (a client's --gpu-alloc all against a default server ran out of step), and
+ * a server's explicit option that contradicts them names both values.
+ */
+static void test_plan_gpu_fields(void **state)
+{
+	struct gdr_opts cli, srv;
+	struct gdr_msg in = { .type = GDR_MSG_PLAN }, out;
+	uint8_t buf[GDR_CTRL_MAX];
+	char why[256];
+	char *ac[] = { "x",		    "--gpu-alloc",     "all", "--dmabuf-mapping", "pcie",
+		       "--disable_pcie_relaxed", "--use_data_direct", "-T",  "106",
+		       "srv",		    NULL };
+	char *a0[] = { "x", NULL };
+	char *a1[] = { "x", "--gpu-alloc", "memalloc", NULL };
+	char *a2[] = { "x", "--dmabuf-mapping", "default", NULL };
+	char *a3[] = { "x", "-T", "0", NULL };
+	char *a4[] = { "x", "--gpu-alloc", "all", "-T", "106", NULL };
+	int n;
+
+	(void)state;
+	assert_int_equal(gdr_opts_parse(&cli, GDR_VERB_WRITE, 10, ac), 0);
+	gdr_plan_from_opts(&cli, 1, &in.u.plan);
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.plan.gpu_allocs, (1u << GDR_GPU_ALLOC__COUNT) - 1);
+	assert_int_equal(out.u.plan.gpu_flags, GDR_PLAN_DMABUF_PCIE | GDR_PLAN_NO_RELAXED |
+						   GDR_PLAN_DATA_DIRECT);
+	assert_int_equal(out.u.plan.tos, 106);
+	/* The default: memalloc only, no flags, no ToS. */
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 1, a0), 0);
+	gdr_plan_from_opts(&srv, 1, &in.u.plan);
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.plan.gpu_allocs, 1u << GDR_GPU_ALLOC_MEMALLOC);
+	assert_int_equal(out.u.plan.gpu_flags, 0);
+	assert_int_equal(out.u.plan.tos, -1);
+	/* A plan without an allocator, or with unknown flags, is refused. */
+	in.u.plan.gpu_allocs = 0;
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "GPU allocators"));
+	in.u.plan.gpu_allocs = 1;
+	in.u.plan.gpu_flags = 0x80;
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+
+	/* A default server adopts the client's; an explicit contrary option names both values. */
+	gdr_plan_from_opts(&cli, 1, &in.u.plan);
+	assert_int_equal(gdr_plan_check(&srv, &in.u.plan, why, sizeof(why)), 0);
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 3, a1), 0);
+	assert_int_equal(gdr_plan_check(&srv, &in.u.plan, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "--gpu-alloc: server has memalloc, client asks all"));
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 3, a2), 0);
+	assert_int_equal(gdr_plan_check(&srv, &in.u.plan, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "--dmabuf-mapping: server has default, client asks pcie"));
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 3, a3), 0);
+	assert_int_equal(gdr_plan_check(&srv, &in.u.plan, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "-T/--tos: server has 0, client asks 106"));
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 5, a4), 0);
+	assert_int_equal(gdr_plan_check(&srv, &in.u.plan, why, sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_roundtrip), cmocka_unit_test(test_other_roundtrips),
 		cmocka_unit_test(test_truncation),     cmocka_unit_test(test_hostile_fields),
 		cmocka_unit_test(test_text_sanitised), cmocka_unit_test(test_hello),
-		cmocka_unit_test(test_plan_check),
+		cmocka_unit_test(test_plan_check),     cmocka_unit_test(test_plan_gpu_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -253,6 +253,50 @@ static void test_table(void **state)
 	free(buf);
 }
 
+/* The default table fits 120 columns, a long note wrapped below its row; --wide has all. */
+static void test_table_width(void **state)
+{
+	struct gdr_result r;
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, longest = 0;
+	unsigned int lines = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	fill(&r);
+	r.bw_peak_gbps = 123456.789;
+	memset(r.note, 'x', 40);
+	strcpy(r.note + 40, " a warning that goes on and on about what the run saw on this path, "
+			    "and then on some more, well past any terminal's width");
+	gdr_table_header(f, 0);
+	gdr_table_row(f, &r, 0);
+	strcpy(r.status, "skipped");
+	gdr_table_row(f, &r, GDR_TABLE_GBITS);
+	fclose(f);
+	assert_null(strstr(buf, "BW median"));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		if (strlen(line) > longest)
+			longest = strlen(line);
+	}
+	assert_true(longest <= GDR_TABLE_COLS);
+	assert_true(lines >= 6); /* dashes, header, two rows, their notes on lines below */
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	strcpy(r.status, "ok");
+	gdr_table_header(f, GDR_TABLE_WIDE);
+	gdr_table_row(f, &r, GDR_TABLE_WIDE);
+	fclose(f);
+	assert_non_null(strstr(buf, "BW median[MB/sec]  BW min[MB/sec]  BW max[MB/sec]"));
+	assert_non_null(strstr(buf, "ok: xxxx")); /* --wide: the note stays on its row */
+	free(buf);
+}
+
 /* Latency rows: their columns filled, the bandwidth ones empty; the reverse on bandwidth rows. */
 static void test_latency_columns(void **state)
 {
@@ -288,12 +332,28 @@ static void test_latency_columns(void **state)
 	assert_string_equal(fields[COL("msg_rate_mpps")], "");
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	gdr_table_header_lat(f);
-	gdr_table_row_lat(f, &r);
+	gdr_table_header_lat(f, 0);
+	gdr_table_row_lat(f, &r, 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "t_p99.9[usec]"));
-	assert_non_null(strstr(buf, " dmabuf   write  1048576    5000         1.500        2.250"));
-	assert_non_null(strstr(buf, "60.125       2.500        ok"));
+	assert_null(strstr(buf, "t_p90[usec]")); /* --wide only: the default fits 120 columns */
+	assert_non_null(strstr(buf, " dmabuf   write 1048576    5000        1.500       2.250"));
+	assert_non_null(strstr(buf, "60.125      2.500       ok"));
+	for (const char *l = buf; *l;) {
+		size_t n = strcspn(l, "\n");
+
+		assert_true(n <= GDR_TABLE_COLS);
+		l += n + (l[n] == '\n');
+	}
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	gdr_table_header_lat(f, GDR_TABLE_WIDE);
+	gdr_table_row_lat(f, &r, GDR_TABLE_WIDE);
+	fclose(f);
+	assert_non_null(strstr(buf, "t_p50[usec] t_p90[usec] t_p99[usec]"));
+	assert_non_null(strstr(buf, "2.250       3.000"));
 	free(buf);
 }
 
@@ -328,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_latency_columns),
 		/* the text table; a result as initialised */
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_width),
 		cmocka_unit_test(test_result_init),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

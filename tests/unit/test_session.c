@@ -572,6 +572,33 @@ static void test_skipped_path(void **state)
 	side_free(&sv);
 }
 
+/*
+ * Issue 43: --gpu-alloc all given to the client only. The server adopts the
+ * plan's allocators: host once, the GPU path once per allocator, on both
+ * sides (before, the server ran one allocator and the sessions fell out of
+ * step: "expected BYE, got BUF").
+ */
+static void test_gpu_alloc_in_plan(void **state)
+{
+	struct side c, sv;
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli_args);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	c.o.nmem = 2;
+	c.o.mem[0] = GDR_MEM_HOST;
+	c.o.mem[1] = GDR_MEM_PEERMEM;
+	c.o.gpu_allocs = (1u << GDR_GPU_ALLOC__COUNT) - 1;
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(c.end.sent[GDR_MSG_BUF], 1 + GDR_GPU_ALLOC__COUNT);
+	assert_int_equal(sv.end.sent[GDR_MSG_BUF], 1 + GDR_GPU_ALLOC__COUNT);
+	assert_int_equal(rec[0].opens, rec[1].opens);
+	side_free(&c);
+	side_free(&sv);
+}
+
 /* A repeat that fails on the client: the server learns why from the DONE; both fail. */
 static void test_failed_repeat(void **state)
 {
@@ -743,6 +770,7 @@ int main(void)
 		cmocka_unit_test_setup(test_read_pinned_by_default, setup),
 		cmocka_unit_test(test_pin_here),
 		cmocka_unit_test_setup(test_skipped_path, setup),
+		cmocka_unit_test_setup(test_gpu_alloc_in_plan, setup),
 		cmocka_unit_test_setup(test_failed_repeat, setup),
 		cmocka_unit_test_setup(test_read_pins_small_only, setup),
 		cmocka_unit_test_setup(test_latency, setup),
