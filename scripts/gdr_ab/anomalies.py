@@ -127,9 +127,10 @@ def _wide(path, cells, bound):
     for _, c, _ in wide:
         _flag(c, "wide spread")
     s, _, w = max(wide, key=lambda x: x[2])
-    return [f"{path} repeats spread up to {w * 100:.0f} % (at {fmt_size(s)}; "
-            f"above {bound:g} % at {_sizes([x[0] for x in wide])}): a noisy machine or "
-            f"link; its intervals are wide, and gates on it may stay undecided"]
+    others = [x[0] for x in wide if x[0] != s]
+    return [f"{path} repeats spread {w * 100:.0f} % at {fmt_size(s)} (more than --max-spread "
+            f"{bound:g} %" + (f"; also at {_sizes(others)}" if others else "") + "): a noisy "
+            f"machine or link; its intervals are wide, and gates on it may stay undecided"]
 
 
 def _cpu(table, verb, path, cells):
@@ -195,7 +196,8 @@ def pooled(rows, across_pairs=False):
             if len(seen) > 1:
                 what = ", ".join(f"{v or '(none)'} ({n} rows)" for v, n in list(seen.items())[:4])
                 more = f" and {len(seen) - 4} more" if len(seen) > 4 else ""
-                lines.append(f"{role or 'the'} rows pooled from different {noun}: {what}{more}: "
+                kind = rows[0]["kind"] if rows else ""
+                lines.append(f"{role or 'the'}{' latency' if kind == 'lat' else ''} rows pooled from different {noun}: {what}{more}: "
                              f"one verdict over several machines or runs; compare them apart"
                              + (" (or --matrix)" if col == "host" else ""))
                 break

@@ -29,6 +29,7 @@ SPREAD_COLUMNS = {"bw_min": "bw_min_gbps", "bw_median": "bw_median_gbps",
                   "bw_max": "bw_max_gbps", "bw_peak": "bw_peak_gbps"}
 CPU_COLUMN = "cpu_util_pct"
 TIME_COLUMNS = {"t_start": "t_start_s", "t_end": "t_end_s"}
+SECONDARY = set(SPREAD_COLUMNS) | {"cpu"} | set(TIME_COLUMNS)
 MAX_PCT = 1e5
 MAX_S = 1e9
 # Latency metric name (as --expect spells it) -> CSV column (COLUMNS.md).
@@ -188,6 +189,8 @@ def read_one(path, f):
             if col not in raw:
                 continue
             v, why = _number(path, line, raw, col, limit)
+            if why and metric in SECONDARY and "_why" in row:
+                continue  # the row's number was bad already: one warning is enough
             if why:
                 warn(f"{where}: {why}: value ignored")
                 row.setdefault("_why", f"line {line}: {why}")

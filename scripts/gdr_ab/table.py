@@ -344,7 +344,8 @@ def first_status(path, sizes):
 
 
 VERDICT_COLUMNS = ["verb", "size_bytes", "path", "role", "bw_gbps", "ratio_to_host", "best",
-                   "rows", "status", "note", "kind", "ceiling_gbps", "lat_p50_us"]
+                   "rows", "status", "note", "kind", "ceiling_gbps", "lat_p50_us",
+                   "repeats", "bw_lo_gbps", "bw_hi_gbps", "ratio_lo", "ratio_hi", "anomalies"]
 
 
 def verdict_csv(tables):
@@ -365,5 +366,11 @@ def verdict_csv(tables):
                                 1 if c.best else 0, len(c.rows), c.status, c.reason,
                                 table.kind.name,
                                 f"{c.ceiling:.3f}" if c.ceiling is not None else "",
-                                val if lat else ""])
+                                val if lat else "",
+                                c.n_rep if not lat and c.value is not None else "",
+                                f"{c.lo:.3f}" if c.lo is not None else "",
+                                f"{c.hi:.3f}" if c.hi is not None else "",
+                                f"{c.rlo:.3f}" if c.rlo is not None else "",
+                                f"{c.rhi:.3f}" if c.rhi is not None else "",
+                                ";".join(c.flags)])
     return buf.getvalue().encode("utf-8")
