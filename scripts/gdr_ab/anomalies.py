@@ -130,7 +130,7 @@ def _wide(path, cells, bound):
     others = [x[0] for x in wide if x[0] != s]
     return [f"{path} repeats spread {w * 100:.0f} % at {fmt_size(s)} (more than --max-spread "
             f"{bound:g} %" + (f"; also at {_sizes(others)}" if others else "") + "): a noisy "
-            f"machine or link; its intervals are wide, and gates on it may stay undecided"]
+            "machine or link; its intervals are wide, and gates on it may stay undecided"]
 
 
 def _cpu(table, verb, path, cells):

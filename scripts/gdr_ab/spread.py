@@ -14,11 +14,6 @@ least 87 %). One repeat in all gives no interval.
 
 import math
 
-METHOD = ("interval = lowest..highest repeat (distribution-free: it holds the median "
-          "with probability 1-2^(1-n) for n repeats, 94 % at 5); ratio interval = "
-          "path min / host max .. path max / host min")
-
-
 def coverage(n):
     """Probability that the min..max of N repeats holds their median."""
     return 1.0 - 2.0 ** (1 - n) if n and n >= 2 else 0.0
