@@ -12,7 +12,7 @@ from collections import Counter, OrderedDict
 
 from .common import PATH_ORDER, fmt_size, ordered, verb_sort
 from .rows import BW_COLUMN, LAT_COLUMNS, LAT_MAIN
-from .spread import cell_interval, down, holds, num, ratio_interval, up
+from .spread import cell_interval, coverage, down, holds, num, ratio_interval, up
 
 # The bandwidth summary compares paths where bandwidth has levelled off; the
 # latency summary where latency is latency and not size / bandwidth.
@@ -165,8 +165,13 @@ def print_verb_table(out, table, verb):
         width = 27
         print(f"{verb}: Gb/s = median over rows of {BW_COLUMN}; ratio to host at the same "
               f"size and role, then its interval", file=out)
-        print("  (interval: lowest..highest repeat; ≈ host: it holds 1.0; n=1: one repeat, "
-              "no interval;\n   * best beyond the spread; ! anomaly, said below)", file=out)
+        reps = Counter(c.n_rep for cs in sizes.values() for c in cs.values() if c.lo is not None)
+        n = reps.most_common(1)[0][0] if reps else 0
+        held = (f" of {n}, distribution-free: holds the median {100 * coverage(n):.0f} % of the time"
+                if n else ", distribution-free")
+        print(f"  (interval: lowest..highest repeat{held};\n"
+              f"   ≈ host: it holds 1.0; n=1: one repeat, no interval; * best beyond the spread;"
+              f" ! anomaly, below)", file=out)
     else:
         print(f"{verb} latency: us = median over rows of {kind.column}; ratio to host at the "
               f"same size and role; * = lowest", file=out)
