@@ -251,11 +251,13 @@ def _ratio_panel(ax, verb, sizes, paths, literal):
 def _footer(fig, notes, literal, warnings=()):
     shown = notes[:6] + ([f"... and {len(notes) - 6} more (see the table)"]
                          if len(notes) > 6 else [])
-    shown = [n if len(n) <= 150 else n[:147] + "..." for n in shown]
+    # About 14 characters of 8-point text per inch of figure.
+    width = max(60, int(fig.get_figwidth() * 14))
+    shown = [n if len(n) <= width else n[:width - 3] + "..." for n in shown]
     warn = [f"! {w}" for w in warnings[:6]] + (
         [f"! ... and {len(warnings) - 6} more anomalies (see the table)"]
         if len(warnings) > 6 else [])
-    warn = [_wrap(w) for w in warn]
+    warn = [_wrap(w, width) for w in warn]
     lines = sum(w.count("\n") + 1 for w in warn) + len(shown)
     if shown:
         fig.text(0.01, 0.01, literal("\n".join(shown)), fontsize=8, va="bottom", ha="left",
