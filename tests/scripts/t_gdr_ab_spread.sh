@@ -7,7 +7,7 @@
 # errors; --baseline; --version; "did you mean"; --verb write-bidir; the PNG.
 # TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 55
+plan 56
 A="$fx/ab-bounce-above.csv"
 S="$fx/ab-spread.csv"
 O="$fx/ab-one-repeat.csv"
@@ -85,24 +85,33 @@ check "the same content under another name: named, read once" \
 	line copy "copy\.csv has the same content as .*ab-spread\.csv: read once"
 
 # --- the gate ----------------------------------------------------------------
-run gpass --no-plot --expect 'write.dmabuf@1M>=0.8*host' "$S"
-check "gate PASS when the whole interval meets the rule: exit 0" \
-	sh -c "[ \$(cat '$tmp/gpass.rc') = 0 ] && grep -q '^expect: PASS write: write.dmabuf@1M>=0.8\*host: at 1 MiB; closest at 1 MiB: dmabuf 91.000 Gb/s (89.000-93.000) >= 72.000 Gb/s (70.400-73.600)' '$tmp/gpass.out'"
-run gfail --no-plot --expect 'write.dmabuf@1M>=1.2*host' "$S"
-check "gate FAIL when none of the interval meets it: exit 1" \
-	sh -c "[ \$(cat '$tmp/gfail.rc') = 1 ] && grep -q '^expect: FAIL write: write.dmabuf@1M>=1.2\*host: at 1 MiB: dmabuf 91.000 Gb/s (89.000-93.000) < 108.000 Gb/s (105.600-110.400)' '$tmp/gfail.out'"
-run gund --no-plot --expect 'write.dmabuf@1M>=host' "$S"
-check "gate UNDECIDED when the interval straddles the threshold: exit 3" \
-	sh -c "[ \$(cat '$tmp/gund.rc') = 3 ] && grep -q '^expect: UNDECIDED write: write.dmabuf@1M>=host: spread too large: at 1 MiB: dmabuf 91.000 Gb/s (89.000-93.000) vs 90.000 Gb/s (88.000-92.000)' '$tmp/gund.out' && grep -q '^expect: 1 of 1 checks UNDECIDED (spread too large), none failed: rerun the pair' '$tmp/gund.out'"
-run gboth --no-plot --expect 'write.dmabuf@1M>=host' --expect 'write.dmabuf@1M>=1.2*host' "$S"
-check "a failure outranks an undecided rule: exit 1" \
-	sh -c "[ \$(cat '$tmp/gboth.rc') = 1 ] && grep -q '^expect: 1 of 2 checks FAILED, 1 UNDECIDED' '$tmp/gboth.out'"
-run gissue --no-plot --expect 'peermem>=0.9*host' "$A"
-check "the issue's run: a rule still passes, the anomaly stays visible above it" \
-	sh -c "[ \$(cat '$tmp/gissue.rc') = 0 ] && grep -q '^  ! peermem 1.29x host' '$tmp/gissue.out'"
-run gone --no-plot --expect 'dmabuf>=0.8*host' "$O"
-check "one repeat: judged on the value, the line says there is no interval" \
-	line gone '^expect: PASS write: dmabuf>=0\.8\*host: .*\(no interval: one repeat\)$'
+# gate NAME RC PATTERN ARGS...: gdr-ab --no-plot ARGS exits RC and prints a line
+# starting with PATTERN (grep -F) on stdout.
+gate() {
+	name=$1 want=$2 pat=$3
+	shift 3
+	run "$name" --no-plot "$@"
+	rc_is "$name" "$want" && grep -q "^$(printf '%s' "$pat" | sed 's/[][\.*^$]/\\&/g')" "$tmp/$name.out"
+}
+check "gate PASS when the whole interval meets the rule: exit 0" gate gpass 0 \
+	'expect: PASS write: write.dmabuf@1M>=0.8*host: at 1 MiB; closest at 1 MiB: dmabuf 91.000 Gb/s (89.000-93.000) >= 72.000 Gb/s (70.400-73.600)' \
+	--expect 'write.dmabuf@1M>=0.8*host' "$S"
+check "gate FAIL when none of the interval meets it: exit 1" gate gfail 1 \
+	'expect: FAIL write: write.dmabuf@1M>=1.2*host: at 1 MiB: dmabuf 91.000 Gb/s (89.000-93.000) < 108.000 Gb/s (105.600-110.400)' \
+	--expect 'write.dmabuf@1M>=1.2*host' "$S"
+check "gate UNDECIDED when the interval straddles the threshold: exit 3" gate gund 3 \
+	'expect: UNDECIDED write: write.dmabuf@1M>=host: spread too large: at 1 MiB: dmabuf 91.000 Gb/s (89.000-93.000) vs 90.000 Gb/s (88.000-92.000)' \
+	--expect 'write.dmabuf@1M>=host' "$S"
+check "UNDECIDED: the count line says to rerun" \
+	line gund '^expect: 1 of 1 checks UNDECIDED \(spread too large\), none failed: rerun the pair'
+check "a failure outranks an undecided rule: exit 1" gate gboth 1 \
+	'expect: 1 of 2 checks FAILED, 1 UNDECIDED' \
+	--expect 'write.dmabuf@1M>=host' --expect 'write.dmabuf@1M>=1.2*host' "$S"
+check "the issue's run: a rule still passes, the anomaly stays visible above it" gate gissue 0 \
+	'  ! peermem 1.29x host' --expect 'peermem>=0.9*host' "$A"
+check "one repeat: judged on the value, the line says there is no interval" gate gone 0 \
+	'expect: PASS write: dmabuf>=0.8*host: at 64 KiB, 1 MiB; closest at 64 KiB: dmabuf 9.000 Gb/s >= 8.000 Gb/s = 0.8 x host 10.000 (no interval: one repeat)' \
+	--expect 'dmabuf>=0.8*host' "$O"
 for r in 'gpu>=0.9*host' 'dmabuff>=1' 'wrte.dmabuf>=1' 'dmabuf.p50>=1'; do
 	"$PYTHON" "$ab" --no-plot --expect "$r" "$S" >"$tmp/typo.out" 2>"$tmp/typo.err"
 	echo $? >"$tmp/typo.rc"
