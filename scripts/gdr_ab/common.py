@@ -8,12 +8,28 @@ PATH_ORDER = ("host", "dmabuf", "peermem", "bounce")
 VERB_ORDER = ("write", "read")
 
 
+# The exit statuses, the same table as the C tools' (docs/exit-status.md).
+EXIT_OK = 0         # done; every --expect rule passed
+EXIT_FAIL = 1       # a rule failed, an output could not be written, --strict anomalies
+EXIT_USAGE = 2      # bad usage or unusable input (a rule typo, a missing file, a baseline
+                    # from another pair)
+EXIT_UNDECIDED = 3  # a rule is undecided: its interval straddles the threshold
+
+
 class InputError(Exception):
-    """Unreadable or foreign input: exit 1."""
+    """Unreadable or foreign input: exit EXIT_USAGE."""
 
 
 class UsageError(Exception):
-    """Bad command line: exit 2."""
+    """Bad command line: exit EXIT_USAGE."""
+
+
+def did_you_mean(word, choices):
+    """' (did you mean X?)' when WORD is close to one of CHOICES, else ''."""
+    import difflib
+
+    near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]}?)" if near else ""
 
 
 def warn(msg):

@@ -4,7 +4,7 @@
     LHS     := [VERB "."] PATH ["." METRIC] ["@" SIZES]
     OP      := ">=" | "<=" | ">" | "<"
     RHS     := NUMBER [UNIT] | [NUMBER "*"] REF
-    REF     := [VERB "."] PATH ["." METRIC] | "ceiling"
+    REF     := [VERB "."] PATH ["." METRIC] | "ceiling" | "baseline"
     VERB    := write | read | write-bidir | read-bidir
     METRIC  := bw | min_us | p50_us | p90_us | p99_us | p999_us | max_us | avg_us
                (lat_p50_us etc. are accepted too)
@@ -14,18 +14,26 @@
              | us | ns | ms                            (latency; default us)
 
 A rule is checked for each verb (LHS's VERB, or each one-way verb in the data)
-at each size of SIZES (default: bandwidth at the sizes >= 1 MiB present, else
-the largest; latency at the smallest size present). Every one of those must
-hold. Data that is missing (no rows, a skipped or failed path, no host
-baseline, no ceiling_gbps) fails the rule with the reason: never a silent pass.
+at each size of SIZES (default: the summary's window, table.window(); latency
+at the smallest size present). Every one of those must hold. Data that is
+missing (no rows, a skipped or failed path, no host baseline, no ceiling_gbps)
+fails the rule with the reason: never a silent pass.
+
+A bandwidth rule is judged on the intervals from the repeats (spread.py): it
+passes when the whole interval meets the threshold, fails when none of it
+does, and is UNDECIDED (spread too large) when the interval straddles it. A
+number without an interval (one repeat, a latency percentile) is judged as it
+is, and the line says so.
 """
 
 import re
 from collections import OrderedDict
 
-from .common import PATH_ORDER, UsageError, fmt_size, ordered
+from .common import PATH_ORDER, UsageError, did_you_mean, fmt_size, ordered
 from .rows import LAT_COLUMNS
-from .table import BIG, BW, LAT
+from .table import BW, LAT, window
+
+PASS, FAIL, UNDECIDED = "PASS", "FAIL", "UNDECIDED"
 
 VERBS = {"write": "write", "read": "read", "write-bidir": "write bidir",
          "read-bidir": "read bidir"}
@@ -63,22 +71,29 @@ class Rule:
         verb = None
         if words and words[0] in VERBS:
             verb = VERBS[words.pop(0)]
+        elif len(words) >= 2 and words[0] not in PATH_ORDER and words[1] in PATH_ORDER:
+            raise UsageError(f"--expect '{text}': unknown verb '{words[0]}'"
+                             f"{did_you_mean(words[0], VERBS)} (one of {', '.join(VERBS)})")
         metric = None
         if len(words) == 2:
             metric = words.pop()
             metric = metric[4:] if metric.startswith("lat_") else metric
             if metric not in METRICS:
-                raise UsageError(f"--expect '{text}': unknown metric '{metric}' "
-                                 f"(one of {', '.join(METRICS)})")
+                raise UsageError(f"--expect '{text}': unknown metric '{metric}'"
+                                 f"{did_you_mean(metric, METRICS)} (one of {', '.join(METRICS)})")
         if len(words) != 1 or not _NAME_RE.fullmatch(words[0]):
             raise UsageError(f"--expect '{text}': '{term}' is not [VERB.]PATH[.METRIC] "
                              f"(e.g. dmabuf, write.dmabuf, write.dmabuf.p50_us)")
         path = words[0]
         if path in VERBS or path in METRICS:
             raise UsageError(f"--expect '{text}': '{term}' names no path")
-        if path == "ceiling" and not allow_ceiling:
-            raise UsageError(f"--expect '{text}': the ceiling is a reference, not a path "
-                             f"(e.g. host>=0.9*ceiling)")
+        if path in ("ceiling", "baseline") and not allow_ceiling:
+            raise UsageError(f"--expect '{text}': the {path} is a reference, not a path "
+                             f"(e.g. host>=0.9*{path})")
+        if path not in PATH_ORDER:
+            raise UsageError(f"--expect '{text}': unknown path '{path}'"
+                             f"{did_you_mean(path, PATH_ORDER + ('ceiling', 'baseline'))} "
+                             f"(paths: {', '.join(PATH_ORDER)}; references: ceiling, baseline)")
         return verb, path, metric
 
     @staticmethod
@@ -121,7 +136,7 @@ class Rule:
         m = _REL_RE.fullmatch(rhs)
         if not m:
             raise UsageError(f"--expect '{text}': '{rhs}' is not NUMBER[UNIT], PATH, "
-                             f"FACTOR*PATH or FACTOR*ceiling")
+                             f"FACTOR*PATH, FACTOR*ceiling or FACTOR*baseline")
         if m.group(1):
             self.factor = float(m.group(1))
         if not 0 < self.factor <= 1e6:
@@ -131,6 +146,9 @@ class Rule:
                 raise UsageError(f"--expect '{text}': the ceiling is a bandwidth, "
                                  f"{self.metric} is not")
             self.ref = ("ceiling", None, None)
+            return
+        if m.group(2) == "baseline":
+            self.ref = ("baseline", None, (self.path, self.metric))
             return
         verb, path, metric = self._term(m.group(2), text, allow_ceiling=False)
         metric = metric or self.metric  # REF without a metric: the LHS's
@@ -158,7 +176,7 @@ def _fmt(v, kind):
 
 def default_sizes(all_sizes, kind):
     if kind is BW:
-        return [s for s in all_sizes if s >= BIG] or all_sizes[-1:]
+        return window(all_sizes, kind)[0]
     return all_sizes[:1]
 
 
@@ -171,51 +189,95 @@ def select_sizes(rule, all_sizes):
 
 def sizes_text(rule):
     if rule.sizes is None:
-        return ">= 1 MiB (or the largest)" if rule.kind is BW else "the smallest size"
+        return ">= 1 MiB (or the largest third)" if rule.kind is BW else "the smallest size"
     lo, hi = rule.sizes
     if lo == hi and lo is not None:
         return fmt_size(lo)
     return f"{fmt_size(lo) if lo else ''}..{fmt_size(hi) if hi else ''}"
 
 
-def check_at(rule, table, verb, size):
-    """(passed, size text, detail, margin) for RULE at one verb and size of TABLE;
-    the margin (how far from failing, relative) finds the closest size."""
+def _span(c, kind, metric):
+    """(lo, hi) of a cell's METRIC: its repeats' interval for bandwidth, else
+    the value itself (no interval)."""
+    v = c.metrics.get(metric)
+    if kind is BW and metric == "bw" and c.lo is not None:
+        return c.lo, c.hi, True
+    return v, v, False
+
+
+def _iv(lo, hi, kind):
+    return "" if lo == hi else f" ({lo:.3f}-{hi:.3f})"
+
+
+def judge(op, lo, hi, llo, lhi):
+    """PASS when all of [LO, HI] meets OP against all of [LLO, LHI], FAIL when
+    none of it does, else UNDECIDED."""
+    if op in (">=", ">"):
+        if OPS[op](lo, lhi):
+            return PASS
+        return FAIL if not OPS[op](hi, llo) else UNDECIDED
+    if OPS[op](hi, llo):
+        return PASS
+    return FAIL if not OPS[op](lo, lhi) else UNDECIDED
+
+
+def check_at(rule, table, verb, size, baseline=None):
+    """(outcome, size text, detail, margin) for RULE at one verb and size of
+    TABLE; the margin (how far from failing, relative) finds the closest size."""
     cells = table.cells.get(verb, {}).get(size, {})
     at = fmt_size(size)
     cell = cells.get(rule.path)
     if cell is None:
         known = ordered({p for c in table.cells.get(verb, {}).values() for p in c}, PATH_ORDER)
         hint = "" if rule.path in known else f" (the {verb} paths: {', '.join(known)})"
-        return False, at, f"no {rule.path} rows{hint}", 0
+        return FAIL, at, f"no {rule.path} rows{hint}", 0
     val = cell.metrics.get(rule.metric)
     if val is None:
-        return False, at, f"{rule.path} {_why(cell, rule.path, rule.metric)}", 0
+        return FAIL, at, f"{rule.path} {_why(cell, rule.path, rule.metric)}", 0
     what = f"{rule.path}" + ("" if rule.metric == "bw" else f" {rule.metric}")
+    lo, hi, has_iv = _span(cell, rule.kind, rule.metric)
+    ref_iv = True
     if rule.threshold is not None:
         limit, said = rule.threshold, _fmt(rule.threshold, rule.kind)
+        llo = lhi = limit
     elif rule.ref[0] == "ceiling":
         if cell.ceiling is None:
-            return False, at, f"the {rule.path} rows carry no ceiling_gbps", 0
+            return FAIL, at, f"the {rule.path} rows carry no ceiling_gbps", 0
         limit = rule.factor * cell.ceiling
+        llo = lhi = limit
         said = f"{_fmt(limit, rule.kind)} = {rule.factor:g} x ceiling {cell.ceiling:.3f}"
     else:
+        base = rule.ref[0] == "baseline"
         rverb = rule.ref[1] or verb
         rpath, rmetric = rule.ref[2]
-        ref = table.same_role(rverb, size, rpath, cell)
-        rname = (f"{rverb} " if rule.ref[1] else "") + rpath
+        if base:
+            if baseline is None:
+                return FAIL, at, "no --baseline given", 0
+            src = baseline.get(rule.kind.name)
+            rname = f"baseline {rpath}"
+        else:
+            src = table
+            rname = (f"{rverb} " if rule.ref[1] else "") + rpath
+        ref = src.same_role(rverb, size, rpath, cell) if src is not None else None
         if ref is None:
-            return False, at, f"no {rname} rows ({cell.role} role) to compare with", 0
+            return FAIL, at, f"no {rname} rows ({cell.role} role) to compare with", 0
         rval = ref.metrics.get(rmetric)
         if rval is None:
-            return False, at, f"{rname} {_why(ref, rpath, rmetric)}", 0
+            return FAIL, at, f"{rname} {_why(ref, rpath, rmetric)}", 0
+        rlo, rhi, ref_iv = _span(ref, rule.kind, rmetric)
         limit = rule.factor * rval
-        said = f"{_fmt(limit, rule.kind)} = {rule.factor:g} x {rname} {rval:.3f}"
-    ok = OPS[rule.op](val, limit)
+        llo, lhi = rule.factor * rlo, rule.factor * rhi
+        said = (f"{_fmt(limit, rule.kind)}{_iv(llo, lhi, rule.kind)} = {rule.factor:g} x "
+                f"{rname} {rval:.3f}")
+    outcome = judge(rule.op, lo, hi, llo, lhi)
     # How far from failing: the worst size is the one with the least margin.
-    margin = (val - limit) if rule.op in (">=", ">") else (limit - val)
+    margin = (lo - lhi) if rule.op in (">=", ">") else (llo - hi)
     rel = margin / limit if limit else margin
-    return ok, at, f"{what} {_fmt(val, rule.kind)} {rule.op if ok else _neg(rule.op)} {said}", rel
+    op = {PASS: rule.op, FAIL: _neg(rule.op), UNDECIDED: "vs"}[outcome]
+    detail = f"{what} {_fmt(val, rule.kind)}{_iv(lo, hi, rule.kind)} {op} {said}"
+    if rule.kind is BW and not (has_iv and ref_iv):
+        detail += " (no interval: one repeat)"
+    return outcome, at, detail, rel
 
 
 def _why(cell, path, metric):
@@ -228,8 +290,9 @@ def _neg(op):
     return {">=": "<", "<=": ">", ">": "<=", "<": ">="}[op]
 
 
-def evaluate(rules, tables, scope=""):
-    """[(passed, line)] for every rule and verb; SCOPE prefixes the lines (a node pair)."""
+def evaluate(rules, tables, scope="", baseline=None):
+    """[(outcome, line)] for every rule and verb; SCOPE prefixes the lines (a
+    node pair); BASELINE ({kind: Table}) is what 'baseline' refers to."""
     results = []
     for rule in rules:
         table = tables[rule.kind.name]
@@ -239,34 +302,37 @@ def evaluate(rules, tables, scope=""):
             bidir = [v for v in table.verbs() if " " in v]
             hint = (f" (only {', '.join(bidir)}: name it, e.g. "
                     f"{bidir[0].replace(' ', '-')}.{rule.path})" if bidir else "")
-            results.append((False, f"FAIL {where}{rule.text}: no {rule.kind.noun} rows "
-                                   f"for any verb{hint}"))
+            results.append((FAIL, f"FAIL {where}{rule.text}: no {rule.kind.noun} rows "
+                                  f"for any verb{hint}"))
             continue
         for verb in verbs:
             all_sizes = sorted(table.cells.get(verb, {}))
             sizes = select_sizes(rule, all_sizes)
             head = f"{where}{verb}: {rule.text}"
             if not all_sizes:
-                results.append((False, f"FAIL {head}: no {verb} {rule.kind.noun} rows"))
+                results.append((FAIL, f"FAIL {head}: no {verb} {rule.kind.noun} rows"))
                 continue
             if not sizes:
-                results.append((False, f"FAIL {head}: no rows at {sizes_text(rule)}"))
+                results.append((FAIL, f"FAIL {head}: no rows at {sizes_text(rule)}"))
                 continue
-            checks = [check_at(rule, table, verb, s) for s in sizes]
-            bad = OrderedDict()
-            for ok, at, detail, _margin in checks:
-                if not ok:
-                    # The same missing data at several sizes is said once.
-                    bad.setdefault(detail, (detail, []))[1].append(at)
+            checks = [check_at(rule, table, verb, s, baseline) for s in sizes]
             span = ", ".join(fmt_size(s) for s in sizes) if len(sizes) <= 4 else \
                 f"{len(sizes)} sizes {fmt_size(sizes[0])}..{fmt_size(sizes[-1])}"
+            for outcome in (FAIL, UNDECIDED):
+                bad = OrderedDict()
+                for got, at, detail, _margin in checks:
+                    if got == outcome:
+                        # The same missing data at several sizes is said once.
+                        bad.setdefault(detail, (detail, []))[1].append(at)
+                if bad:
+                    break
             if bad:
                 parts = [f"at {', '.join(ats)}: {detail}" for detail, ats in bad.values()]
                 more = f"; and {len(parts) - 3} more" if len(parts) > 3 else ""
-                results.append((False, f"FAIL {head}: {'; '.join(parts[:3])}{more}"))
+                why = "spread too large: " if outcome == UNDECIDED else ""
+                results.append((outcome, f"{outcome} {head}: {why}{'; '.join(parts[:3])}{more}"))
             else:
                 worst = min(checks, key=lambda c: c[3])
-                results.append((True, f"PASS {head}: at {span}; closest at {worst[1]}: "
+                results.append((PASS, f"PASS {head}: at {span}; closest at {worst[1]}: "
                                       f"{worst[2]}"))
     return results
-

@@ -11,7 +11,8 @@ import io
 import warnings
 
 from .common import PATH_ORDER, fmt_size_short, ordered
-from .table import BW, path_ceilings, reason_lines, summary_ratio, summary_window, first_status, title
+from .table import (BW, first_status, path_ceilings, ratio_phrase, reason_lines,
+                    summary_interval, summary_ratio, summary_window, title)
 
 # Fixed colours so that a path looks the same in every plot.
 STYLE = {
@@ -77,99 +78,201 @@ def _ceilings(sizes, paths):
     return out
 
 
-def plot_table(table, rows, head):
+def plot_table(table, rows, head, warnings=()):
     """The PNG of one Table (bandwidth or latency) as bytes."""
     plt, _ = _pyplot()
-    return _png(figure(table, rows, head), plt)
+    return _png(figure(table, rows, head, warnings), plt)
 
 
-def figure(table, rows, head):
-    """The matplotlib figure of one Table (the tests look into it)."""
+# A ceiling is drawn when the data reach this share of it; above, the axis
+# would squeeze the data into its bottom, so the ceiling is a note instead.
+CEILING_REACH = 0.5
+
+
+def figure(table, rows, head, warnings=()):
+    """The matplotlib figure of one Table (the tests look into it). Bandwidth:
+    per verb a panel of Gb/s with the repeats' min-max bars and, below it, a
+    panel of the ratio to host with its interval. WARNINGS (the anomalies)
+    are printed on the figure in red."""
     plt, literal = _pyplot()
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
-
     kind = table.kind
     verbs = table.verbs()
     notes = []
     ncols = min(2, len(verbs))
     nrows = (len(verbs) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.6 * ncols + 0.4, 4.6 * nrows + 0.9),
-                             squeeze=False)
-    flat = [ax for line in axes for ax in line]
-    for ax in flat[len(verbs):]:
-        ax.set_visible(False)
-    for ax, verb in zip(flat, verbs):
+    bw = kind is BW
+    per = 2 if bw else 1
+    fig = plt.figure(figsize=(6.6 * ncols + 0.4, (6.4 if bw else 4.6) * nrows + 0.9))
+    grid = fig.add_gridspec(nrows * per, ncols,
+                            height_ratios=([3, 1.4] if bw else [1]) * nrows)
+    for i, verb in enumerate(verbs):
+        r, c = divmod(i, ncols)
+        ax = fig.add_subplot(grid[r * per, c])
         sizes = table.cells[verb]
-        paths = ordered({p for c in sizes.values() for p in c}, PATH_ORDER)
-        window, where = summary_window(sizes, kind)
-        for p in paths:
-            xs = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].value is not None]
-            style = STYLE.get(p, dict(marker="o"))
-            # The verdict where it is read: the summary line's ratio in the legend.
-            ratio = summary_ratio(p, sizes, window) if p != "host" else None
-            label = ("host (NIC baseline)" if p == "host"
-                     else f"{p}: {ratio:.2f}x host at {where}" if ratio is not None else p)
-            if xs:
-                ax.plot(xs, [sizes[s][p].value for s in xs], label=literal(label),
-                        linewidth=1.8, markersize=5, **style)
-                holes = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].value is None]
-                if holes and kind is BW:
-                    ax.plot(holes, [0] * len(holes), linestyle="none", marker="x",
-                            markersize=8, color=style.get("color", "grey"), clip_on=False)
-            else:
-                # Keep the path in the legend so that its absence is visible.
-                ax.plot([], [], linestyle="none", marker="x", color=style.get("color", "grey"),
-                        label=literal(f"{p}: {first_status(p, sizes)}"))
-            for line in reason_lines(p, sizes):
-                notes.append(f"{title(verb, kind)}: {line}")
-        if kind is BW:
-            for ceil, who in sorted(_ceilings(sizes, paths).items()):
-                color = STYLE.get(who[0], {}).get("color", "grey") if len(who) == 1 else "red"
-                ax.axhline(ceil, color=color, linestyle=":", linewidth=1.5,
-                           label=literal(f"ceiling {ceil:g} Gb/s"
-                                         + ("" if len(who) == len(paths) else
-                                            f" ({', '.join(who)})")))
-        all_sizes = sorted(sizes)
-        ax.set_xscale("log", base=2)
-        step = max(1, (len(all_sizes) + 9) // 10)
-        ax.xaxis.set_major_locator(FixedLocator(all_sizes[::step]))
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: fmt_size_short(int(x))))
-        ax.set_xlim(all_sizes[0] / 1.5, all_sizes[-1] * 1.5)
-        base, _, bidir = verb.partition(" ")
-        name = f"RDMA {base.upper()}" + (" (bidirectional)" if bidir else "")
-        if kind is BW:
-            # Room above the highest line or ceiling, so that a ceiling is not the frame.
-            tops = [c.value for c in (x for s in sizes.values() for x in s.values())
-                    if c.value is not None] + list(_ceilings(sizes, paths))
-            ax.set_ylim(bottom=0, top=max(tops) * 1.06 if tops and max(tops) > 0 else None)
-            ax.set_title(literal(name))
-            ax.set_ylabel(f"bandwidth, Gb/s (median of {kind.column})")
-        else:
-            if any(c.value for s in sizes.values() for c in s.values()):
-                ax.set_yscale("log")
-            ax.set_title(literal(f"{name} latency"))
-            ax.set_ylabel(f"latency, us (median of {kind.column})")
-        ax.set_xlabel("message size (bytes)")
-        ax.grid(True, which="major", alpha=0.35)
-        ax.legend(loc="best", fontsize=9)
-    default = ("gdrperf: GPU-to-GPU RDMA bandwidth by path" if kind is BW
+        paths = ordered({p for cs in sizes.values() for p in cs}, PATH_ORDER)
+        _values_panel(ax, kind, verb, sizes, paths, notes, literal)
+        if bw:
+            _ratio_panel(fig.add_subplot(grid[r * per + 1, c], sharex=ax), verb, sizes, paths,
+                         literal)
+    default = ("gdrperf: GPU-to-GPU RDMA bandwidth by path" if bw
                else "gdrperf: GPU-to-GPU RDMA latency by path (p50)")
     fig.suptitle(literal(plot_title(rows, head or default)), fontsize=11)
-    _footer(fig, notes, literal)
+    _footer(fig, notes, literal, list(warnings))
     return fig
 
 
-def _footer(fig, notes, literal):
-    foot = 0.0
-    if notes:
-        shown = notes[:6] + ([f"... and {len(notes) - 6} more (see the table)"]
-                             if len(notes) > 6 else [])
-        shown = [n if len(n) <= 150 else n[:147] + "..." for n in shown]
+def _size_axis(ax, all_sizes):
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    ax.set_xscale("log", base=2)
+    step = max(1, (len(all_sizes) + 9) // 10)
+    ax.xaxis.set_major_locator(FixedLocator(all_sizes[::step]))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: fmt_size_short(int(x))))
+    ax.set_xlim(all_sizes[0] / 1.5, all_sizes[-1] * 1.5)
+
+
+def _values_panel(ax, kind, verb, sizes, paths, notes, literal):
+    window, where = summary_window(sizes, kind)
+    tops = []
+    for p in paths:
+        xs = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].value is not None]
+        style = STYLE.get(p, dict(marker="o"))
+        # The verdict where it is read: the summary line's ratio in the legend.
+        ratio = summary_ratio(p, sizes, window) if p != "host" else None
+        if ratio is not None and kind is BW:
+            lo, hi = summary_interval(p, sizes, window)
+            label = f"{p}: {ratio_phrase(ratio, lo, hi)} at {where}"
+        else:
+            label = ("host (NIC baseline)" if p == "host"
+                     else f"{p}: {ratio:.2f}x host at {where}" if ratio is not None else p)
+        if xs:
+            cells = [sizes[s][p] for s in xs]
+            ax.plot(xs, [c.value for c in cells], label=literal(label),
+                    linewidth=1.8, markersize=5, **style)
+            tops += [c.value for c in cells]
+            bars = [(s, c) for s, c in zip(xs, cells) if c.lo is not None]
+            if bars:
+                # The repeats' min-max, drawn as bars (a collection: the lines stay the data).
+                ax.vlines([s for s, _ in bars], [c.lo for _, c in bars], [c.hi for _, c in bars],
+                          color=style.get("color", "grey"), linewidth=2.2, alpha=0.55)
+                tops += [c.hi for _, c in bars]
+            odd = [(s, c) for s, c in zip(xs, cells) if c.flags]
+            if odd:
+                ax.scatter([s for s, _ in odd], [c.value for _, c in odd], s=140,
+                           facecolors="none", edgecolors="red", linewidths=1.6, zorder=5)
+            holes = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].value is None]
+            if holes and kind is BW:
+                ax.plot(holes, [0] * len(holes), linestyle="none", marker="x",
+                        markersize=8, color=style.get("color", "grey"), clip_on=False)
+        else:
+            # Keep the path in the legend so that its absence is visible.
+            ax.plot([], [], linestyle="none", marker="x", color=style.get("color", "grey"),
+                    label=literal(f"{p}: {first_status(p, sizes)}"))
+        for line in reason_lines(p, sizes):
+            notes.append(f"{title(verb, kind)}: {line}")
+    _size_axis(ax, sorted(sizes))
+    base, _, bidir = verb.partition(" ")
+    name = f"RDMA {base.upper()}" + (" (bidirectional)" if bidir else "")
+    if kind is BW:
+        top = max(tops) if tops and max(tops) > 0 else None
+        off = []
+        for ceil, who in sorted(_ceilings(sizes, paths).items()):
+            label = (f"ceiling {ceil:g} Gb/s"
+                     + ("" if len(who) == len(paths) else f" ({', '.join(who)})"))
+            if top is not None and top < CEILING_REACH * ceil:
+                off.append(f"{label}: off the scale, the data reach {100 * top / ceil:.0f} %")
+                continue
+            color = STYLE.get(who[0], {}).get("color", "grey") if len(who) == 1 else "red"
+            ax.axhline(ceil, color=color, linestyle=":", linewidth=1.5, label=literal(label))
+            top = max(top or 0, ceil)
+        # The axis fits the data (and a ceiling within reach), with room above.
+        ax.set_ylim(bottom=0, top=top * 1.08 if top else None)
+        if off:
+            ax.text(0.01, 0.98, literal("\n".join(off)), transform=ax.transAxes, fontsize=8,
+                    va="top", ha="left", color="dimgray")
+        ax.set_title(literal(name))
+        ax.set_ylabel(f"Gb/s (median of {kind.column};\nbars: min-max of the repeats)",
+                      fontsize=9)
+    else:
+        if any(c.value for s in sizes.values() for c in s.values()):
+            _log_axis(ax)
+        ax.set_title(literal(f"{name} latency"))
+        ax.set_ylabel(f"latency, us (median of {kind.column})")
+        ax.set_xlabel("message size (bytes)")
+    ax.grid(True, which="major", alpha=0.35)
+    ax.legend(loc="lower right" if kind is BW else "best", fontsize=8)
+
+
+def _log_axis(ax):
+    """A log y axis labelled at 1-2-5 steps, so that a short range still reads."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10))
+    ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+    fmt = FuncFormatter(lambda y, _pos: f"{y:g}")
+    ax.yaxis.set_major_formatter(fmt)
+    ax.yaxis.set_minor_formatter(fmt)
+    ax.tick_params(axis="y", which="minor", labelsize=8)
+    ax.grid(True, which="minor", axis="y", alpha=0.15)
+
+
+def _ratio_panel(ax, verb, sizes, paths, literal):
+    """Each GPU path's ratio to host with its interval; host is the line at 1."""
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1.2)
+    got = [1.0]
+    for p in paths:
+        if p == "host":
+            continue
+        xs = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].ratio is not None]
+        if not xs:
+            continue
+        style = STYLE.get(p, dict(marker="o"))
+        cells = [sizes[s][p] for s in xs]
+        ax.plot(xs, [c.ratio for c in cells], linewidth=1.4, markersize=4, **style)
+        got += [c.ratio for c in cells]
+        bars = [(s, c) for s, c in zip(xs, cells) if c.rlo is not None]
+        if bars:
+            ax.vlines([s for s, _ in bars], [c.rlo for _, c in bars], [c.rhi for _, c in bars],
+                      color=style.get("color", "grey"), linewidth=2.2, alpha=0.55)
+            got += [c.rlo for _, c in bars] + [c.rhi for _, c in bars]
+    if len(got) == 1:
+        ax.text(0.5, 0.5, "no host rows: no ratio", transform=ax.transAxes, ha="center",
+                va="center", fontsize=9, color="dimgray")
+    lo, hi = min(got), max(got)
+    pad = max(0.05, 0.1 * (hi - lo))
+    ax.set_ylim(max(0, lo - pad), hi + pad)
+    ax.set_ylabel("ratio to host\n(bars: interval)", fontsize=9)
+    ax.set_xlabel("message size (bytes)")
+    ax.grid(True, which="major", alpha=0.35)
+
+
+def _footer(fig, notes, literal, warnings=()):
+    shown = notes[:6] + ([f"... and {len(notes) - 6} more (see the table)"]
+                         if len(notes) > 6 else [])
+    # About 14 characters of 8-point text per inch of figure.
+    width = max(60, int(fig.get_figwidth() * 14))
+    shown = [n if len(n) <= width else n[:width - 3] + "..." for n in shown]
+    warn = [f"! {w}" for w in warnings[:6]] + (
+        [f"! ... and {len(warnings) - 6} more anomalies (see the table)"]
+        if len(warnings) > 6 else [])
+    warn = [_wrap(w, width) for w in warn]
+    lines = sum(w.count("\n") + 1 for w in warn) + len(shown)
+    if shown:
         fig.text(0.01, 0.01, literal("\n".join(shown)), fontsize=8, va="bottom", ha="left",
                  color="dimgray")
-        foot = min(0.35, (0.15 + 0.14 * len(shown)) / fig.get_figheight())
+    if warn:
+        fig.text(0.01, 0.01 + 0.14 * len(shown) / fig.get_figheight(),
+                 literal("\n".join(warn)), fontsize=8, va="bottom", ha="left", color="red")
+    foot = min(0.45, (0.15 + 0.14 * lines) / fig.get_figheight()) if lines else 0.0
     fig.tight_layout(rect=(0, foot, 1, 1))
+
+
+def _wrap(text, width=150):
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, subsequent_indent="    ")) or text
 
 
 def _png(fig, plt):

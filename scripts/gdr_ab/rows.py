@@ -7,6 +7,8 @@ no place in any table.
 """
 
 import csv
+import hashlib
+import io
 import math
 import os
 import re
@@ -19,6 +21,17 @@ from .common import InputError, clean, shown, warn
 REQUIRED = ("verb", "path", "size_bytes", "status")
 BW_COLUMN = "bw_avg_gbps"
 CEILING_COLUMN = "ceiling_gbps"
+# The repeats' spread, the peak, the CPU and, in newer files, when the row was
+# measured (t_start_s/t_end_s: seconds since its run began, on its side's clock)
+# and its place in the rotation (order). Any of them may be absent: an older
+# file is read as before, without intervals or timing.
+SPREAD_COLUMNS = {"bw_min": "bw_min_gbps", "bw_median": "bw_median_gbps",
+                  "bw_max": "bw_max_gbps", "bw_peak": "bw_peak_gbps"}
+CPU_COLUMN = "cpu_util_pct"
+TIME_COLUMNS = {"t_start": "t_start_s", "t_end": "t_end_s"}
+SECONDARY = set(SPREAD_COLUMNS) | {"cpu"} | set(TIME_COLUMNS)
+MAX_PCT = 1e5
+MAX_S = 1e9
 # Latency metric name (as --expect spells it) -> CSV column (COLUMNS.md).
 LAT_COLUMNS = {
     "min_us": "lat_min_us",
@@ -68,16 +81,45 @@ def parse_number(text, limit, integer=False):
 
 def read_rows(paths):
     """Rows from every file as dicts; raises InputError on a file that cannot be used."""
-    rows = []
+    return read_inputs(paths)[0]
+
+
+def read_inputs(paths):
+    """(rows, duplicates): the rows of every file read once, and a line per
+    input given again (the same file under another name, or the same
+    content): its rows would count twice, so they are left out."""
+    rows, dups = [], []
+    seen = {}  # content digest -> first path
+    firsts = []
     for path in paths:
+        same = next((p for p in firsts if _same_file(p, path)), None)
+        if same is not None:
+            dups.append(f"{path} is {same} given again: read once" if path != same
+                        else f"{path} given twice: read once")
+            continue
         try:
             with open_input(path) as f:
-                rows.extend(read_one(path, f))
+                text = f.read()
         except OSError as e:
             raise InputError(f"{path}: cannot read: {e.strerror or e}") from e
+        digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+        if text and digest in seen:
+            dups.append(f"{path} has the same content as {seen[digest]}: read once")
+            continue
+        seen.setdefault(digest, path)
+        firsts.append(path)
+        try:
+            rows.extend(read_one(path, io.StringIO(text, newline="")))
         except csv.Error as e:
             raise InputError(f"{path}: not a CSV file: {e}") from e
-    return rows
+    return rows, dups
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a == b
 
 
 def open_input(path):
@@ -140,10 +182,15 @@ def read_one(path, f):
         row["size_bytes"] = size
         vals = {}
         for metric, col, limit in ([("bw", BW_COLUMN, MAX_GBPS), ("ceiling", CEILING_COLUMN, MAX_GBPS)]
+                                   + [(m, c, MAX_GBPS) for m, c in SPREAD_COLUMNS.items()]
+                                   + [("cpu", CPU_COLUMN, MAX_PCT)]
+                                   + [(m, c, MAX_S) for m, c in TIME_COLUMNS.items()]
                                    + [(m, c, MAX_US) for m, c in lat_cols]):
             if col not in raw:
                 continue
             v, why = _number(path, line, raw, col, limit)
+            if why and metric in SECONDARY and "_why" in row:
+                continue  # the row's number was bad already: one warning is enough
             if why:
                 warn(f"{where}: {why}: value ignored")
                 row.setdefault("_why", f"line {line}: {why}")
@@ -151,6 +198,13 @@ def read_one(path, f):
                 vals[metric] = v
         row["vals"] = vals
         row["bw"] = vals.get("bw")
+        row["_file"] = path
+        row["repeats"] = None
+        if "repeats" in raw:
+            n, why = _number(path, line, raw, "repeats", 1 << 31, integer=True)
+            if why:
+                warn(f"{where}: {why}: value ignored")
+            row["repeats"] = n
         row["status"] = row["status"].strip() or "ok"
         row.setdefault("role", "")
         row["role"] = row["role"].strip()

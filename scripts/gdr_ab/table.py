@@ -12,6 +12,7 @@ from collections import Counter, OrderedDict
 
 from .common import PATH_ORDER, fmt_size, ordered, verb_sort
 from .rows import BW_COLUMN, LAT_COLUMNS, LAT_MAIN
+from .spread import cell_interval, coverage, down, holds, num, ratio_interval, up
 
 # The bandwidth summary compares paths where bandwidth has levelled off; the
 # latency summary where latency is latency and not size / bandwidth.
@@ -49,6 +50,12 @@ class Cell:
         ceil = [r["vals"]["ceiling"] for r in self.rows if "ceiling" in r["vals"]]
         self.ceiling = statistics.median(ceil) if ceil else None
         self.value = self.metrics.get(kind.main)
+        # The repeats' interval (bandwidth only: a latency row is one run of
+        # many samples, its percentiles are its spread).
+        self.lo, self.hi, self.n_rep = (cell_interval(ok_rows) if kind is BW
+                                        else (None, None, len(ok_rows)))
+        self.rlo = self.rhi = None  # the ratio's interval, set by the Table
+        self.flags = []  # anomalies found in this cell (short tags)
         self.n_ok = sum(1 for r in ok_rows if kind.main in r["vals"])
         bad = [r for r in self.rows if not (r["status"] == "ok" and kind.main in r["vals"])]
         self.n_bad = len(bad)
@@ -86,11 +93,24 @@ class Table:
                     ref = self.same_role(verb, size, "host", cell)
                     if cell.value is not None and ref is not None and ref.value:
                         cell.ratio = cell.value / ref.value
-                measured = [c.value for c in cells.values() if c.value is not None]
-                if measured:
-                    top = max(measured) if kind.higher_better else min(measured)
-                    for cell in cells.values():
-                        cell.best = cell.value == top
+                        if path != "host":
+                            cell.rlo, cell.rhi = ratio_interval(cell, ref)
+                self._best(cells)
+
+    def _best(self, cells):
+        """The * goes to the best path at a size; for bandwidth only when its
+        interval lies clear of every other path's (best beyond the spread)."""
+        measured = [c for c in cells.values() if c.value is not None]
+        if not measured:
+            return
+        pick = max if self.kind.higher_better else min
+        top = pick(measured, key=lambda c: c.value)
+        others = [c for c in measured if c is not top]
+        if self.kind is BW and others:
+            if top.lo is None or any(c.lo is None or c.hi >= top.lo for c in others):
+                return
+        for c in measured:
+            c.best = c.value == top.value
 
     def same_role(self, verb, size, path, cell):
         """PATH's cell at VERB/SIZE from rows of CELL's role (None: no such rows)."""
@@ -110,13 +130,30 @@ def title(verb, kind):
     return verb if kind is BW else f"{verb} latency"
 
 
-def cell_text(cell):
+def ratio_text(cell, path):
+    """'0.93x 0.91-0.95', '≈ host 0.97-1.05' or '1.29x n=1'; the host
+    itself and a cell without a host ratio show their Gb/s interval."""
+    if cell.ratio is None or path == "host":
+        ratio = "1.00x" if cell.ratio is not None else ""
+        if cell.lo is None:
+            return (ratio + (" n=1" if cell.n_rep == 1 else "")).strip()
+        return (ratio + f" ({num(cell.lo)}-{num(cell.hi)})").strip()
+    if cell.rlo is None:
+        return f"{cell.ratio:4.2f}x" + (" n=1" if cell.n_rep == 1 else "")
+    head = "≈ host" if holds(cell.rlo, cell.rhi, 1.0) else f"{cell.ratio:4.2f}x"
+    return f"{head} {down(cell.rlo)}-{up(cell.rhi)}"
+
+
+def cell_text(cell, path="", kind=None):
     if cell is None:
         return "-"
     if cell.value is None:
         return cell.status
-    ratio = f"{cell.ratio:5.2f}x" if cell.ratio is not None else "     -"
-    return f"{cell.value:9.3f} {ratio}{'*' if cell.best else ' '}"
+    mark = ("!" if cell.flags else "") + ("*" if cell.best else " ")
+    if kind is not BW:
+        ratio = f"{cell.ratio:5.2f}x" if cell.ratio is not None else "     -"
+        return f"{cell.value:9.3f} {ratio}{mark}"
+    return f"{cell.value:8.3f} {ratio_text(cell, path)}{mark}"
 
 
 def print_verb_table(out, table, verb):
@@ -125,8 +162,16 @@ def print_verb_table(out, table, verb):
     paths = ordered({p for cells in sizes.values() for p in cells}, PATH_ORDER)
     width = 19
     if kind is BW:
+        width = 27
         print(f"{verb}: Gb/s = median over rows of {BW_COLUMN}; ratio to host at the same "
-              f"size and role; * = best", file=out)
+              f"size and role, then its interval", file=out)
+        reps = Counter(c.n_rep for cs in sizes.values() for c in cs.values() if c.lo is not None)
+        n = reps.most_common(1)[0][0] if reps else 0
+        held = (f" of {n}, distribution-free: holds the median {100 * coverage(n):.0f} % of the time"
+                if n else ", distribution-free")
+        print(f"  (interval: lowest..highest repeat{held};\n"
+              f"   ≈ host: it holds 1.0; n=1: one repeat, no interval; * best beyond the spread;"
+              f" ! anomaly, below)", file=out)
     else:
         print(f"{verb} latency: us = median over rows of {kind.column}; ratio to host at the "
               f"same size and role; * = lowest", file=out)
@@ -134,7 +179,8 @@ def print_verb_table(out, table, verb):
     for size in sorted(sizes):
         cells = sizes[size]
         print(f"{fmt_size(size):>9}  "
-              + "".join(f"{cell_text(cells.get(p)):>{width}}" for p in paths).rstrip(), file=out)
+              + "".join(f"{cell_text(cells.get(p), p, kind):>{width}}" for p in paths).rstrip(),
+              file=out)
     if kind is BW:
         line = ceiling_line(sizes, paths)
         if line:
@@ -191,18 +237,33 @@ def reason_lines(path, sizes):
     return lines
 
 
-def summary_window(sizes, kind):
-    """The sizes the summary judges on and how to say it: bandwidth at >= 1 MiB
-    (else the largest size), latency at <= 4 KiB (else the smallest)."""
-    host_sizes = [s for s in sorted(sizes) if "host" in sizes[s] and sizes[s]["host"].value]
-    if not host_sizes:
+def window(all_sizes, kind):
+    """(sizes, name): where a verdict is judged, the summary and the gate
+    alike. Bandwidth: the sizes >= 1 MiB, or the largest third of the sizes
+    (at least two) when fewer reach 1 MiB, never one size when there are
+    more; latency: the sizes <= 4 KiB, else the smallest."""
+    all_sizes = sorted(all_sizes)
+    if not all_sizes:
         return [], ""
     if kind is BW:
-        window = [s for s in host_sizes if s >= BIG] or host_sizes[-1:]
-        return window, f">= {fmt_size(BIG)}" if window[0] >= BIG else fmt_size(window[0])
-    window = [s for s in host_sizes if s <= SMALL] or host_sizes[:1]
-    return window, (f"<= {fmt_size(SMALL)}" if window[-1] <= SMALL and len(window) > 1
-                    else fmt_size(window[0]))
+        n = len(all_sizes)
+        third = max(min(2, n), -(-n // 3))
+        big = [s for s in all_sizes if s >= BIG]
+        if len(big) >= third:
+            return big, f">= {fmt_size(BIG)}"
+        win = all_sizes[-third:]
+        if len(win) == 1:
+            return win, f"{fmt_size(win[0])}, the only size"
+        return win, (f"{fmt_size(win[0])}..{fmt_size(win[-1])}, the largest {len(win)} "
+                     f"of {n} sizes")
+    win = [s for s in all_sizes if s <= SMALL] or all_sizes[:1]
+    return win, (f"<= {fmt_size(SMALL)}" if win[-1] <= SMALL and len(win) > 1
+                 else fmt_size(win[0]))
+
+
+def summary_window(sizes, kind):
+    """The window over the sizes where host has a value."""
+    return window([s for s in sizes if "host" in sizes[s] and sizes[s]["host"].value], kind)
 
 
 def summary_ratio(path, sizes, window):
@@ -211,14 +272,33 @@ def summary_ratio(path, sizes, window):
     return statistics.median(ratios) if ratios else None
 
 
+def summary_interval(path, sizes, window):
+    """(lo, hi): the medians of the per-size interval ends, or (None, None)
+    when a size in the window has no interval."""
+    cells = [sizes[s][path] for s in window
+             if path in sizes[s] and sizes[s][path].ratio is not None]
+    if not cells or any(c.rlo is None for c in cells):
+        return None, None
+    return (statistics.median(c.rlo for c in cells), statistics.median(c.rhi for c in cells))
+
+
+def ratio_phrase(ratio, lo, hi, n_rep=None):
+    """'1.29x host (1.10-1.45)', '≈ host (0.97-1.05)' or '1.29x host (n=1, no interval)'."""
+    if lo is None:
+        return f"{ratio:.2f}x host ({'n=1, ' if n_rep == 1 else ''}no interval)"
+    head = "≈ host" if holds(lo, hi, 1.0) else f"{ratio:.2f}x host"
+    return f"{head} ({down(lo)}-{up(hi)})"
+
+
 def summary(table, verb):
-    """One line: each path's median ratio to host over the summary window."""
+    """One line: each path's median ratio to host, with its interval, over the
+    summary window, which it names."""
     sizes = table.cells[verb]
     kind = table.kind
     name = title(verb, kind)
-    window, where = summary_window(sizes, kind)
+    win, where = summary_window(sizes, kind)
     paths = [p for p in ordered({p for c in sizes.values() for p in c}, PATH_ORDER) if p != "host"]
-    if not window:
+    if not win:
         parts = []
         for p in paths:
             vals = [sizes[s][p].value for s in sizes
@@ -230,30 +310,34 @@ def summary(table, verb):
             else:
                 parts.append(f"{p} {first_status(p, sizes)}")
         return f"{name}: no host baseline, no ratios" + (": " + ", ".join(parts) if parts else "")
-    host = statistics.median(sizes[s]["host"].value for s in window)
+    host = statistics.median(sizes[s]["host"].value for s in win)
     parts = []
-    said_host = False
     for p in paths:
-        ratio = summary_ratio(p, sizes, window)
+        ratio = summary_ratio(p, sizes, win)
         if ratio is not None:
-            text = f"{p} {ratio:.2f}x"
-            if not said_host:
-                text += f" host at {where}"
-                said_host = True
-            failed = [s for s in window if p in sizes[s] and sizes[s][p].value is None]
+            if kind is BW:
+                lo, hi = summary_interval(p, sizes, win)
+                reps = {sizes[s][p].n_rep for s in win if p in sizes[s]}
+                text = f"{p} {ratio_phrase(ratio, lo, hi, 1 if reps == {1} else None)}"
+            else:
+                text = f"{p} {ratio:.2f}x host"
+            failed = [s for s in win if p in sizes[s] and sizes[s][p].value is None]
             if failed:
                 at = ", ".join(fmt_size(s) for s in failed)
                 text += f" ({sizes[failed[0]][p].status} at {at})"
+            tags = sorted({t for s in sizes if p in sizes[s] for t in sizes[s][p].flags})
+            if tags:
+                text += " ! " + ", ".join(tags)
             parts.append(text)
         elif any(p in sizes[s] and sizes[s][p].value is not None for s in sizes):
-            parts.append(f"{p} no data at {where}")
+            parts.append(f"{p} no data")
         else:
             parts.append(f"{p} {first_status(p, sizes)}")
     if not paths:
-        parts.append(f"only host at {where}")
+        parts.append("only host")
     if kind is BW:
-        return f"{name}: {', '.join(parts)}; host {host:.3f} Gb/s"
-    return f"{name}: {', '.join(parts)}; host {host:.3f} us (p50)"
+        return f"{name} at {where}: {', '.join(parts)}; host {host:.3f} Gb/s"
+    return f"{name} at {where}: {', '.join(parts)}; host {host:.3f} us (p50)"
 
 
 def first_status(path, sizes):
@@ -265,7 +349,8 @@ def first_status(path, sizes):
 
 
 VERDICT_COLUMNS = ["verb", "size_bytes", "path", "role", "bw_gbps", "ratio_to_host", "best",
-                   "rows", "status", "note", "kind", "ceiling_gbps", "lat_p50_us"]
+                   "rows", "status", "note", "kind", "ceiling_gbps", "lat_p50_us",
+                   "repeats", "bw_lo_gbps", "bw_hi_gbps", "ratio_lo", "ratio_hi", "anomalies"]
 
 
 def verdict_csv(tables):
@@ -286,5 +371,11 @@ def verdict_csv(tables):
                                 1 if c.best else 0, len(c.rows), c.status, c.reason,
                                 table.kind.name,
                                 f"{c.ceiling:.3f}" if c.ceiling is not None else "",
-                                val if lat else ""])
+                                val if lat else "",
+                                c.n_rep if not lat and c.value is not None else "",
+                                f"{c.lo:.3f}" if c.lo is not None else "",
+                                f"{c.hi:.3f}" if c.hi is not None else "",
+                                f"{c.rlo:.3f}" if c.rlo is not None else "",
+                                f"{c.rhi:.3f}" if c.rhi is not None else "",
+                                ";".join(c.flags)])
     return buf.getvalue().encode("utf-8")

@@ -31,12 +31,12 @@ check "torn row skipped with a warning naming file and line" \
 	grep -q "ab-extra-column.csv:9: skipped a malformed row" "$tmp/extra.err"
 
 run foreign "$fx/ab-not-gdrperf.csv"
-check "not a gdrperf CSV: exit 1" rc_is foreign 1
+check "not a gdrperf CSV: exit 2 (input error)" rc_is foreign 2
 check "not a gdrperf CSV: says which file and why" \
 	grep -q "ab-not-gdrperf.csv: not a gdrperf CSV file (no column verb" "$tmp/foreign.err"
 run missing "$tmp/does-not-exist.csv"
-check "missing file: exit 1 naming it" \
-	sh -c "[ \$(cat '$tmp/missing.rc') = 1 ] && grep -q 'does-not-exist.csv: cannot read' '$tmp/missing.err'"
+check "missing file: exit 2 (input error) naming it" \
+	sh -c "[ \$(cat '$tmp/missing.rc') = 2 ] && grep -q 'does-not-exist.csv: cannot read' '$tmp/missing.err'"
 run noargs
 check "no CSV argument: exit 2" rc_is noargs 2
 run badverb --verb send "$fx/ab-basic.csv"

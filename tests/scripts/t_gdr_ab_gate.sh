@@ -3,7 +3,7 @@
 # fails with its reason (never a silent pass), a malformed rule is a usage
 # error before anything is read. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 41
+plan 43
 C="$fx/ab-ceiling.csv"
 L="$fx/ab-latency.csv"
 B="$fx/ab-basic.csv"
@@ -80,7 +80,7 @@ expect "only bidirectional rows, rule without a verb: fail, saying how to name t
 expect "skipped path: fail with its note" 1 '^expect: FAIL read: peermem>=1: at 1 MiB, 8 MiB: peermem skipped: nvidia_peermem not loaded \(/sys/module/nvidia_peermem absent\)$' \
 	"$C" --expect 'peermem>=1'
 expect "failed size: fail with its note" 1 '^expect: FAIL read: read.bounce@8M>=1: at 8 MiB: bounce failed: cuMemcpyDtoHAsync' "$B" --expect 'read.bounce@8M>=1'
-expect "unknown path: fail, naming the paths there are" 1 'no dmabuff rows \(the write paths: host, dmabuf, peermem, bounce\)$' "$C" --expect 'dmabuff>=1'
+expect "a path absent from the data: fail, naming the paths there are" 1 'no bounce rows \(the write paths: host, dmabuf\)$' "$fx/ab-one-repeat.csv" --expect 'bounce>=1'
 # several rules: all must pass
 expect "two rules in one --expect, comma-separated, both pass: exit 0" 0 '^expect: all 4 checks passed$' \
 	"$C" --expect 'dmabuf>=0.9*host,host>=0.9*ceiling'
@@ -91,7 +91,7 @@ check "a gate's whole output (tables, then one line per rule and verb, then the 
 
 # malformed rules: exit 2 at once, naming the rule, nothing else printed
 for r in 'dmabuf' 'dmabuf>=' 'dmabuf=>0.9*host' 'dmabuf.p50>=1' 'dmabuf>=5us' 'ceiling>=1' \
-	'dmabuf@3X>=1' 'dmabuf>=host.p50_us'; do
+	'dmabuf@3X>=1' 'dmabuf>=host.p50_us' 'gpu>=0.9*host' 'dmabuff>=1'; do
 	"$PYTHON" "$ab" --no-plot --expect "$r" "$C" >"$tmp/bad.out" 2>"$tmp/bad.err"
 	rc=$?
 	if [ $rc = 2 ] && grep -qF -- "--expect '$r'" "$tmp/bad.err" && [ ! -s "$tmp/bad.out" ]; then
