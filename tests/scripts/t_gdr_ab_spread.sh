@@ -149,8 +149,8 @@ check "a rule on baseline without --baseline: usage error" \
 # --- command line (issue 43) ---------------------------------------------------
 run ver --version
 want=$(sed -n 's/^AC_INIT(\[gdrperf\], *\[\([^]]*\)\].*/\1/p' "$srcdir/configure.ac")
-check "--version: 'gdr-ab VERSION' from configure.ac, exit 0" \
-	sh -c "[ \$(cat '$tmp/ver.rc') = 0 ] && [ \"\$(cat '$tmp/ver.out')\" = 'gdr-ab $want' ]"
+check "--version: 'gdr-ab (gdrperf) VERSION' from configure.ac, exit 0" \
+	sh -c "[ \$(cat '$tmp/ver.rc') = 0 ] && [ \"\$(cat '$tmp/ver.out')\" = 'gdr-ab (gdrperf) $want' ]"
 bench=${top_builddir:-$srcdir}/bench/gdr_write_bw
 if [ -x "$bench" ]; then
 	check "--version: the bench tools' format" \
