@@ -53,9 +53,12 @@ static void put_lat_options(FILE *out, const char *text)
 		size_t ind = strspn(text, " ");
 		const char *opt = NULL;
 
-		if (ind == 2 && text[2] == '-' && text[3] != '-' && !strncmp(text + 4, ", --", 4))
-			opt = text + 6;
-		else if (ind == 6 && !strncmp(text + 6, "--", 2))
+		int short_and_long = ind == 2 && text[2] == '-' && text[3] != '-' &&
+				     !strncmp(text + 4, ", --", 4);
+		int long_only = ind == 6 && !strncmp(text + 6, "--", 2);
+
+		/* Both forms put the long name at column 6. */
+		if (short_and_long || long_only)
 			opt = text + 6;
 		if (opt)
 			skipping = is_refused(opt);
