@@ -59,10 +59,18 @@ struct gdr_result {
 	double pct_of_ceiling;
 	/* Latency tools (issue 14), microseconds; empty unless > 0 on an ok row. */
 	double lat_min_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, lat_avg_us;
+	/*
+	 * When the row was measured (issue 38): the start of its first timed
+	 * repeat and the end of its last, seconds since the run began on this
+	 * side's clock (< 0: not measured, empty), and its position in the
+	 * rotation of the paths at its first repeat (0 first; < 0 empty).
+	 */
+	double t_start_s, t_end_s;
+	int order;
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 54
+#define GDR_CSV_COLUMNS 57
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */
