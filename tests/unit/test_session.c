@@ -138,7 +138,8 @@ static const struct gdr_ctl_ops mem_ops = {
 /* What one side's paths were asked to do. */
 struct record {
 	unsigned int opens, closes, skip_path; /* skip_path: 1 + index of a path to skip */
-	unsigned int short_open; /* 1 + index of an open that fails for want of memory */
+	int short_kind;		   /* opens of this path kind (+1) fail for want of memory, */
+	unsigned int short_times;  /* this many times */
 	unsigned int nruns;
 	uint64_t run_size[MAXCALLS];
 	int run_cpus[MAXCALLS]; /* CPUs the running thread was allowed during each run */
@@ -166,7 +167,8 @@ static void fake_open(struct gdr_path *p)
 		snprintf(p->skip, sizeof(p->skip), "fake: path %u skipped here", r->opens - 1);
 		return;
 	}
-	if (r->short_open == r->opens) {
+	if (r->short_kind == (int)p->kind + 1 && r->short_times) {
+		r->short_times--;
 		snprintf(p->skip, sizeof(p->skip), "fake: out of memory");
 		p->err = -ENOMEM;
 		return;
@@ -912,7 +914,8 @@ static void test_path_major_fallback(void **state)
 	side_init(&c, 1, &s2c, &c2s, cli);
 	side_init(&sv, 0, &c2s, &s2c, srv_args);
 	four_paths(&c.o);
-	rec[1].short_open = 2;
+	rec[1].short_kind = GDR_MEM_PEERMEM + 1;
+	rec[1].short_times = 1;
 	side_rows(&c, &ck, &csy);
 	side_rows(&sv, &sk, &ssy);
 	run_pair(&c, &sv);
@@ -923,8 +926,8 @@ static void test_path_major_fallback(void **state)
 		assert_int_equal(c.end.start[k].path, k / 2);
 		assert_int_equal(c.end.start[k].repeat, k % 2);
 	}
-	/* Server: two opens together, the short one alone, then each path in its turn. */
-	assert_int_equal(rec[1].opens, 7);
+	/* Server: three opens together, the short one alone, then each path in its turn. */
+	assert_int_equal(rec[1].opens, 8);
 	assert_int_equal(rec[0].opens, 4);
 	struct rows *sides[2] = { &ck, &sk };
 	for (int k = 0; k < 2; k++) {
@@ -939,6 +942,53 @@ static void test_path_major_fallback(void **state)
 							 "every path's buffers at once"));
 		}
 	}
+	side_free(&c);
+	side_free(&sv);
+}
+
+/*
+ * A path short of memory even alone is skipped, not a reason to give up the
+ * turns: the others are opened again and still take turns; its rows say why.
+ */
+static void test_short_alone_skipped(void **state)
+{
+	static char *cli[] = { "x", "--sizes", "64:64", "--repeat", "2", "-n",
+			       "5", "--timeout", "2", "peer",	      NULL };
+	struct side c, sv;
+	struct rows ck, sk;
+	struct gdr_sync csy, ssy;
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	four_paths(&c.o);
+	rec[1].short_kind = GDR_MEM_PEERMEM + 1;
+	rec[1].short_times = 100;
+	side_rows(&c, &ck, &csy);
+	side_rows(&sv, &sk, &ssy);
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_true(sv.s->held);
+	assert_true(c.s->rotate && sv.s->rotate);
+	/* host, dmabuf, peermem (short), peermem alone (short), then all four again. */
+	assert_int_equal(rec[1].opens, 8);
+	/* Three paths measured in turns, peermem's turns passed: 2 rounds of 3 STARTs. */
+	assert_int_equal(c.end.nstart, 6);
+	const unsigned int turns[6] = { 0, 1, 3, 1, 3, 0 };
+	for (unsigned int k = 0; k < 6; k++)
+		assert_int_equal(c.end.start[k].path, turns[k]);
+	assert_int_equal(ck.points, 8);
+	assert_true(rows_overlap(&ck, 64));
+	unsigned int skipped = 0;
+	for (unsigned int i = 0; i < ck.n; i++)
+		if (!strcmp(ck.r[i].status, "skipped")) {
+			skipped++;
+			assert_string_equal(ck.r[i].path, "peermem");
+			assert_non_null(strstr(ck.r[i].note, "server: fake: out of memory"));
+			assert_true(ck.r[i].t_start_s < 0 && ck.r[i].order < 0);
+		}
+	assert_int_equal(skipped, 1);
 	side_free(&c);
 	side_free(&sv);
 }
@@ -997,6 +1047,7 @@ int main(void)
 		cmocka_unit_test(test_slot_order),
 		cmocka_unit_test_setup(test_rotation, setup),
 		cmocka_unit_test_setup(test_path_major_fallback, setup),
+		cmocka_unit_test_setup(test_short_alone_skipped, setup),
 		cmocka_unit_test_setup(test_latency_rotation, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
