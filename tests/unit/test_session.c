@@ -334,6 +334,7 @@ static void side_free(struct side *d)
 struct rows {
 	unsigned int points, n;
 	struct gdr_result r[MAXROWS];
+	struct gdr_sync sy;
 };
 
 static int rows_point(void *ctx, char *why, size_t wlen)
@@ -352,11 +353,11 @@ static void rows_row(void *ctx, const struct gdr_result *r)
 }
 
 /* The side's rows go to k, its START points counted there. */
-static void side_rows(struct side *d, struct rows *k, struct gdr_sync *sy)
+static void side_rows(struct side *d, struct rows *k)
 {
 	memset(k, 0, sizeof(*k));
-	*sy = (struct gdr_sync){ .point = rows_point, .row = rows_row, .ctx = k };
-	d->run.sync = sy;
+	k->sy = (struct gdr_sync){ .point = rows_point, .row = rows_row, .ctx = k };
+	d->run.sync = &k->sy;
 }
 
 /* Four paths, as the issue names them. */
@@ -382,6 +383,17 @@ static struct queue c2s, s2c;
 static char *cli_args[] = { "x", "--sizes",   "64:256", "--repeat", "2", "-n",
 			    "5", "--timeout", "2",	"peer",	    NULL };
 static char *srv_args[] = { "x", "--timeout", "2", NULL };
+
+/* A client of cli's options on the four paths and a server, both keeping their rows. */
+static void rows_init(struct side *c, struct side *sv, struct rows *ck, struct rows *sk,
+		      char **cli)
+{
+	side_init(c, 1, &s2c, &c2s, cli);
+	side_init(sv, 0, &c2s, &s2c, srv_args);
+	four_paths(&c->o);
+	side_rows(c, ck);
+	side_rows(sv, sk);
+}
 
 static int setup(void **state)
 {
@@ -849,14 +861,9 @@ static void test_rotation(void **state)
 			       "5", "--timeout", "2",      "peer",	NULL };
 	struct side c, sv;
 	struct rows ck, sk;
-	struct gdr_sync csy, ssy;
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, cli);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	four_paths(&c.o);
-	side_rows(&c, &ck, &csy);
-	side_rows(&sv, &sk, &ssy);
+	rows_init(&c, &sv, &ck, &sk, cli);
 	run_pair(&c, &sv);
 	assert_int_equal(c.r, 0);
 	assert_int_equal(sv.r, 0);
@@ -897,6 +904,10 @@ static void test_rotation(void **state)
 	side_free(&sv);
 }
 
+/* One size, two repeats: the server's peermem short of memory (test_path_major_fallback, ...). */
+static char *one_size_args[] = { "x", "--sizes", "64:64", "--repeat", "2", "-n",
+				 "5", "--timeout", "2",	      "peer",	  NULL };
+
 /*
  * The server cannot hold every path at once (its second open is short of
  * memory beside the first, yet fits alone): both sides fall back to path by
@@ -904,20 +915,13 @@ static void test_rotation(void **state)
  */
 static void test_path_major_fallback(void **state)
 {
-	static char *cli[] = { "x", "--sizes", "64:64", "--repeat", "2", "-n",
-			       "5", "--timeout", "2", "peer",	      NULL };
 	struct side c, sv;
 	struct rows ck, sk;
-	struct gdr_sync csy, ssy;
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, cli);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	four_paths(&c.o);
+	rows_init(&c, &sv, &ck, &sk, one_size_args);
 	rec[1].short_kind = GDR_MEM_PEERMEM + 1;
 	rec[1].short_times = 1;
-	side_rows(&c, &ck, &csy);
-	side_rows(&sv, &sk, &ssy);
 	run_pair(&c, &sv);
 	assert_int_equal(c.r, 0);
 	assert_int_equal(sv.r, 0);
@@ -952,20 +956,13 @@ static void test_path_major_fallback(void **state)
  */
 static void test_short_alone_skipped(void **state)
 {
-	static char *cli[] = { "x", "--sizes", "64:64", "--repeat", "2", "-n",
-			       "5", "--timeout", "2", "peer",	      NULL };
 	struct side c, sv;
 	struct rows ck, sk;
-	struct gdr_sync csy, ssy;
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, cli);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	four_paths(&c.o);
+	rows_init(&c, &sv, &ck, &sk, one_size_args);
 	rec[1].short_kind = GDR_MEM_PEERMEM + 1;
 	rec[1].short_times = 100;
-	side_rows(&c, &ck, &csy);
-	side_rows(&sv, &sk, &ssy);
 	run_pair(&c, &sv);
 	assert_int_equal(c.r, 0);
 	assert_int_equal(sv.r, 0);
@@ -1000,17 +997,13 @@ static void test_latency_rotation(void **state)
 			       "4", "--timeout", "2", "peer",	      NULL };
 	struct side c, sv;
 	struct rows ck, sk;
-	struct gdr_sync csy, ssy;
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, cli);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	rows_init(&c, &sv, &ck, &sk, cli);
 	c.o.latency = sv.o.latency = 1;
 	c.o.nmem = 2;
 	c.o.mem[0] = GDR_MEM_HOST;
 	c.o.mem[1] = GDR_MEM_BOUNCE;
-	side_rows(&c, &ck, &csy);
-	side_rows(&sv, &sk, &ssy);
 	run_pair(&c, &sv);
 	assert_int_equal(c.r, 0);
 	assert_int_equal(sv.r, 0);
