@@ -909,9 +909,9 @@ static char *one_size_args[] = { "x", "--sizes", "64:64", "--repeat", "2", "-n",
 				 "5", "--timeout", "2",	      "peer",	  NULL };
 
 /*
- * The server cannot hold every path at once (its second open is short of
- * memory beside the first, yet fits alone): both sides fall back to path by
- * path, say so in every row, and no two paths' rows overlap in time.
+ * The server cannot hold every path at once (its peermem is short of memory
+ * beside the others, yet fits alone): both sides fall back to path by path,
+ * say so in every row, and no two paths' rows overlap in time.
  */
 static void test_path_major_fallback(void **state)
 {
