@@ -28,6 +28,8 @@ enum col_kind {
 	COL_US,	  /* microseconds, 1 decimal; empty when < 0 (not measured) */
 	COL_LAT,  /* us, 3 decimals; empty unless > 0 on a measurement (bandwidth rows) */
 	COL_GBPS, /* Gb/s, 3 decimals; empty when <= 0 (unknown), also on skipped rows */
+	COL_SEC,  /* seconds, 6 decimals; empty when < 0 (not measured) */
+	COL_ORD,  /* int; empty when < 0 */
 };
 
 struct col {
@@ -68,6 +70,8 @@ static const struct col cols[] = {
 	C(lat_p999_us, COL_LAT),   C(lat_max_us, COL_LAT),
 	C(lat_avg_us, COL_LAT),
 	C(tos, COL_NUMSTR),
+	C(t_start_s, COL_SEC),	   C(t_end_s, COL_SEC),
+	C(order, COL_ORD),
 };
 #undef C
 /* clang-format on */
@@ -82,7 +86,7 @@ static const char csv_header[] =
     "reg_us,dereg_us,reg_call,gpu_alloc,dmabuf_mapping,relaxed_ordering,gpu_uuid,cuda_driver,"
     "kernel,libibverbs,nic_fw,ceiling_gbps,pct_of_ceiling,"
     "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us,"
-    "tos";
+    "tos,t_start_s,t_end_s,order";
 
 const char *gdr_csv_header(void)
 {
@@ -202,12 +206,20 @@ static enum val_type col_value(const struct gdr_result *r, const struct col *c, 
 		return VAL_NUM;
 	case COL_PCT:
 	case COL_US:
+	case COL_SEC:
 		d = *(const double *)(const void *)base;
 		if (!(d >= 0) || !is_finite(d)) {
 			gdr_strlcpy(buf, "", len);
 			return VAL_NULL;
 		}
-		fmt_fixed(d, 1, buf, len);
+		fmt_fixed(d, c->kind == COL_SEC ? 6 : 1, buf, len);
+		return VAL_NUM;
+	case COL_ORD:
+		if (*(const int *)(const void *)base < 0) {
+			gdr_strlcpy(buf, "", len);
+			return VAL_NULL;
+		}
+		snprintf(buf, len, "%d", *(const int *)(const void *)base);
 		return VAL_NUM;
 	}
 	buf[0] = '\0';
@@ -396,6 +408,8 @@ void gdr_result_init(struct gdr_result *r)
 	r->cpu_util_pct = -1;
 	r->reg_us = r->dereg_us = -1;
 	r->pct_of_ceiling = -1;
+	r->t_start_s = r->t_end_s = -1;
+	r->order = -1;
 	gdr_strlcpy(r->status, "ok", sizeof(r->status));
 	if (gmtime_r(&now, &tm))
 		strftime(r->timestamp, sizeof(r->timestamp), "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -61,10 +61,18 @@ struct gdr_result {
 	double lat_min_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, lat_avg_us;
 	/* Appended (issue 43): the traffic class / IP ToS byte QP 0 got; "" unknown. */
 	char tos[4];
+	/*
+	 * When the row was measured (issue 38): the start of its first timed
+	 * repeat and the end of its last, seconds since the run began on this
+	 * side's clock (< 0: not measured, empty), and its position in the
+	 * rotation of the paths at its first repeat (0 first; < 0 empty).
+	 */
+	double t_start_s, t_end_s;
+	int order;
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 55
+#define GDR_CSV_COLUMNS 58
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */

@@ -117,6 +117,7 @@ void gdr_path_alloc(struct gdr_path *p)
 			 access_flags(p->env), why, sizeof(why));
 	if (r) {
 		snprintf(p->skip, sizeof(p->skip), "%s", why);
+		p->err = r;
 		return;
 	}
 	if (pl->validate) {
@@ -125,6 +126,7 @@ void gdr_path_alloc(struct gdr_path *p)
 		p->want_poison = malloc(p->dst_len);
 		if (!p->tmp || !p->want_src || !p->want_poison) {
 			snprintf(p->skip, sizeof(p->skip), "out of memory for --validate");
+			p->err = -ENOMEM;
 			gdr_mem_close(&p->mem);
 			return;
 		}

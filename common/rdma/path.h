@@ -41,6 +41,7 @@ struct gdr_path {
 	enum gdr_mem_kind kind;
 	struct gdr_mem mem;
 	int ok;			 /* 0: skipped on this side or the peer's, reason in skip */
+	int err;		 /* skipped here: the -errno of the allocation, when it failed */
 	size_t src_len, dst_len; /* per QP: the source half, then the destination half */
 	struct gdr_remote_buf remote[GDR_MAX_QPS];
 	/* --validate: the destination read back, and what source and poison must be. */

@@ -170,6 +170,7 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 			return -EINVAL;
 		put(&c, m->u.buf.kind, 1);
 		put(&c, m->u.buf.ok, 1);
+		put(&c, m->u.buf.held, 1);
 		put(&c, m->u.buf.nqps, 2);
 		for (unsigned int i = 0; i < m->u.buf.nqps; i++) {
 			put(&c, m->u.buf.qp[i].addr, 8);
@@ -360,11 +361,14 @@ int gdr_msg_decode(const uint8_t *buf, size_t len, struct gdr_msg *m, char *why,
 	case GDR_MSG_BUF:
 		m->u.buf.kind = (uint8_t)get(&c, 1);
 		m->u.buf.ok = (uint8_t)get(&c, 1);
+		m->u.buf.held = (uint8_t)get(&c, 1);
 		m->u.buf.nqps = (uint16_t)get(&c, 2);
 		if (m->u.buf.kind >= GDR_MEM__COUNT)
 			FAIL("BUF path %u unknown", m->u.buf.kind);
 		if (m->u.buf.ok > 1)
 			FAIL("BUF status %u out of range", m->u.buf.ok);
+		if (m->u.buf.held > 1)
+			FAIL("BUF held %u out of range", m->u.buf.held);
 		if (m->u.buf.nqps > GDR_MAX_QPS)
 			FAIL("BUF QP count %u out of range 0..%d", m->u.buf.nqps, GDR_MAX_QPS);
 		for (unsigned int i = 0; i < m->u.buf.nqps; i++) {
@@ -382,7 +386,7 @@ int gdr_msg_decode(const uint8_t *buf, size_t len, struct gdr_msg *m, char *why,
 		m->u.start.warmup_only = (uint8_t)get(&c, 1);
 		m->u.start.repeat = (uint16_t)get(&c, 2);
 		m->u.start.size = get(&c, 8);
-		if (m->u.start.path >= GDR_MEM__COUNT || m->u.start.warmup_only > 1)
+		if (m->u.start.path >= GDR_MAX_PATHS || m->u.start.warmup_only > 1)
 			FAIL("START fields out of range");
 		if (m->u.start.size == 0 || m->u.start.size > (1ull << 30))
 			FAIL("START size %" PRIu64 " out of range", m->u.start.size);

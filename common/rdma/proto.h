@@ -14,7 +14,7 @@
 #include "options.h"
 
 #define GDR_PROTO_MAGIC	   0x50524447u /* "GDRP" */
-#define GDR_PROTO_VERSION  3	       /* 2: measurements carry their time line (-b); 3: the plan carries --gpu-alloc, the GPU registration flags and -T */
+#define GDR_PROTO_VERSION  3	       /* 2: measurements carry their time line (-b); 3: the plan carries --gpu-alloc, the GPU registration flags and -T, and BUF says whether all paths are held (paths in turns) */
 #define GDR_CTRL_MAX	   2048
 #define GDR_TEXT_MAX	   200
 #define GDR_HELLO_LEN	   18
@@ -81,13 +81,17 @@ struct gdr_remote_buf {
 struct gdr_msg_buf {
 	uint8_t kind; /* enum gdr_mem_kind */
 	uint8_t ok;   /* 0: path skipped on this side, reason in text */
+	uint8_t held; /* 1: this side holds every path's buffers at once (paths in turns) */
 	uint16_t nqps;
 	struct gdr_remote_buf qp[GDR_MAX_QPS];
 	char text[GDR_TEXT_MAX];
 };
 
+/* The run's paths: every --mem entry, the GPU ones once per --gpu-alloc. */
+#define GDR_MAX_PATHS (GDR_MEM__COUNT * GDR_GPU_ALLOC__COUNT)
+
 struct gdr_msg_start {
-	uint8_t path; /* index into plan.mem */
+	uint8_t path; /* index into the run's paths (session_order.c) */
 	uint8_t warmup_only;
 	uint16_t repeat;
 	uint64_t size;

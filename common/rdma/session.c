@@ -71,26 +71,15 @@ int gdr_sess_sync_point(struct sess *s)
 	return s->run->sync ? s->run->sync->point(s->run->sync->ctx, s->why, WHY) : 0;
 }
 
-int gdr_sess_sync_skipped(struct sess *s)
+int gdr_sess_path_begin(struct sess *s, struct gdr_path *p)
 {
-	int r = 0;
-
-	for (unsigned int i = 0; s->run->sync && !r && i < s->plan.nsizes * s->plan.repeat; i++)
-		r = gdr_sess_sync_point(s);
-	return r;
-}
-
-int gdr_sess_path_begin(struct sess *s, struct gdr_path *p, int *r)
-{
-	*r = 0;
 	if (!p->ok) {
 		gdr_sess_emit_skipped(s, p);
-		*r = gdr_sess_sync_skipped(s); /* launch */
-		return 1;
+		return 0;
 	}
 	if (s->plan.validate && gdr_path_fills_src(&s->penv))
-		*r = gdr_path_fill(p, s->why, WHY);
-	return *r != 0;
+		return gdr_path_fill(p, s->why, WHY);
+	return 0;
 }
 
 void gdr_sess_ensure_cuda(struct sess *s)
@@ -159,36 +148,36 @@ int gdr_sess_first_alloc(const struct sess *s, int a)
 	return (s->plan.gpu_allocs & ((1u << a) - 1)) == 0;
 }
 
-void gdr_sess_path_open(struct sess *s, struct gdr_path *p, unsigned int pi)
+void gdr_sess_path_open(struct sess *s, struct gdr_sess_path *e)
 {
-	enum gdr_mem_kind kind = (enum gdr_mem_kind)s->plan.mem[pi];
+	enum gdr_mem_kind kind = (enum gdr_mem_kind)s->plan.mem[e->pi];
 
+	s->env.gpu_alloc = (enum gdr_gpu_alloc)e->alloc;
 	if (kind != GDR_MEM_HOST) {
 		gdr_sess_ensure_cuda(s);
 		s->env.cuda_why = s->cuda ? NULL : s->cuda_why;
 	}
-	gdr_path_open(p, kind, &s->penv);
-	s->cur_mem = p->ok ? &p->mem : NULL;
+	gdr_path_open(&e->p, kind, &s->penv);
+	e->open = 1;
 }
 
-void gdr_sess_path_close(struct sess *s, struct gdr_path *p)
+void gdr_sess_path_close(struct sess *s, struct gdr_sess_path *e)
 {
-	s->cur_mem = NULL;
-	gdr_path_close(p);
+	if (s->cur == e)
+		s->cur_mem = NULL;
+	if (e->open)
+		gdr_path_close(&e->p);
+	e->open = 0;
 }
 
-int gdr_sess_skip_lat_size(struct sess *s, const struct gdr_path *p, uint64_t size)
+void gdr_sess_skip_lat_size(struct sess *s, const struct gdr_path *p, uint64_t size)
 {
 	struct gdr_result r;
-	int rr = 0;
 
 	gdr_sess_row_common(s, &r, p, size);
 	gdr_strlcpy(r.status, "skipped", sizeof(r.status));
 	p->ops->lat_skip(p, size, r.note, sizeof(r.note));
 	gdr_sess_emit_row(s, &r);
-	for (unsigned int i = 0; s->run->sync && !rr && i < s->plan.repeat; i++)
-		rr = gdr_sess_sync_point(s); /* launch */
-	return rr;
 }
 
 int gdr_session_run(const struct gdr_opts *o, const struct gdr_run *run,
@@ -300,7 +289,7 @@ out_json:
 	}
 	if (s->topo_t)
 		gdr_topo_free(s->topo_t);
-	free(s->lat);
+	gdr_sess_paths_free(s);
 	if (s->json) {
 		int jr = gdr_json_close(s->json, why, sizeof(why));
 		if (jr) {

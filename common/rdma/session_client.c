@@ -1,6 +1,7 @@
 /*
- * The client's choreography: PLAN/ACK, then per path BUF/BUF, then per size
- * and repeat START/ACK, the run, DONE/RESULT; BYE at the end. Bandwidth and
+ * The client's choreography: PLAN/ACK, then per path BUF/BUF, then per size,
+ * repeat and path (in turns, session_order.c) START/ACK, the run,
+ * DONE/RESULT; BYE at the end. Bandwidth and
  * latency share every exchange; only what one repeat measures differs.
  */
 #include "config.h"
@@ -74,16 +75,16 @@ static int finish_repeat(struct sess *s, const struct gdr_msg *done, struct gdr_
 }
 
 /* Latency: one repeat's samples, summarised over every repeat so far, into m. */
-static int measure_lat(struct sess *s, struct gdr_path *p, uint64_t size, unsigned int rep,
+static int measure_lat(struct sess *s, struct gdr_sess_path *e, uint64_t size, unsigned int rep,
 		       struct gdr_msg_meas *m)
 {
 	uint64_t n = s->plan.iters;
 	struct gdr_lat_stats st;
 	int r;
 
-	r = p->ops->run_lat(p, size, s->lat + (size_t)rep * n, s->why, WHY);
+	r = e->p.ops->run_lat(&e->p, size, e->lat + (size_t)rep * n, s->why, WHY);
 	if (!r)
-		r = gdr_lat_stats_compute(s->lat, (size_t)(rep + 1) * n, &st);
+		r = gdr_lat_stats_compute(e->lat, (size_t)(rep + 1) * n, &st);
 	if (r == -ENOMEM)
 		snprintf(s->why, WHY, "latency: out of memory sorting the samples");
 	if (r)
@@ -95,121 +96,131 @@ static int measure_lat(struct sess *s, struct gdr_path *p, uint64_t size, unsign
 	return 0;
 }
 
-static int alloc_lat(struct sess *s)
+static int alloc_lat(struct sess *s, struct gdr_sess_path *e)
 {
-	if (s->lat)
+	if (e->lat)
 		return 0;
-	s->lat = calloc((size_t)s->plan.iters * s->plan.repeat, sizeof(*s->lat));
-	if (s->lat)
+	e->lat = calloc((size_t)s->plan.iters * s->plan.repeat, sizeof(*e->lat));
+	if (e->lat)
 		return 0;
 	snprintf(s->why, WHY, "out of memory for %" PRIu64 " latency samples",
 		 s->plan.iters * s->plan.repeat);
 	return -ENOMEM;
 }
 
-static int client_size(struct sess *s, struct gdr_path *p, unsigned int pi, uint64_t size)
+static int checks_dst(const struct sess *s)
 {
-	const struct gdr_path_env *e = &s->penv;
+	return !s->plan.latency && s->plan.validate && gdr_path_checks_dst(&s->penv);
+}
+
+/* The first repeat of a size: the samples' room, or a destination to check. */
+static int client_begin_size(struct sess *s, struct gdr_sess_path *e, uint64_t size)
+{
+	(void)size;
+	if (s->plan.latency)
+		return alloc_lat(s, e);
+	return checks_dst(s) ? gdr_path_poison(&e->p, s->why, WHY) : 0;
+}
+
+/* One repeat of entry ei: START/ACK, the run, DONE/RESULT; the row after the last. */
+static int client_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int ei, uint64_t size,
+			 unsigned int rep)
+{
+	const struct gdr_path_env *env = &s->penv;
+	struct gdr_path *p = &e->p;
 	int lat = s->plan.latency;
-	int checks = !lat && s->plan.validate && gdr_path_checks_dst(e);
+	int checks = checks_dst(s);
+	int last = rep + 1 == s->plan.repeat;
 	struct gdr_msg m, reply;
+	struct gdr_loop_out lo;
+	uint64_t ref_ns, unc_ns;
 	int r;
 
-	memset(&s->acc, 0, sizeof(s->acc));
-	r = lat ? alloc_lat(s) : checks ? gdr_path_poison(p, s->why, WHY) : 0;
+	r = gdr_sess_sync_point(s); /* launch */
 	if (r)
 		return r;
-	for (unsigned int rep = 0; rep < s->plan.repeat; rep++) {
-		struct gdr_loop_out lo;
-		uint64_t ref_ns, unc_ns;
-		int last = rep + 1 == s->plan.repeat;
-
-		r = gdr_sess_sync_point(s); /* launch */
-		if (r)
-			return r;
-		if (p->ops->lat_arm)
-			p->ops->lat_arm(p, size);
-		r = start_repeat(s, pi, rep, size, &ref_ns, &unc_ns);
-		if (r)
-			return r;
-		memset(&m, 0, sizeof(m));
-		m.type = GDR_MSG_DONE;
-		if (lat) {
-			r = measure_lat(s, p, size, rep, &m.u.meas);
-		} else {
-			r = gdr_sess_run_bw(s, p, size, &lo);
-			if (!r)
-				gdr_sess_meas_from_loop(&m.u.meas, &lo, ref_ns, unc_ns);
-		}
-		if (r)
-			return fail_repeat(s, r);
-		/*
-		 * The check needs how many messages the writer issued: our own
-		 * count for READ; for -b WRITE the server's, known up front
-		 * unless -D, where its RESULT brings it.
-		 */
-		int deferred = checks && last && gdr_path_is_write(e) && s->plan.duration_ms;
-		if (checks && last && !deferred) {
-			r = gdr_path_check(p, size, s->plan.warmup + lo.iters, &m.u.meas, s->why,
-					   WHY);
-			if (r && r != -EILSEQ)
-				return r;
-		}
-		r = finish_repeat(s, &m, &reply);
-		if (r)
-			return r;
-		if (lat) {
-			if (last)
-				gdr_sess_emit_lat(s, p, size, m.u.meas.lat_us, "ok",
-						  p->ops->lat_note(p));
-			continue;
-		}
-		if (deferred) {
-			r = gdr_path_check(p, size, s->plan.warmup + reply.u.meas.iters, &m.u.meas,
-					   s->why, WHY);
-			if (r && r != -EILSEQ)
-				return r;
-		}
-		r = gdr_sess_record_repeat(s, p, size, &m.u.meas, &reply.u.meas);
-		if (r)
+	if (p->ops->lat_arm)
+		p->ops->lat_arm(p, size);
+	r = start_repeat(s, ei, rep, size, &ref_ns, &unc_ns);
+	if (r)
+		return r;
+	if (rep == 0)
+		e->t_start = gdr_sess_elapsed(s, gdr_now_ns());
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_DONE;
+	if (lat) {
+		r = measure_lat(s, e, size, rep, &m.u.meas);
+	} else {
+		r = gdr_sess_run_bw(s, p, size, &lo);
+		if (!r)
+			gdr_sess_meas_from_loop(&m.u.meas, &lo, ref_ns, unc_ns);
+	}
+	e->t_end = gdr_sess_elapsed(s, gdr_now_ns());
+	if (r)
+		return fail_repeat(s, r);
+	/*
+	 * The check needs how many messages the writer issued: our own
+	 * count for READ; for -b WRITE the server's, known up front
+	 * unless -D, where its RESULT brings it.
+	 */
+	int deferred = checks && last && gdr_path_is_write(env) && s->plan.duration_ms;
+	if (checks && last && !deferred) {
+		r = gdr_path_check(p, size, s->plan.warmup + lo.iters, &m.u.meas, s->why, WHY);
+		if (r && r != -EILSEQ)
 			return r;
 	}
-	if (!lat) {
-		char note[GDR_TEXT_MAX];
-		gdr_sess_emit_measured(s, p, size, "ok", gdr_sess_row_note(p, note, sizeof(note)));
+	r = finish_repeat(s, &m, &reply);
+	if (r)
+		return r;
+	if (lat) {
+		if (last)
+			gdr_sess_emit_lat(s, p, size, m.u.meas.lat_us, "ok", p->ops->lat_note(p));
+		return 0;
 	}
+	if (deferred) {
+		r = gdr_path_check(p, size, s->plan.warmup + reply.u.meas.iters, &m.u.meas, s->why,
+				   WHY);
+		if (r && r != -EILSEQ)
+			return r;
+	}
+	r = gdr_sess_record_repeat(s, p, size, &m.u.meas, &reply.u.meas);
+	if (r || !last)
+		return r;
+	char note[GDR_TEXT_MAX];
+	gdr_sess_emit_measured(s, p, size, "ok", gdr_sess_row_note(p, note, sizeof(note)));
 	return 0;
 }
 
-static int client_path(struct sess *s, unsigned int pi)
+/* Entry ei's BUF exchange (the first one says whether each side holds every path). */
+static int client_ready(struct sess *s, unsigned int ei)
 {
-	struct gdr_path p;
+	struct gdr_sess_path *e = &s->paths[ei];
 	struct gdr_msg m, reply;
 	int r;
 
-	gdr_sess_path_open(s, &p, pi);
-	gdr_path_describe(&p, &m);
+	if (!e->open)
+		gdr_sess_path_open(s, e);
+	gdr_sess_set_cur(s, e);
+	gdr_path_describe(&e->p, &m);
+	m.u.buf.held = (uint8_t)s->held;
 	r = gdr_sess_send(s, &m);
 	if (!r)
 		r = gdr_sess_recv(s, &reply, GDR_MSG_BUF);
 	if (!r)
-		r = gdr_path_accept(&p, &reply.u.buf, s->why, WHY);
+		r = gdr_path_accept(&e->p, &reply.u.buf, s->why, WHY);
 	if (r)
-		goto out;
-	if (gdr_sess_path_begin(s, &p, &r))
-		goto out;
-	for (unsigned int i = 0; i < s->plan.nsizes && !r; i++) {
-		char why[8];
-
-		if (p.ops->lat_skip(&p, s->plan.sizes[i], why, sizeof(why)))
-			r = gdr_sess_skip_lat_size(s, &p, s->plan.sizes[i]);
-		else
-			r = client_size(s, &p, pi, s->plan.sizes[i]);
-	}
-out:
-	gdr_sess_path_close(s, &p);
-	return r;
+		return r;
+	if (ei == 0)
+		gdr_sess_paths_mode(s, reply.u.buf.held);
+	e->ready = 1;
+	return gdr_sess_path_begin(s, &e->p);
 }
+
+static const struct gdr_sess_side client_side = {
+	.ready = client_ready,
+	.begin_size = client_begin_size,
+	.repeat = client_repeat,
+};
 
 int gdr_sess_client_run(struct sess *s)
 {
@@ -217,6 +228,7 @@ int gdr_sess_client_run(struct sess *s)
 	struct timespec ts;
 	int r;
 
+	s->t0_ns = gdr_now_ns();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gdr_plan_from_opts(s->o, (uint32_t)(ts.tv_nsec ^ getpid()), &s->plan);
 	/* The run's -D: a sweep's --time-budget chooses it for every rank. */
@@ -239,15 +251,10 @@ int gdr_sess_client_run(struct sess *s)
 	if (r)
 		return r;
 	gdr_sess_prepare(s);
-	/* --gpu-alloc all: every GPU path once per allocator, host once (the server does the same).
-	 */
-	for (int a = 0; a < GDR_GPU_ALLOC__COUNT && !r; a++) {
-		if (!(s->plan.gpu_allocs & (1u << a)))
-			continue;
-		s->env.gpu_alloc = (enum gdr_gpu_alloc)a;
-		for (unsigned int pi = 0; pi < s->plan.nmem && !r; pi++)
-			if (gdr_sess_first_alloc(s, a) || s->plan.mem[pi] != GDR_MEM_HOST)
-				r = client_path(s, pi);
+	r = gdr_sess_paths_build(s);
+	if (!r) {
+		gdr_sess_paths_hold(s);
+		r = gdr_sess_run_slots(s, &client_side);
 	}
 	if (r) {
 		gdr_ctl_send_error(&s->ctl, r, s->why);

@@ -2,7 +2,8 @@
  * Inside the session (session*.c): the state of one run and the calls its
  * files share. session.c: lifecycle; session_place.c: -d auto, --gpu auto,
  * NUMA binding; session_client.c and session_server.c: the choreography;
- * session_rows.c: repeats summed into rows. Paths are reached through
+ * session_rows.c: repeats summed into rows; session_order.c: every path's
+ * buffers held at once and the order of the timed repeats. Paths are reached through
  * path.h only, the peer through ctl.h only.
  */
 #ifndef GDR_SESSION_INT_H
@@ -38,6 +39,31 @@ struct gdr_acc {
 	unsigned int n;
 };
 
+/*
+ * One requested path of the run (a --mem entry, once per --gpu-alloc for the
+ * GPU paths): its buffers, and what its current size has gathered.
+ */
+struct gdr_sess_path {
+	struct gdr_path p;
+	unsigned int pi;       /* index into plan.mem */
+	int alloc;	       /* enum gdr_gpu_alloc its GPU buffer is made with */
+	int open;	       /* buffers held on this side */
+	int ready;	       /* BUF exchanged: p.ok says whether both sides measure it */
+	int skip_size;	       /* latency: the current size cannot run on the path */
+	struct gdr_acc acc;    /* the current size's repeats */
+	double *lat;	       /* latency, client: this path's samples of every repeat, us */
+	double t_start, t_end; /* the current size: first repeat's start, last one's end (s) */
+	int order;	       /* the current size: position in the rotation at its first repeat */
+};
+
+/* Where slot k of the run's timed repeats falls (gdr_sess_slot). */
+struct gdr_slot {
+	unsigned int entry; /* index into sess.paths */
+	unsigned int size;  /* index into plan.sizes */
+	unsigned int rep;
+	unsigned int pos; /* position among the paths in this round */
+};
+
 struct sess {
 	const struct gdr_opts *o;  /* as parsed: never written */
 	const struct gdr_run *run; /* port, server, files, label, hooks (run.h) */
@@ -58,10 +84,15 @@ struct sess {
 	int have_topo;
 	struct gdr_topo *topo_t; /* loaded on first use */
 	int topo_tried;
-	struct gdr_acc acc;	       /* the size being measured */
-	struct gdr_provenance prov;    /* kernel, libibverbs, NIC firmware for the rows */
-	const struct gdr_mem *cur_mem; /* the open path's buffer, for its rows; NULL if skipped */
-	double *lat;		       /* latency tools: the client's samples of every repeat, us */
+	struct gdr_provenance prov;  /* kernel, libibverbs, NIC firmware for the rows */
+	struct gdr_sess_path *paths; /* every requested path, in the plan's order */
+	unsigned int npaths;
+	struct gdr_sess_path *cur;     /* the path being measured or reported */
+	const struct gdr_mem *cur_mem; /* cur's buffer, for its rows; NULL if skipped */
+	int held;		       /* this side holds every path's buffers at once */
+	int rotate;		       /* both do: paths take turns each repeat (session_order.c) */
+	char major_note[GDR_TEXT_MAX]; /* path-major: why, in every row's note */
+	uint64_t t0_ns;		       /* the run began (t_start_s, t_end_s) */
 	volatile sig_atomic_t *stop;
 	const struct gdr_path_ops *path_ops; /* NULL: the real paths; unit tests: a fake */
 	char why[WHY];
@@ -80,24 +111,59 @@ int gdr_sess_recv_repeat(struct sess *s, struct gdr_msg *m, uint16_t want, uint6
 int gdr_sess_run_bw(struct sess *s, struct gdr_path *p, uint64_t size, struct gdr_loop_out *lo);
 /* launch (launch.h): every launched pair waits for all the others before each START. */
 int gdr_sess_sync_point(struct sess *s);
-/* launch: a skipped path still passes the START points its measurements would have had. */
-int gdr_sess_sync_skipped(struct sess *s);
 /*
  * After the BUF exchange, on both sides: a path either side skipped is one
- * skipped row per size (and its launch points); else the source is filled for
- * --validate. 1: the path ends here, with *r its status; 0: measure it.
+ * skipped row per size (its launch points pass in its turns); else the source
+ * is filled for --validate. 0, or -errno with s->why.
  */
-int gdr_sess_path_begin(struct sess *s, struct gdr_path *p, int *r);
+int gdr_sess_path_begin(struct sess *s, struct gdr_path *p);
 /* Once the plan is known: GPU, topology line, the table header; the paths' view. */
 void gdr_sess_prepare(struct sess *s);
 void gdr_sess_ensure_cuda(struct sess *s);
 /* Is allocator a the first --gpu-alloc asks for (the host path runs with that one only)? */
 int gdr_sess_first_alloc(const struct sess *s, int a);
-/* Open the buffers of plan path pi (the GPU first, when the path needs one). */
-void gdr_sess_path_open(struct sess *s, struct gdr_path *p, unsigned int pi);
-void gdr_sess_path_close(struct sess *s, struct gdr_path *p);
+/* Open the buffers of e (the GPU first, when the path needs one). */
+void gdr_sess_path_open(struct sess *s, struct gdr_sess_path *e);
+void gdr_sess_path_close(struct sess *s, struct gdr_sess_path *e);
 /* latency: a size this path cannot run is one skipped row on both sides, no exchange. */
-int gdr_sess_skip_lat_size(struct sess *s, const struct gdr_path *p, uint64_t size);
+void gdr_sess_skip_lat_size(struct sess *s, const struct gdr_path *p, uint64_t size);
+
+/* session_order.c */
+/*
+ * Slot k (0 .. npaths * nsizes * repeat - 1) of the timed repeats. rotate:
+ * size by size, repeat by repeat, every path once per round, round r
+ * starting at path r mod npaths (round r = size * repeat + repeat index);
+ * else path by path (path-major).
+ */
+void gdr_sess_slot(int rotate, unsigned int npaths, unsigned int nsizes, unsigned int repeat,
+		   unsigned int k, struct gdr_slot *out);
+/* The run's paths from the plan and --gpu-alloc (s->paths); 0 or -ENOMEM. */
+int gdr_sess_paths_build(struct sess *s);
+/*
+ * Open every path's buffers at once (s->held = 1). A path that fails for
+ * want of memory while others are open, yet opens alone, means they do not
+ * fit together: all are closed again, s->held = 0, and major_note says so.
+ */
+void gdr_sess_paths_hold(struct sess *s);
+/* After the first BUF exchange: both sides hold all: rotate; else path-major, said once. */
+void gdr_sess_paths_mode(struct sess *s, int peer_held);
+void gdr_sess_paths_free(struct sess *s);
+/* Make e the path being measured: its buffer for the rows, its allocator. */
+void gdr_sess_set_cur(struct sess *s, struct gdr_sess_path *e);
+/* Seconds since the run began, on this side's clock. */
+double gdr_sess_elapsed(const struct sess *s, uint64_t ns);
+/*
+ * The timed repeats, slot by slot, on either side: each entry's first slot
+ * brings its BUF exchange (ready), each size's first repeat its begin, each
+ * size's last repeat its row. repeat: the side's part of one START..RESULT.
+ */
+struct gdr_sess_side {
+	int (*ready)(struct sess *s, unsigned int entry);
+	int (*begin_size)(struct sess *s, struct gdr_sess_path *e, uint64_t size);
+	int (*repeat)(struct sess *s, struct gdr_sess_path *e, unsigned int entry, uint64_t size,
+		      unsigned int rep);
+};
+int gdr_sess_run_slots(struct sess *s, const struct gdr_sess_side *side);
 
 /* session_place.c */
 struct gdr_topo *gdr_sess_topo(struct sess *s);

@@ -119,24 +119,47 @@ static void record(struct sess *s, const struct gdr_result *r)
 		s->run->sync->row(s->run->sync->ctx, r);
 }
 
+/* A measured row: when it ran and its turn (session_order.c). */
+static void row_times(const struct sess *s, struct gdr_result *r)
+{
+	if (!s->cur)
+		return;
+	r->t_start_s = s->cur->t_start;
+	r->t_end_s = s->cur->t_end;
+	r->order = s->cur->order;
+}
+
+/* Path-major (session_order.c): every row says that its paths did not take turns. */
+static void add_major_note(const struct sess *s, struct gdr_result *r)
+{
+	size_t n = strlen(r->note);
+
+	if (s->major_note[0])
+		snprintf(r->note + n, sizeof(r->note) - n, "%s%s", n ? "; " : "", s->major_note);
+}
+
 void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)
 {
+	struct gdr_result rr = *r;
+
+	add_major_note(s, &rr);
 	if (s->plan.latency)
-		gdr_table_row_lat(stdout, r, gdr_opts_table(s->o));
+		gdr_table_row_lat(stdout, &rr, gdr_opts_table(s->o));
 	else
-		gdr_table_row(stdout, r, gdr_opts_table(s->o));
+		gdr_table_row(stdout, &rr, gdr_opts_table(s->o));
 	fflush(stdout);
-	record(s, r);
+	record(s, &rr);
 }
 
 void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t size,
 			    const char *status, const char *note)
 {
-	const struct gdr_acc *a = &s->acc;
+	const struct gdr_acc *a = &s->cur->acc;
 	struct gdr_result r;
 	struct gdr_stats st;
 
 	gdr_sess_row_common(s, &r, p, size);
+	row_times(s, &r);
 	gdr_stats_compute(a->bps, a->n, &st);
 	r.iters = a->iters;
 	r.bw_avg_gbps = st.avg * 8 / 1e9;
@@ -177,6 +200,7 @@ void gdr_sess_emit_lat(struct sess *s, const struct gdr_path *p, uint64_t size, 
 	struct gdr_result r;
 
 	gdr_sess_row_common(s, &r, p, size);
+	row_times(s, &r);
 	r.iters = s->plan.iters;
 	r.bw_peak_gbps = r.bw_avg_gbps = r.bw_median_gbps = r.bw_min_gbps = r.bw_max_gbps = NAN;
 	r.msg_rate_mpps = NAN;
@@ -201,6 +225,7 @@ void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p)
 		gdr_sess_row_common(s, &r, p, s->plan.sizes[i]);
 		gdr_strlcpy(r.status, "skipped", sizeof(r.status));
 		gdr_strlcpy(r.note, p->skip, sizeof(r.note));
+		add_major_note(s, &r);
 		if (i == 0) {
 			gdr_table_row(stdout, &r, gdr_opts_table(s->o));
 			fflush(stdout);
@@ -215,7 +240,7 @@ int gdr_sess_record_repeat(struct sess *s, const struct gdr_path *p, uint64_t si
 {
 	const struct gdr_msg_meas *bad = cli->valid < 0 ? cli : srv->valid < 0 ? srv : NULL;
 
-	acc_add(&s->acc, cli, srv, size, s->plan.bidir);
+	acc_add(&s->cur->acc, cli, srv, size, s->plan.bidir);
 	if (!bad)
 		return 0;
 	gdr_sess_emit_measured(s, p, size, "failed", bad->text);

@@ -45,6 +45,8 @@ const char *const contract[] = {
 	"lat_avg_us",
 	/* appended: the traffic class QP 0 got (docs/perftest-options.md) */
 	"tos",
+	/* appended: when the row was measured (issue 38, docs/csv-json.md) */
+	"t_start_s",	"t_end_s",	  "order",
 };
 /* clang-format on */
 

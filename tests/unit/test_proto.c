@@ -59,7 +59,9 @@ static void test_other_roundtrips(void **state)
 	in.u.buf.nqps = 2;
 	in.u.buf.qp[1] =
 	    (struct gdr_remote_buf){ .addr = 0x7f0000001000ull, .rkey = 0x1234, .len = 8192 };
+	in.u.buf.held = 1;
 	roundtrip(&in, &out);
+	assert_int_equal(out.u.buf.held, 1);
 	assert_int_equal(out.u.buf.qp[1].addr, 0x7f0000001000ull);
 	assert_int_equal(out.u.buf.qp[1].rkey, 0x1234);
 
@@ -143,7 +145,11 @@ static void test_hostile_fields(void **state)
 	struct gdr_msg b = { .type = GDR_MSG_BUF };
 	b.u.buf.nqps = 1;
 	b.u.buf.ok = 1;
-	assert_int_equal(decode_patched(&b, 14, 0xff, why), -EBADMSG);
+	assert_int_equal(decode_patched(&b, 15, 0xff, why), -EBADMSG);
+	assert_non_null(strstr(why, "QP count"));
+	/* held (offset 14) is 0 or 1. */
+	assert_int_equal(decode_patched(&b, 14, 2, why), -EBADMSG);
+	assert_non_null(strstr(why, "held"));
 	b.u.buf.qp[0].addr = ~0ull - 10;
 	b.u.buf.qp[0].len = 100;
 	uint8_t buf[GDR_CTRL_MAX];

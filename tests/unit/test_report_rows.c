@@ -357,6 +357,35 @@ static void test_latency_columns(void **state)
 	free(buf);
 }
 
+/* When a row ran (issue 38): seconds with 6 decimals and its turn; empty until measured. */
+static void test_time_columns(void **state)
+{
+	struct gdr_result r;
+	char row[GDR_CSV_ROW_MAX];
+	const char *p = row;
+
+	(void)state;
+	gdr_result_init(&r);
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_string_equal(fields[COL("t_start_s")], "");
+	assert_string_equal(fields[COL("t_end_s")], "");
+	assert_string_equal(fields[COL("order")], "");
+	r.t_start_s = 0.5;
+	r.t_end_s = 12.25;
+	r.order = 0;
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	p = row;
+	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_string_equal(fields[COL("t_start_s")], "0.500000");
+	assert_string_equal(fields[COL("t_end_s")], "12.250000");
+	assert_string_equal(fields[COL("order")], "0");
+	/* The last three columns of the header: appended, so older readers keep their places. */
+	const char *h = gdr_csv_header();
+	assert_string_equal(h + strlen(h) - strlen(",t_start_s,t_end_s,order"),
+			    ",t_start_s,t_end_s,order");
+}
+
 static void test_result_init(void **state)
 {
 	struct gdr_result r;
@@ -389,6 +418,7 @@ int main(void)
 		/* the text table; a result as initialised */
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_width),
+		cmocka_unit_test(test_time_columns),
 		cmocka_unit_test(test_result_init),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

@@ -42,6 +42,8 @@ struct queue {
 struct end {
 	struct queue *in, *out;
 	unsigned int sent[GDR_MSG__END];
+	unsigned int nstart;
+	struct gdr_msg_start start[64]; /* the STARTs sent, in order */
 };
 
 static void q_init(struct queue *q)
@@ -75,6 +77,8 @@ static int mem_send(void *ctx, const struct gdr_msg *m, char *why, size_t wlen)
 	}
 	if (m->type < GDR_MSG__END)
 		e->sent[m->type]++;
+	if (m->type == GDR_MSG_START && e->nstart < 64)
+		e->start[e->nstart++] = m->u.start;
 	q_push_raw(e->out, b, (size_t)n);
 	return 0;
 }
@@ -134,6 +138,8 @@ static const struct gdr_ctl_ops mem_ops = {
 /* What one side's paths were asked to do. */
 struct record {
 	unsigned int opens, closes, skip_path; /* skip_path: 1 + index of a path to skip */
+	int short_kind;		   /* opens of this path kind (+1) fail for want of memory, */
+	unsigned int short_times;  /* this many times */
 	unsigned int nruns;
 	uint64_t run_size[MAXCALLS];
 	int run_cpus[MAXCALLS]; /* CPUs the running thread was allowed during each run */
@@ -159,6 +165,12 @@ static void fake_open(struct gdr_path *p)
 	r->dst_len = p->dst_len;
 	if (r->skip_path == r->opens) {
 		snprintf(p->skip, sizeof(p->skip), "fake: path %u skipped here", r->opens - 1);
+		return;
+	}
+	if (r->short_kind == (int)p->kind + 1 && r->short_times) {
+		r->short_times--;
+		snprintf(p->skip, sizeof(p->skip), "fake: out of memory");
+		p->err = -ENOMEM;
 		return;
 	}
 	p->ok = 1;
@@ -311,8 +323,51 @@ static void side_init(struct side *d, int client, struct queue *in, struct queue
 
 static void side_free(struct side *d)
 {
-	free(d->s->lat);
+	gdr_sess_paths_free(d->s);
 	free(d->s);
+}
+
+/* ---- launch hooks: the sync points counted, every row kept -------------------------- */
+
+#define MAXROWS 32
+
+struct rows {
+	unsigned int points, n;
+	struct gdr_result r[MAXROWS];
+	struct gdr_sync sy;
+};
+
+static int rows_point(void *ctx, char *why, size_t wlen)
+{
+	(void)why, (void)wlen;
+	((struct rows *)ctx)->points++;
+	return 0;
+}
+
+static void rows_row(void *ctx, const struct gdr_result *r)
+{
+	struct rows *k = ctx;
+
+	assert_true(k->n < MAXROWS);
+	k->r[k->n++] = *r;
+}
+
+/* The side's rows go to k, its START points counted there. */
+static void side_rows(struct side *d, struct rows *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->sy = (struct gdr_sync){ .point = rows_point, .row = rows_row, .ctx = k };
+	d->run.sync = &k->sy;
+}
+
+/* Four paths, as the issue names them. */
+static void four_paths(struct gdr_opts *o)
+{
+	o->nmem = 4;
+	o->mem[0] = GDR_MEM_HOST;
+	o->mem[1] = GDR_MEM_DMABUF;
+	o->mem[2] = GDR_MEM_PEERMEM;
+	o->mem[3] = GDR_MEM_BOUNCE;
 }
 
 static void *server_thread(void *arg)
@@ -328,6 +383,17 @@ static struct queue c2s, s2c;
 static char *cli_args[] = { "x", "--sizes",   "64:256", "--repeat", "2", "-n",
 			    "5", "--timeout", "2",	"peer",	    NULL };
 static char *srv_args[] = { "x", "--timeout", "2", NULL };
+
+/* A client of cli's options on the four paths and a server, both keeping their rows. */
+static void rows_init(struct side *c, struct side *sv, struct rows *ck, struct rows *sk,
+		      char **cli)
+{
+	side_init(c, 1, &s2c, &c2s, cli);
+	side_init(sv, 0, &c2s, &s2c, srv_args);
+	four_paths(&c->o);
+	side_rows(c, ck);
+	side_rows(sv, sk);
+}
 
 static int setup(void **state)
 {
@@ -415,8 +481,8 @@ static void test_size_loop(void **state)
 	assert_int_equal(sv.end.sent[GDR_MSG_RESULT], 6);
 	assert_int_equal(c.end.sent[GDR_MSG_BYE], 1);
 	/* The rows were summed: 3 sizes, 2 repeats on the last one. */
-	assert_int_equal(c.s->acc.n, 2);
-	assert_int_equal(sv.s->acc.n, 2);
+	assert_int_equal(c.s->paths[0].acc.n, 2);
+	assert_int_equal(sv.s->paths[0].acc.n, 2);
 	side_free(&c);
 	side_free(&sv);
 }
@@ -648,8 +714,8 @@ static void test_latency(void **state)
 	assert_int_equal(c.end.sent[GDR_MSG_DONE], 4);
 	assert_int_equal(sv.end.sent[GDR_MSG_RESULT], 4);
 	/* The last size's two repeats are kept side by side: 2..5, twice. */
-	assert_non_null(c.s->lat);
-	assert_true(c.s->lat[4] == 2.0 && c.s->lat[7] == 5.0);
+	assert_non_null(c.s->paths[0].lat);
+	assert_true(c.s->paths[0].lat[4] == 2.0 && c.s->paths[0].lat[7] == 5.0);
 	/* The destination half starts on a page of its own, on both sides: a side's source
 	 * and destination never share a page (in one page: 1.06x ib_write_lat at 512 B..2 KiB). */
 	for (int k = 0; k < 2; k++) {
@@ -751,12 +817,234 @@ static void test_server_checks_start(void **state)
 	pthread_join(t, NULL);
 	loud();
 	assert_int_equal(sv.r, -EPROTO);
-	assert_non_null(strstr(sv.s->why, "START for size 128 repeat 0, expected size 64"));
+	assert_non_null(strstr(sv.s->why, "START for size 128 repeat 0 path 0, expected size 64"));
 	/* It said so to the client before giving up. */
 	assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
 	assert_int_equal(m.type, GDR_MSG_ERROR);
 	assert_int_equal(rec[1].nruns, 0);
 	assert_int_equal(rec[1].opens, 1);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* The schedule alone: 4 paths x 3 repeats in turns (issue 38's order), then path by path. */
+static void test_slot_order(void **state)
+{
+	const unsigned int turns[12] = { 0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1 };
+	struct gdr_slot sl;
+
+	(void)state;
+	for (unsigned int k = 0; k < 12; k++) {
+		gdr_sess_slot(1, 4, 1, 3, k, &sl);
+		assert_int_equal(sl.entry, turns[k]);
+		assert_int_equal(sl.rep, k / 4);
+		assert_int_equal(sl.size, 0);
+		assert_int_equal(sl.pos, k % 4);
+	}
+	/* The turns go on across sizes: size 1's first round is the run's fourth. */
+	gdr_sess_slot(1, 4, 2, 3, 12, &sl);
+	assert_int_equal(sl.size, 1);
+	assert_int_equal(sl.rep, 0);
+	assert_int_equal(sl.entry, 3);
+	for (unsigned int k = 0; k < 12; k++) {
+		gdr_sess_slot(0, 4, 1, 3, k, &sl);
+		assert_int_equal(sl.entry, k / 3);
+		assert_int_equal(sl.rep, k % 3);
+		assert_int_equal(sl.pos, k / 3);
+	}
+}
+
+/* Rows of one size: does each start before every other one ends? */
+static int rows_overlap(const struct rows *k, uint64_t size)
+{
+	double last_start = -1, first_end = 1e30;
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < k->n; i++) {
+		const struct gdr_result *r = &k->r[i];
+
+		if (r->size_bytes != size || strcmp(r->status, "ok"))
+			continue;
+		assert_true(r->t_start_s >= 0 && r->t_end_s >= r->t_start_s);
+		n++;
+		if (r->t_start_s > last_start)
+			last_start = r->t_start_s;
+		if (r->t_end_s < first_end)
+			first_end = r->t_end_s;
+	}
+	assert_true(n >= 2);
+	return last_start < first_end;
+}
+
+/*
+ * Paths in turns: 4 paths x 3 repeats at each of two sizes; the STARTs name
+ * host, dmabuf, peermem, bounce, then dmabuf, peermem, bounce, host, ... and
+ * the server runs them in that order. Every row carries its turn and times;
+ * the rows of one size overlap in time on both sides.
+ */
+static void test_rotation(void **state)
+{
+	static char *cli[] = { "x", "--sizes", "64:128", "--repeat", "3",  "-n",
+			       "5", "--timeout", "2",      "peer",	NULL };
+	struct side c, sv;
+	struct rows ck, sk;
+
+	(void)state;
+	rows_init(&c, &sv, &ck, &sk, cli);
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(c.end.nstart, 24);
+	for (unsigned int k = 0; k < 24; k++) {
+		unsigned int round = k / 4;
+
+		assert_int_equal(c.end.start[k].path, (round + k % 4) % 4);
+		assert_int_equal(c.end.start[k].repeat, round % 3);
+		assert_int_equal(c.end.start[k].size, round < 3 ? 64 : 128);
+	}
+	/* Every BUF before the first START: 4 each way; every path held at once. */
+	assert_int_equal(c.end.sent[GDR_MSG_BUF], 4);
+	assert_int_equal(sv.end.sent[GDR_MSG_BUF], 4);
+	assert_int_equal(rec[0].opens, 4);
+	assert_int_equal(rec[1].opens, 4);
+	assert_int_equal(rec[1].nruns, 24);
+	struct rows *sides[2] = { &ck, &sk };
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(sides[k]->points, 24);
+		assert_int_equal(sides[k]->n, 8);
+		assert_true(rows_overlap(sides[k], 64));
+		assert_true(rows_overlap(sides[k], 128));
+		for (unsigned int i = 0; i < 8; i++) {
+			const struct gdr_result *r = &sides[k]->r[i];
+			static const char *const names[4] = { "host", "dmabuf", "peermem",
+							      "bounce" };
+			unsigned int entry = 0;
+
+			while (strcmp(names[entry], r->path))
+				entry++;
+			/* Size 64's first round starts at host; size 128's (round 3) at bounce. */
+			assert_int_equal(r->order, r->size_bytes == 64 ? entry : (entry + 1) % 4);
+			assert_null(strstr(r->note, "path-major"));
+		}
+	}
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* One size, two repeats: the server's peermem short of memory (test_path_major_fallback, ...). */
+static char *one_size_args[] = { "x", "--sizes", "64:64", "--repeat", "2", "-n",
+				 "5", "--timeout", "2",	      "peer",	  NULL };
+
+/*
+ * The server cannot hold every path at once (its peermem is short of memory
+ * beside the others, yet fits alone): both sides fall back to path by path,
+ * say so in every row, and no two paths' rows overlap in time.
+ */
+static void test_path_major_fallback(void **state)
+{
+	struct side c, sv;
+	struct rows ck, sk;
+
+	(void)state;
+	rows_init(&c, &sv, &ck, &sk, one_size_args);
+	rec[1].short_kind = GDR_MEM_PEERMEM + 1;
+	rec[1].short_times = 1;
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(c.end.nstart, 8);
+	for (unsigned int k = 0; k < 8; k++) {
+		assert_int_equal(c.end.start[k].path, k / 2);
+		assert_int_equal(c.end.start[k].repeat, k % 2);
+	}
+	/* Server: three opens together, the short one alone, then each path in its turn. */
+	assert_int_equal(rec[1].opens, 8);
+	assert_int_equal(rec[0].opens, 4);
+	struct rows *sides[2] = { &ck, &sk };
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(sides[k]->n, 4);
+		assert_false(rows_overlap(sides[k], 64));
+		for (unsigned int i = 0; i < 4; i++) {
+			const struct gdr_result *r = &sides[k]->r[i];
+
+			assert_string_equal(r->status, "ok");
+			assert_int_equal(r->order, i);
+			assert_non_null(strstr(r->note, "path-major: the server could not hold "
+							 "every path's buffers at once"));
+		}
+	}
+	side_free(&c);
+	side_free(&sv);
+}
+
+/*
+ * A path short of memory even alone is skipped, not a reason to give up the
+ * turns: the others are opened again and still take turns; its rows say why.
+ */
+static void test_short_alone_skipped(void **state)
+{
+	struct side c, sv;
+	struct rows ck, sk;
+
+	(void)state;
+	rows_init(&c, &sv, &ck, &sk, one_size_args);
+	rec[1].short_kind = GDR_MEM_PEERMEM + 1;
+	rec[1].short_times = 100;
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_true(sv.s->held);
+	assert_true(c.s->rotate && sv.s->rotate);
+	/* host, dmabuf, peermem (short), peermem alone (short), then all four again. */
+	assert_int_equal(rec[1].opens, 8);
+	/* Three paths measured in turns, peermem's turns passed: 2 rounds of 3 STARTs. */
+	assert_int_equal(c.end.nstart, 6);
+	const unsigned int turns[6] = { 0, 1, 3, 1, 3, 0 };
+	for (unsigned int k = 0; k < 6; k++)
+		assert_int_equal(c.end.start[k].path, turns[k]);
+	assert_int_equal(ck.points, 8);
+	assert_true(rows_overlap(&ck, 64));
+	unsigned int skipped = 0;
+	for (unsigned int i = 0; i < ck.n; i++)
+		if (!strcmp(ck.r[i].status, "skipped")) {
+			skipped++;
+			assert_string_equal(ck.r[i].path, "peermem");
+			assert_non_null(strstr(ck.r[i].note, "server: fake: out of memory"));
+			assert_true(ck.r[i].t_start_s < 0 && ck.r[i].order < 0);
+		}
+	assert_int_equal(skipped, 1);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* Latency takes turns too: the rows of one size overlap in time. */
+static void test_latency_rotation(void **state)
+{
+	static char *cli[] = { "x", "--sizes", "64:64", "--repeat", "3", "-n",
+			       "4", "--timeout", "2", "peer",	      NULL };
+	struct side c, sv;
+	struct rows ck, sk;
+
+	(void)state;
+	rows_init(&c, &sv, &ck, &sk, cli);
+	c.o.latency = sv.o.latency = 1;
+	c.o.nmem = 2;
+	c.o.mem[0] = GDR_MEM_HOST;
+	c.o.mem[1] = GDR_MEM_BOUNCE;
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(c.end.nstart, 6);
+	const unsigned int turns[6] = { 0, 1, 1, 0, 0, 1 };
+	for (unsigned int k = 0; k < 6; k++)
+		assert_int_equal(c.end.start[k].path, turns[k]);
+	assert_int_equal(ck.n, 2);
+	assert_true(rows_overlap(&ck, 64));
+	assert_true(rows_overlap(&sk, 64));
+	/* Each path keeps its own samples: host's three repeats, not bounce's. */
+	assert_int_equal(rec[0].lat_with_samples, 6);
+	assert_non_null(c.s->paths[0].lat);
+	assert_non_null(c.s->paths[1].lat);
 	side_free(&c);
 	side_free(&sv);
 }
@@ -777,6 +1065,11 @@ int main(void)
 		cmocka_unit_test_setup(test_silent_peer, setup),
 		cmocka_unit_test_setup(test_malformed, setup),
 		cmocka_unit_test_setup(test_server_checks_start, setup),
+		cmocka_unit_test(test_slot_order),
+		cmocka_unit_test_setup(test_rotation, setup),
+		cmocka_unit_test_setup(test_path_major_fallback, setup),
+		cmocka_unit_test_setup(test_short_alone_skipped, setup),
+		cmocka_unit_test_setup(test_latency_rotation, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
