@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounce.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -128,7 +129,7 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 	o->nmem = 1;
 	o->repeat = 1;
 	o->warmup = 16;
-	o->bounce_chunk = 256 * 1024;
+	o->bounce_chunk = GDR_BOUNCE_CHUNK_CAP;
 	o->bounce_slots = 8;
 	o->timeout = 30;
 	o->outlier = 0.9;

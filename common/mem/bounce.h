@@ -161,6 +161,32 @@ uint64_t gdr_bounce_sm_delivered(const struct gdr_bounce_sm *sm);
 /* Nothing of this side is in flight and nothing more will come: the run is over. */
 int gdr_bounce_sm_finished(const struct gdr_bounce_sm *sm);
 
+/* ---- geometry (bounce_plan.c) ----------------------------------------------------------- */
+
+/*
+ * Default --bounce-chunk, the largest staging chunk: the smallest chunk of
+ * the H200 table (docs/bounce.md) at which every copy (CE and SM, D2H and
+ * H2D) runs at >= 90 % of its 64 MiB rate.
+ */
+#define GDR_BOUNCE_CHUNK_CAP (4ull << 20)
+/* Split chunks are rounded up to this (within the cap). */
+#define GDR_BOUNCE_CHUNK_ALIGN 4096ull
+/* Staging ring (slots x cap) per side, at most. */
+#define GDR_BOUNCE_RING_MAX (1ull << 30)
+
+/*
+ * The staging chunk a message of size bytes moves in, given the cap
+ * (--bounce-chunk): the message itself up to the cap, else the fewest equal
+ * chunks of at most cap (4 KiB rounded). Both sides compute it alike.
+ */
+uint64_t gdr_bounce_chunk(uint64_t size, uint64_t cap);
+struct gdr_result;
+struct gdr_mem_env;
+/* A bounce row's own columns (bounce_chunk) for a message of size bytes. */
+void gdr_bounce_fill_row(struct gdr_result *r, const struct gdr_mem_env *env, uint64_t size);
+/* 0, or -EINVAL with why when slots x cap is above GDR_BOUNCE_RING_MAX (or zero). */
+int gdr_bounce_ring_check(uint64_t cap, unsigned int slots, char *why, size_t wlen);
+
 /* ---- buffers and the engine ------------------------------------------------------------- */
 
 /* What the engine needs from a bounce buffer (mem_bounce.c fills it). */
@@ -169,7 +195,7 @@ struct gdr_bounce_res {
 	uint64_t dptr; /* GPU buffer */
 	size_t len;
 	uint8_t *ring; /* pinned staging ring: slots * chunk */
-	size_t chunk;
+	size_t chunk;  /* the ring's slot size: the largest chunk (the cap) */
 	unsigned int slots;
 	uint32_t lkey, rkey;
 	gdr_cuda_stream_t stream;
@@ -184,6 +210,7 @@ struct gdr_bounce_cfg {
 	int producer; /* this side holds the GPU source */
 	int timed;    /* this side reports the measurement */
 	uint64_t size;
+	uint64_t chunk;		/* staging chunk of this size (gdr_bounce_chunk), <= res chunk */
 	uint64_t iters, warmup; /* messages */
 	double duration;	/* > 0: seconds of the timed part instead of iters (-D) */
 	uint64_t gpu_off;	/* source (producer) or destination in the GPU buffer */

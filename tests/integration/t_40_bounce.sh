@@ -14,12 +14,15 @@ if [ ! -f "$FAKE" ]; then
 fi
 export GDRPERF_LIBCUDA=$FAKE
 
-# rows CSV: "path,size,status,qps,note" per row, read with a real CSV parser (notes have commas).
+# rows CSV: "path,size,status,qps,note" per row, read with a real CSV parser (notes have
+# commas); bounce rows add ",chunk=N" (the bounce_chunk column), other rows must leave it empty.
 rows() {
 	python3 - "$1" <<'PY'
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1], newline="")):
-    print("%s,%s,%s,%s,%s" % (r["path"], r["size_bytes"], r["status"], r["qps"], r["note"]))
+    extra = ",chunk=" + r["bounce_chunk"] if r["path"] == "bounce" else r["bounce_chunk"]
+    print("%s,%s,%s,%s,%s%s" % (r["path"], r["size_bytes"], r["status"], r["qps"], r["note"],
+                                extra))
 PY
 }
 # same_rows WANT CSV...: each CSV has exactly the rows in the file WANT.
@@ -34,14 +37,16 @@ same_rows() {
 	done
 }
 
-# VERB SIZE CHUNK SLOTS: one validated bounce size; both sides report it.
+# VERB SIZE CHUNK SLOTS USED RING: one validated bounce size; both sides report it with
+# the chunk USED (bytes) and the RING per side (the note's words).
 validated() {
-	local verb=$1 size=$2 chunk=$3 slots=$4
+	local verb=$1 size=$2 chunk=$3 slots=$4 used=$5 ring=$6
 	server gdr_"$verb"_bw --timeout 30 --csv "$TMP/s.csv"
 	client gdr_"$verb"_bw --timeout 30 --mem bounce --validate -s "$size" -n 20 --warmup 3 \
 		--bounce-chunk "$chunk" --bounce-slots "$slots" --csv "$TMP/c.csv"
 	wait_server
-	echo "bounce,$size,ok,1,validated; staging $slots x ${chunk%K} KiB" >"$TMP/want"
+	echo "bounce,$size,ok,1,validated; staging $slots x ${chunk%K} KiB ($ring per side),chunk=$used" \
+		>"$TMP/want"
 	check "$verb bounce --validate -s $size, $slots x $chunk staging: both sides ok" \
 		[ "$CRC" = 0 -a "$SRC" = 0 ]
 	check "$verb -s $size, $slots x $chunk: one validated row on each side" \
@@ -50,10 +55,12 @@ validated() {
 }
 
 # Four pairs, not six, to stay well inside the suite's 600 s under TCG.
-validated write 12288 4K 1 # 3 whole chunks through one slot: lock-step
-validated write 10000 4K 3 # a partial last chunk; messages straddle the ring
-validated read 10000 4K 1  # partial last chunk, lock-step READs
-validated read 65536 4K 4  # 16 chunks per message, the ring turns 4 times
+validated write 12288 4K 1 4096 "4 KiB"    # 3 whole chunks through one slot: lock-step
+validated write 10000 4K 3 4096 "12 KiB"   # a partial last chunk; messages straddle the ring
+validated read 10000 4K 1 4096 "4 KiB"     # partial last chunk, lock-step READs
+validated read 65536 4K 4 4096 "16 KiB"    # 16 chunks per message, the ring turns 4 times
+validated write 40000 16K 2 16384 "32 KiB" # 3 chunks (16K, 16K, partial), 2 slots
+validated read 20000 16K 2 12288 "32 KiB"  # split in two equal chunks of 12K (the second partial)
 
 # host and bounce in one run: the rows the A/B scripts read.
 server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
@@ -62,9 +69,10 @@ client gdr_write_bw --timeout 30 --mem host,bounce --sizes 64K:256K -n 10 --warm
 wait_server
 check "write --mem host,bounce --sizes 64K:256K: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 printf '%s\n' host,65536,ok,1,validated host,131072,ok,1,validated host,262144,ok,1,validated \
-	"bounce,65536,ok,1,validated; staging 8 x 256 KiB" \
-	"bounce,131072,ok,1,validated; staging 8 x 256 KiB" \
-	"bounce,262144,ok,1,validated; staging 8 x 256 KiB" >"$TMP/want"
+	"bounce,65536,ok,1,validated; staging 8 x 4 MiB (32 MiB per side),chunk=65536" \
+	"bounce,131072,ok,1,validated; staging 8 x 4 MiB (32 MiB per side),chunk=131072" \
+	"bounce,262144,ok,1,validated; staging 8 x 4 MiB (32 MiB per side),chunk=262144" \
+	>"$TMP/want"
 check "host,bounce: one row per path and size, on both sides" \
 	same_rows "$TMP/want" "$TMP/c.csv" "$TMP/s.csv"
 check "host,bounce: whole CSV rows, bandwidth > 0, path_remote, GPU named on bounce rows" \
@@ -82,7 +90,8 @@ server gdr_read_bw --timeout 30
 client gdr_read_bw --timeout 30 --mem bounce -q 2 -s 65536 -n 10 --warmup 2 --validate \
 	--csv "$TMP/c.csv"
 wait_server
-echo "bounce,65536,ok,1,validated; staging 8 x 256 KiB; QP 0 only" >"$TMP/want"
+echo "bounce,65536,ok,1,validated; staging 8 x 4 MiB (32 MiB per side); QP 0 only,chunk=65536" \
+	>"$TMP/want"
 check "read -q 2 --mem bounce: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 check "read -q 2 --mem bounce: qps 1, 'QP 0 only' in the note" same_rows "$TMP/want" "$TMP/c.csv"
 rm -f "$TMP/c.csv"
@@ -96,8 +105,8 @@ for verb in write read; do
 	client gdr_${verb}_bw --timeout 30 --mem host,bounce -s 65536 -D 1 --warmup 2 --validate \
 		--bounce-chunk 16K --bounce-slots 3 --csv "$TMP/c.csv"
 	wait_server
-	printf '%s\n' host,65536,ok,1,validated "bounce,65536,ok,1,validated; staging 3 x 16 KiB" \
-		>"$TMP/want"
+	printf '%s\n' host,65536,ok,1,validated \
+		"bounce,65536,ok,1,validated; staging 3 x 16 KiB (48 KiB per side),chunk=16384" >"$TMP/want"
 	check "$verb -D 1 --mem host,bounce --validate: both exit 0, validated rows on both sides" both_ok
 	check "$verb -D 1: the bounce row counts the messages the second moved (iters > 0, bandwidth > 0)" \
 		python3 - "$TMP/c.csv" <<'PY'
@@ -114,7 +123,7 @@ client gdr_write_bw --timeout 30 --mem bounce -s 65536 -n 10 -b --csv "$TMP/c.cs
 wait_server
 rows "$TMP/c.csv" >"$TMP/r" 2>&1
 LOGS="$TMP/r $LOGS" check "-b: bounce skipped with the reason" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
-	grep -qx 'bounce,65536,skipped,1,bounce: -b/--bidirectional is not supported on this path' '$TMP/r'"
+	grep -qx 'bounce,65536,skipped,1,bounce: -b/--bidirectional is not supported on this path,chunk=65536' '$TMP/r'"
 rm -f "$TMP/c.csv"
 
 # A server without a GPU: its reason reaches the client's row.

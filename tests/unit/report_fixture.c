@@ -43,6 +43,8 @@ const char *const contract[] = {
 	"lat_min_us",	"lat_p50_us",	  "lat_p90_us",
 	"lat_p99_us",	"lat_p999_us",	  "lat_max_us",
 	"lat_avg_us",
+	/* appended: bounce (docs/bounce.md) */
+	"bounce_chunk",
 };
 /* clang-format on */
 
