@@ -48,6 +48,8 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 			o->sweep ? "not with -n or -D" : "give --sweep=pairs or ring");
 		return -EINVAL;
 	}
+	if (!o->bounce_chunk)
+		o->bounce_chunk = gdr_bounce_default_cap(o->bounce_copy);
 	if (gdr_bounce_ring_check(o->bounce_chunk, o->bounce_slots, why, sizeof(why))) {
 		gdr_err("--bounce-chunk/--bounce-slots: %s", why);
 		return -EINVAL;

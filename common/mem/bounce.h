@@ -163,6 +163,25 @@ int gdr_bounce_sm_finished(const struct gdr_bounce_sm *sm);
 
 /* ---- geometry (bounce_plan.c) ----------------------------------------------------------- */
 
+/* --bounce-copy: who moves GPU <-> staging. */
+enum gdr_bounce_copy {
+	GDR_BOUNCE_COPY_CE, /* the copy engines: cuMemcpy{DtoH,HtoD}Async */
+	GDR_BOUNCE_COPY_SM, /* a kernel through mapped pinned host memory, as NCCL */
+};
+/* "ce" or "sm"; parse: 0, or -EINVAL on anything else. */
+const char *gdr_bounce_copy_name(int copy);
+int gdr_bounce_copy_parse(const char *s, int *copy);
+/*
+ * Default --bounce-blocks: NCCL's channels for one remote peer through one
+ * NIC (NCCL_NCHANNELS_PER_NET_PEER, 2), one block each. Bounded by MAX.
+ */
+#define GDR_BOUNCE_BLOCKS     2u
+#define GDR_BOUNCE_BLOCKS_MAX 1024u
+/* The SM mode's default chunk: NCCL's step, NCCL_BUFFSIZE / NCCL_STEPS = 4 MiB / 8. */
+#define GDR_BOUNCE_CHUNK_SM (512ull << 10)
+/* The default cap of a copy mode: GDR_BOUNCE_CHUNK_CAP (ce) or GDR_BOUNCE_CHUNK_SM. */
+uint64_t gdr_bounce_default_cap(int copy);
+
 /*
  * Default --bounce-chunk, the largest staging chunk: the smallest chunk of
  * the H200 table (docs/bounce.md) at which every copy (CE and SM, D2H and
@@ -182,7 +201,7 @@ int gdr_bounce_sm_finished(const struct gdr_bounce_sm *sm);
 uint64_t gdr_bounce_chunk(uint64_t size, uint64_t cap);
 struct gdr_result;
 struct gdr_mem_env;
-/* A bounce row's own columns (bounce_chunk) for a message of size bytes. */
+/* A bounce row's own columns (bounce_chunk, _copy, _blocks) for a message of size bytes. */
 void gdr_bounce_fill_row(struct gdr_result *r, const struct gdr_mem_env *env, uint64_t size);
 /* 0, or -EINVAL with why when slots x cap is above GDR_BOUNCE_RING_MAX (or zero). */
 int gdr_bounce_ring_check(uint64_t cap, unsigned int slots, char *why, size_t wlen);
@@ -200,6 +219,10 @@ struct gdr_bounce_res {
 	uint32_t lkey, rkey;
 	gdr_cuda_stream_t stream;
 	gdr_cuda_event_t *events; /* one per slot */
+	/* SM copy (--bounce-copy=sm): the kernel, NULL for CE; the ring's device address. */
+	const struct gdr_cuda_kernel *kernel;
+	uint64_t ring_dptr;
+	unsigned int blocks;
 };
 
 /* 0, or -EINVAL when m is not an open bounce buffer. */

@@ -55,4 +55,29 @@ void gdr_bounce_fill_row(struct gdr_result *r, const struct gdr_mem_env *env, ui
 {
 	snprintf(r->bounce_chunk, sizeof(r->bounce_chunk), "%" PRIu64,
 		 gdr_bounce_chunk(size, env->bounce_chunk));
+	snprintf(r->bounce_copy, sizeof(r->bounce_copy), "%s",
+		 gdr_bounce_copy_name(env->bounce_copy));
+	if (env->bounce_copy == GDR_BOUNCE_COPY_SM)
+		snprintf(r->bounce_blocks, sizeof(r->bounce_blocks), "%u", env->bounce_blocks);
+}
+
+const char *gdr_bounce_copy_name(int copy)
+{
+	return copy == GDR_BOUNCE_COPY_SM ? "sm" : "ce";
+}
+
+int gdr_bounce_copy_parse(const char *s, int *copy)
+{
+	if (!strcmp(s, "ce"))
+		*copy = GDR_BOUNCE_COPY_CE;
+	else if (!strcmp(s, "sm"))
+		*copy = GDR_BOUNCE_COPY_SM;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+uint64_t gdr_bounce_default_cap(int copy)
+{
+	return copy == GDR_BOUNCE_COPY_SM ? GDR_BOUNCE_CHUNK_SM : GDR_BOUNCE_CHUNK_CAP;
 }

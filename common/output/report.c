@@ -68,6 +68,8 @@ static const struct col cols[] = {
 	C(lat_p999_us, COL_LAT),   C(lat_max_us, COL_LAT),
 	C(lat_avg_us, COL_LAT),
 	C(bounce_chunk, COL_NUMSTR),
+	C(bounce_copy, COL_STR),
+	C(bounce_blocks, COL_NUMSTR),
 };
 #undef C
 /* clang-format on */
@@ -82,7 +84,7 @@ static const char csv_header[] =
     "reg_us,dereg_us,reg_call,gpu_alloc,dmabuf_mapping,relaxed_ordering,gpu_uuid,cuda_driver,"
     "kernel,libibverbs,nic_fw,ceiling_gbps,pct_of_ceiling,"
     "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us,"
-    "bounce_chunk";
+    "bounce_chunk,bounce_copy,bounce_blocks";
 
 const char *gdr_csv_header(void)
 {

@@ -59,12 +59,14 @@ struct gdr_result {
 	double pct_of_ceiling;
 	/* Latency tools (issue 14), microseconds; empty unless > 0 on an ok row. */
 	double lat_min_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_max_us, lat_avg_us;
-	/* Bounce rows (docs/bounce.md): the staging chunk the size moved in, bytes; "" otherwise. */
+	/* Bounce rows (docs/bounce.md): the staging chunk this size moved in, bytes; "" else. */
 	char bounce_chunk[24];
+	char bounce_copy[4];   /* ce | sm: who copied GPU <-> staging on this side */
+	char bounce_blocks[8]; /* sm: the copy kernel's blocks */
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 55
+#define GDR_CSV_COLUMNS 57
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */

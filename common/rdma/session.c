@@ -139,6 +139,8 @@ void gdr_sess_prepare(struct sess *s)
 	fflush(stdout);
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
+	s->env.bounce_copy = s->o->bounce_copy; /* each side's own, not the plan's */
+	s->env.bounce_blocks = s->o->bounce_blocks;
 	s->penv = (struct gdr_path_env){
 		.plan = &s->plan,
 		.client = s->client,

@@ -134,6 +134,28 @@ static CUresult copy_async(void *dst, const void *src, size_t len, const void *h
 	return enqueue(s, op);
 }
 
+CUresult fake_stream_run(CUstream hs, void *dst, const void *src, size_t len)
+{
+	struct fake_stream *s;
+	struct fake_op *op;
+	CUresult rc = stream_check(hs, &s);
+
+	if (rc != CUDA_SUCCESS || len == 0)
+		return rc;
+	if (!s) {
+		do_copy(dst, src, len);
+		return CUDA_SUCCESS;
+	}
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	op->kind = OP_COPY;
+	op->dst = dst;
+	op->src = src;
+	op->len = len;
+	return enqueue(s, op);
+}
+
 CUresult fake_MemcpyHtoD(CUdeviceptr dst, const void *src, size_t len)
 {
 	CUresult rc = enter("cuMemcpyHtoD", true);

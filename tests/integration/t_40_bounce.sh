@@ -3,8 +3,8 @@
 # gdr_write_bw / gdr_read_bw with --validate at sizes across chunk boundaries
 # (a multiple of the chunk, a partial last chunk), 1- and multi-slot staging
 # rings, --mem host,bounce rows read back from the CSV, -q 2 (QP 0 only), and
-# -D (duration mode), and the skip reasons for what bounce does not do (-b,
-# a side without a GPU).
+# -D (duration mode), --bounce-copy sm (the copy kernel on the fake), and the skip
+# reasons for what bounce does not do (-b, a side without a GPU).
 . "$(dirname "$0")/lib.sh"
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 if [ ! -f "$FAKE" ]; then
@@ -116,6 +116,48 @@ sys.exit(0 if len(rows) == 1 and int(rows[0]["iters"]) > 0 and float(rows[0]["bw
 PY
 	rm -f "$TMP/s.csv" "$TMP/c.csv"
 done
+
+# --bounce-copy sm (docs/bounce.md): the copy kernel through mapped staging; the fake
+# driver loads the shipped PTX and runs each launch on the CPU in stream order. Both
+# sides SM, both GPU allocators, 3 chunks a message through 3 slots; every byte checked.
+sm_rows() { # CSV ROWS: ROWS validated sm rows, 4 blocks, 16K chunks, both allocators
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["path"] == "bounce"]
+ok = [r for r in rows if r["status"] == "ok" and r["note"].startswith("validated;")
+      and r["bounce_copy"] == "sm" and r["bounce_blocks"] == "4" and r["bounce_chunk"] == "16384"]
+allocs = sorted(r["gpu_alloc"] for r in ok)
+sys.exit(0 if len(rows) == int(sys.argv[2]) == len(ok) and allocs == ["cuMemAlloc", "cuMemCreate"] else 1)
+PY
+}
+sm_rows_both() { sm_rows "$TMP/c.csv" 2 && sm_rows "$TMP/s.csv" 2; }
+for verb in write read; do
+	server gdr_${verb}_bw --timeout 30 --bounce-copy sm --bounce-blocks 4 --csv "$TMP/s.csv"
+	client gdr_${verb}_bw --timeout 30 --mem bounce --gpu-alloc all --validate -s 40000 -n 20 \
+		--warmup 3 --bounce-copy sm --bounce-blocks 4 --bounce-chunk 16K --bounce-slots 3 \
+		--csv "$TMP/c.csv"
+	wait_server
+	check "$verb --bounce-copy sm --gpu-alloc all --validate: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
+	check "$verb sm: validated rows, sm x 4 blocks, 16K chunks, both allocators, both sides" \
+		sm_rows_both
+	rm -f "$TMP/s.csv" "$TMP/c.csv"
+done
+# The SM mode's default chunk is NCCL's step (512K); the copy mode is each side's own.
+server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
+client gdr_write_bw --timeout 30 --mem bounce --validate -s 1M -n 8 --warmup 2 --bounce-copy sm \
+	--csv "$TMP/c.csv"
+wait_server
+check "write sm -s 1M: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
+check "write sm -s 1M: client sm x 2 blocks, server ce, both in 512K chunks of an 8 x 512K ring" \
+	python3 - "$TMP/c.csv" "$TMP/s.csv" <<'PY'
+import csv, sys
+c, s = (list(csv.DictReader(open(f, newline=""))) for f in sys.argv[1:3])
+want = lambda r, copy, blocks: (r["status"] == "ok" and r["bounce_chunk"] == "524288"
+    and r["bounce_copy"] == copy and r["bounce_blocks"] == blocks
+    and "staging 8 x 512 KiB (4 MiB per side)" in r["note"])
+sys.exit(0 if len(c) == len(s) == 1 and want(c[0], "sm", "2") and want(s[0], "ce", "") else 1)
+PY
+rm -f "$TMP/s.csv" "$TMP/c.csv"
 
 # What bounce does not do is a skip with its reason, never a crash or a fallback.
 server gdr_write_bw --timeout 30

@@ -44,7 +44,7 @@ const char *const contract[] = {
 	"lat_p99_us",	"lat_p999_us",	  "lat_max_us",
 	"lat_avg_us",
 	/* appended: bounce (docs/bounce.md) */
-	"bounce_chunk",
+	"bounce_chunk", "bounce_copy",	  "bounce_blocks",
 };
 /* clang-format on */
 

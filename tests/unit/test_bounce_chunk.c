@@ -88,8 +88,10 @@ static void test_default_cap_from_table(void **state)
 		uint64_t chunk;
 		double rate[4]; /* CE D2H, CE H2D, SM D2H, SM H2D, GB/s */
 	} t[] = {
-		{ 256 * KiB, { 39.7, 33.6, 35.0, 28.9 } }, { 512 * KiB, { 46.2, 40.0, 42.4, 36.6 } },
-		{ 1 * MiB, { 50.4, 46.9, 46.7, 42.7 } },   { 4 * MiB, { 53.6, 51.7, 50.9, 48.7 } },
+		{ 256 * KiB, { 39.7, 33.6, 35.0, 28.9 } },
+		{ 512 * KiB, { 46.2, 40.0, 42.4, 36.6 } },
+		{ 1 * MiB, { 50.4, 46.9, 46.7, 42.7 } },
+		{ 4 * MiB, { 53.6, 51.7, 50.9, 48.7 } },
 		{ 64 * MiB, { 54.1, 53.4, 52.3, 51.0 } },
 	};
 	const size_t n = sizeof(t) / sizeof(t[0]);
@@ -146,8 +148,10 @@ static void test_row_column(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_chunk_per_size),	 cmocka_unit_test(test_chunk_invariants),
-		cmocka_unit_test(test_default_cap_from_table), cmocka_unit_test(test_ring_bound),
+		cmocka_unit_test(test_chunk_per_size),
+		cmocka_unit_test(test_chunk_invariants),
+		cmocka_unit_test(test_default_cap_from_table),
+		cmocka_unit_test(test_ring_bound),
 		cmocka_unit_test(test_row_column),
 	};
 
