@@ -1,6 +1,7 @@
 /* gdr_doctor: which GPUDirect RDMA path this node can use, or which one NCCL used. */
 #include "config.h"
 
+#include "copy_measure.h"
 #include "doctor.h"
 #include "doctor_vs_nccl.h"
 #include "input.h"
@@ -27,6 +28,7 @@ struct doctor_opts {
 	int quiet;
 	const char *topology_xml;
 	uint64_t buffer_bytes; /* 0 = the default */
+	int measure;	       /* --measure: copy rates per GPU (copy_measure.h) */
 };
 
 static void usage(FILE *out)
@@ -65,6 +67,9 @@ static void usage(FILE *out)
 	    "  -b, --buffer-size SIZE  GPU memory one run registers per GPU, for the BAR1\n"
 	    "                        check (default 8M, the largest size of gdr_write_bw -a;\n"
 	    "                        K/M/G suffixes)\n"
+	    "  -m, --measure         measure pinned host<->GPU copy rates per GPU instead\n"
+	    "                        (CE and SM, bounce chunks and 64 MiB, a few seconds a\n"
+	    "                        GPU; exit 1 when no GPU was measured; docs/bounce.md)\n"
 	    "  -q, --quiet           print only the verdict (or the log's conclusion)\n"
 	    "  -h, --help            this text\n"
 	    "\n"
@@ -156,13 +161,14 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		{ .name = "quiet", .has_arg = 0, .val = 'q' },
 		{ .name = "topology-xml", .has_arg = 1, .val = 't' },
 		{ .name = "buffer-size", .has_arg = 1, .val = 'b' },
+		{ .name = "measure", .has_arg = 0, .val = 'm' },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
 		{}
 	};
 	int c, e;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":r:e:j:l:t:b:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:e:j:l:t:b:qmh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->root = optarg;
@@ -192,6 +198,9 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 				gdr_err("--buffer-size %s: not a size (e.g. 8M, 1G)", optarg);
 				return -EINVAL;
 			}
+			break;
+		case 'm':
+			o->measure = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -427,6 +436,8 @@ int main(int argc, char **argv)
 	gdr_set_progname(argv[0]);
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
+	if (o.measure)
+		return gdr_copy_measure_node(stdout) ? EXIT_NOT_MET : EXIT_MET;
 	if (o.nccl_log && (o.root || o.topology_xml)) {
 		const char *name = strcmp(o.nccl_log, "-") ? o.nccl_log : "(stdin)";
 		struct gdr_nccl_log *log = read_log(&o, name);
