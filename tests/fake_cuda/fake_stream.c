@@ -107,7 +107,6 @@ static CUresult enqueue(struct fake_stream *s, struct fake_op *op)
 static CUresult copy_async(void *dst, const void *src, size_t len, const void *host, CUstream hs)
 {
 	struct fake_stream *s;
-	struct fake_op *op;
 	CUresult rc = stream_check(hs, &s);
 
 	if (rc != CUDA_SUCCESS)
@@ -124,14 +123,7 @@ static CUresult copy_async(void *dst, const void *src, size_t len, const void *h
 		do_copy(dst, src, len);
 		return CUDA_SUCCESS;
 	}
-	op = calloc(1, sizeof(*op));
-	if (!op)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	op->kind = OP_COPY;
-	op->dst = dst;
-	op->src = src;
-	op->len = len;
-	return enqueue(s, op);
+	return fake_stream_run(hs, dst, src, len);
 }
 
 CUresult fake_stream_run(CUstream hs, void *dst, const void *src, size_t len)

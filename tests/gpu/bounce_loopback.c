@@ -50,39 +50,39 @@ static int stage(struct lb *l, int side, uint64_t off, size_t soff, size_t len)
 		    : gdr_cuda_dtoh_async(l->cu, l->ring[0] + soff, gpu, len, l->s[0]);
 }
 
+/* Chunk c on one side (1: after the memcpy in place of RDMA, when asked), then its event. */
+static int step(struct lb *l, int side, uint64_t c, uint64_t size, uint64_t chunk, int memcpy_step)
+{
+	uint64_t cpm = (size + chunk - 1) / chunk, off = c % cpm * chunk;
+	size_t len = off + chunk > size ? size - off : chunk;
+	unsigned int slot = (unsigned int)(c % l->slots);
+	size_t soff = (size_t)slot * chunk;
+	int e;
+
+	if (memcpy_step)
+		memcpy(l->ring[1] + soff, l->ring[0] + soff, len);
+	e = stage(l, side, off, soff, len);
+	return e ? e : gdr_cuda_event_record(l->cu, l->ev[side][slot], l->s[side]);
+}
+
 /* n chunks of chunk bytes (messages of size, cpm chunks each) through the pipeline. */
 static int pipeline(struct lb *l, uint64_t size, uint64_t chunk, uint64_t n, int memcpy_step)
 {
-	uint64_t cpm = (size + chunk - 1) / chunk, d2h = 0, moved = 0, h2d_done = 0;
+	uint64_t d2h = 0, moved = 0, h2d_done = 0;
 	int e;
 
 	while (h2d_done < n) {
 		/* Producer: a slot (of A and of B) is free once its last H2D is done. */
 		while (d2h < n && d2h - h2d_done < l->slots) {
-			uint64_t off = d2h % cpm * chunk;
-			size_t len = off + chunk > size ? size - off : chunk;
-			unsigned int slot = (unsigned int)(d2h % l->slots);
-
-			e = stage(l, 0, off, (size_t)slot * chunk, len);
-			if (!e)
-				e = gdr_cuda_event_record(l->cu, l->ev[0][slot], l->s[0]);
+			e = step(l, 0, d2h, size, chunk, 0);
 			if (e)
 				return e;
 			d2h++;
 		}
-		/* The "network": the oldest staged chunk, once its copy is done and B's slot free.
+		/* The "network": the oldest staged chunk once its copy is done (B's slot is free).
 		 */
 		if (moved < d2h && gdr_cuda_event_query(l->cu, l->ev[0][moved % l->slots]) == 1) {
-			uint64_t off = moved % cpm * chunk;
-			size_t len = off + chunk > size ? size - off : chunk;
-			unsigned int slot = (unsigned int)(moved % l->slots);
-
-			if (memcpy_step)
-				memcpy(l->ring[1] + (size_t)slot * chunk,
-				       l->ring[0] + (size_t)slot * chunk, len);
-			e = stage(l, 1, off, (size_t)slot * chunk, len);
-			if (!e)
-				e = gdr_cuda_event_record(l->cu, l->ev[1][slot], l->s[1]);
+			e = step(l, 1, moved, size, chunk, memcpy_step);
 			if (e)
 				return e;
 			moved++;

@@ -4,8 +4,8 @@
  * (cuLaunchKernel) both ways between GPU memory and mapped pinned host
  * memory, in stream order with events; the fake refuses what a real driver
  * refuses (a bad image, an unknown entry, a bad geometry, parameters given
- * neither or both ways, unreachable memory); the backend builds the SM ring
- * and names each failing step.
+ * neither or both ways, unreachable memory). The SM backend's own steps:
+ * test_mem_bounce.c.
  */
 #include "config.h"
 
@@ -240,51 +240,6 @@ static void test_fake_refuses(void **state)
 	free(heap);
 }
 
-/* alloc_reg with --bounce-copy=sm: up to the registration, or the failing step in words. */
-static void alloc_expect(struct fake_gpu *f, int r, const char *why_part)
-{
-	struct gdr_mem m;
-	char why[256] = "";
-
-	memset(&m, 0, sizeof(m));
-	m.ops = &gdr_mem_bounce_ops;
-	m.env = &f->env;
-	assert_int_equal(gdr_mem_bounce_ops.alloc_reg(&m, 1 << 20, 0, why, sizeof(why)), r);
-	if (!strstr(why, why_part))
-		fail_msg("expected \"%s\" in \"%s\"", why_part, why);
-	gdr_mem_bounce_ops.free(&m);
-	assert_null(m.priv);
-}
-
-static void test_backend_sm(void **state)
-{
-	struct fake_gpu f;
-
-	(void)state;
-	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
-	up(&f);
-	/* Everything built (a leak would run the GPU out of memory on the next round). */
-	for (int i = 0; i < 3; i++)
-		alloc_expect(&f, -EINVAL, "no protection domain");
-	fake_gpu_down(&f);
-	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuModuleLoadData=CUDA_ERROR_INVALID_PTX", 1);
-	up(&f);
-	alloc_expect(&f, -EIO,
-		     "GPU 0 (0000:3b:00.0, NVIDIA H200): bounce copy kernel: cuModuleLoadData("
-		     "gdr_bounce_copy PTX");
-	alloc_expect(&f, -EIO, "CUDA_ERROR_INVALID_PTX");
-	fake_gpu_down(&f);
-	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuMemHostGetDevicePointer=CUDA_ERROR_NOT_SUPPORTED", 1);
-	up(&f);
-	alloc_expect(&f, -EOPNOTSUPP, "bounce staging ring (mapped): cuMemHostGetDevicePointer");
-	fake_gpu_down(&f);
-	/* CE needs neither. */
-	up(&f);
-	f.env.bounce_copy = GDR_BOUNCE_COPY_CE;
-	alloc_expect(&f, -EINVAL, "no protection domain");
-	fake_gpu_down(&f);
-}
-
 #endif
 
 int main(void)
@@ -294,7 +249,6 @@ int main(void)
 #ifdef HAVE_CUDA
 		cmocka_unit_test_setup(test_kernel_copies, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_fake_refuses, fake_gpu_reset_env),
-		cmocka_unit_test_setup(test_backend_sm, fake_gpu_reset_env),
 #endif
 	};
 
