@@ -14,9 +14,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bounce.h"
+#include "lat_opts.h"
 #include "mem.h"
+#include "options.h"
 #include "report.h"
 
 #define KiB 1024ull
@@ -145,6 +148,42 @@ static void test_row_column(void **state)
 	assert_string_equal(r.bounce_chunk, "3145728");
 }
 
+/* The options: the cap follows the copy mode unless given; sm is refused by latency tools. */
+static int parse(struct gdr_opts *o, const char *a, const char *b)
+{
+	char *argv[] = { "gdr_write_bw", (char *)a, (char *)b, NULL };
+
+	optind = 1;
+	return gdr_opts_parse(o, GDR_VERB_WRITE, b ? 3 : a ? 2 : 1, argv);
+}
+
+static void test_options(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, NULL, NULL), 0);
+	assert_int_equal(o.bounce_chunk, GDR_BOUNCE_CHUNK_CAP);
+	assert_int_equal(o.bounce_copy, GDR_BOUNCE_COPY_CE);
+	assert_int_equal(o.bounce_blocks, GDR_BOUNCE_BLOCKS);
+	assert_int_equal(gdr_lat_opts_check(&o), 0);
+	assert_int_equal(parse(&o, "--bounce-copy=sm", NULL), 0);
+	assert_int_equal(o.bounce_chunk, GDR_BOUNCE_CHUNK_SM);
+	assert_int_equal(o.bounce_copy, GDR_BOUNCE_COPY_SM);
+	assert_int_equal(gdr_lat_opts_check(&o), -EINVAL);
+	assert_int_equal(parse(&o, "--bounce-copy=sm", "--bounce-chunk=1M"), 0);
+	assert_int_equal(o.bounce_chunk, 1u << 20);
+	assert_int_equal(parse(&o, "--bounce-chunk=64K", "--bounce-copy=ce"), 0);
+	assert_int_equal(o.bounce_chunk, 64u << 10);
+	assert_int_equal(parse(&o, "--bounce-blocks=16", NULL), 0);
+	assert_int_equal(o.bounce_blocks, 16);
+	assert_int_not_equal(parse(&o, "--bounce-copy=gpu", NULL), 0);
+	assert_int_not_equal(parse(&o, "--bounce-blocks=0", NULL), 0);
+	assert_int_not_equal(parse(&o, "--bounce-blocks=1025", NULL), 0);
+	/* The ring bound: 256 x 8 MiB is 2 GiB per side. */
+	assert_int_not_equal(parse(&o, "--bounce-slots=256", "--bounce-chunk=8M"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_default_cap_from_table),
 		cmocka_unit_test(test_ring_bound),
 		cmocka_unit_test(test_row_column),
+		cmocka_unit_test(test_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
