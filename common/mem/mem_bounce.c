@@ -108,8 +108,7 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 				r, why, wlen);
 	}
 	if (bp->sm) {
-		/* The driver JIT-compiles the PTX for this GPU's context (current since the alloc).
-		 */
+		/* The driver JIT-compiles the PTX for the context the alloc made current. */
 		r = gdr_cuda_copy_kernel_load(cu, &bp->kernel, NULL, 0);
 		if (r)
 			return cuda_why(m, "bounce copy kernel", r, why, wlen);

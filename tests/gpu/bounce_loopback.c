@@ -79,8 +79,7 @@ static int pipeline(struct lb *l, uint64_t size, uint64_t chunk, uint64_t n, int
 				return e;
 			d2h++;
 		}
-		/* The "network": the oldest staged chunk once its copy is done (B's slot is free).
-		 */
+		/* The "network": the oldest staged chunk, once its copy is done. */
 		if (moved < d2h && gdr_cuda_event_query(l->cu, l->ev[0][moved % l->slots]) == 1) {
 			e = step(l, 1, moved, size, chunk, memcpy_step);
 			if (e)
