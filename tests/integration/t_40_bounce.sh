@@ -132,7 +132,8 @@ PY
 }
 sm_rows_both() { sm_rows "$TMP/c.csv" 2 && sm_rows "$TMP/s.csv" 2; }
 for verb in write read; do
-	server gdr_${verb}_bw --timeout 30 --bounce-copy sm --bounce-blocks 4 --csv "$TMP/s.csv"
+	server gdr_${verb}_bw --timeout 30 --gpu-alloc all --bounce-copy sm --bounce-blocks 4 \
+		--csv "$TMP/s.csv"
 	client gdr_${verb}_bw --timeout 30 --mem bounce --gpu-alloc all --validate -s 40000 -n 20 \
 		--warmup 3 --bounce-copy sm --bounce-blocks 4 --bounce-chunk 16K --bounce-slots 3 \
 		--csv "$TMP/c.csv"
