@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cli.h"
+#include "copy_measure.h"
 #include "doctor.h"
 #include "doctor_vs_nccl.h"
 #include "exit_status.h"
@@ -31,6 +32,7 @@ struct doctor_opts {
 	int quiet;
 	const char *topology_xml;
 	uint64_t buffer_bytes; /* 0 = the default */
+	int measure;	       /* --measure: copy rates per GPU (copy_measure.h) */
 };
 
 static void usage(FILE *out)
@@ -68,13 +70,16 @@ static void usage(FILE *out)
 		"      --buffer-size SIZE  GPU memory one run registers per GPU, for the BAR1\n"
 		"                        check (default 8M, the largest size of gdr_write_bw -a;\n"
 		"                        K/M/G suffixes)\n"
+		"      --measure         measure pinned host<->GPU copy rates per GPU instead\n"
+		"                        (CE and SM, bounce chunks and 64 MiB, a few seconds a\n"
+		"                        GPU; exit 1 when no GPU was measured; docs/bounce.md)\n"
 		"      --quiet           print only the verdict and its path lines (or the\n"
 		"                        log's conclusion and its cause)\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         program version\n"
-		"A short letter means the same in every gdrperf tool: -q, -t, -b and -l are\n"
-		"the bench tools' (QPs, tx depth, bidirectional, post list), so the options\n"
-		"above without one take their long name only.\n"
+		"A short letter means the same in every gdrperf tool: -q, -t, -b, -l and -m\n"
+		"are the bench tools' (QPs, tx depth, bidirectional, post list, MTU), so\n"
+		"the options above without one take their long name only.\n"
 		"\n"
 		"The report names what it is about (this machine, or the tree below --root,\n"
 		"with its host name) and leads with the verdict: one line, then one line per\n"
@@ -164,7 +169,7 @@ static int check_topology_xml(const struct doctor_opts *o)
 	return 0;
 }
 
-enum { OPT_NCCL_LOG = 256, OPT_QUIET, OPT_TOPOLOGY_XML, OPT_BUFFER_SIZE };
+enum { OPT_NCCL_LOG = 256, OPT_QUIET, OPT_TOPOLOGY_XML, OPT_BUFFER_SIZE, OPT_MEASURE };
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
 {
@@ -177,6 +182,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		{ .name = "quiet", .has_arg = 0, .val = OPT_QUIET },
 		{ .name = "topology-xml", .has_arg = 1, .val = OPT_TOPOLOGY_XML },
 		{ .name = "buffer-size", .has_arg = 1, .val = OPT_BUFFER_SIZE },
+		{ .name = "measure", .has_arg = 0, .val = OPT_MEASURE },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
 		{ .name = "version", .has_arg = 0, .val = 'V' },
 		{}
@@ -214,6 +220,9 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 				gdr_err("--buffer-size %s: not a size (e.g. 8M, 1G)", optarg);
 				return -EINVAL;
 			}
+			break;
+		case OPT_MEASURE:
+			o->measure = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -452,6 +461,8 @@ int main(int argc, char **argv)
 	gdr_set_progname(argv[0]);
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
+	if (o.measure)
+		return gdr_copy_measure_node(stdout) ? EXIT_NOT_MET : EXIT_MET;
 	if (o.nccl_log && (o.root || o.topology_xml)) {
 		const char *name = strcmp(o.nccl_log, "-") ? o.nccl_log : "(stdin)";
 		struct gdr_nccl_log *log = read_log(&o, name);

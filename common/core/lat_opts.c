@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounce.h"
 #include "util.h"
 
 /* The bandwidth options a ping-pong refuses: one table for the check and for --help. */
@@ -138,6 +139,12 @@ int gdr_lat_opts_check(const struct gdr_opts *o)
 				refused[i].name);
 			return -EINVAL;
 		}
+	}
+	if (o->bounce_copy != GDR_BOUNCE_COPY_CE) {
+		/* A latency sample's copies are the copy engines' (docs/bounce.md). */
+		gdr_err("--bounce-copy=sm: not a latency option (the latency tools copy with the "
+			"copy engines)");
+		return -EINVAL;
 	}
 	return 0;
 }

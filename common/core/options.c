@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounce.h"
 #include "cli.h"
 #include "sweep.h"
 #include "util.h"
@@ -30,6 +31,8 @@ enum {
 	OPT_VALIDATE,
 	OPT_BOUNCE_CHUNK,
 	OPT_BOUNCE_SLOTS,
+	OPT_BOUNCE_COPY,
+	OPT_BOUNCE_BLOCKS,
 	OPT_CSV,
 	OPT_JSON,
 	OPT_LABEL,
@@ -86,6 +89,8 @@ static const struct option long_opts[] = {
 	{ .name = "validate", .has_arg = 0, .val = OPT_VALIDATE },
 	{ .name = "bounce-chunk", .has_arg = 1, .val = OPT_BOUNCE_CHUNK },
 	{ .name = "bounce-slots", .has_arg = 1, .val = OPT_BOUNCE_SLOTS },
+	{ .name = "bounce-copy", .has_arg = 1, .val = OPT_BOUNCE_COPY },
+	{ .name = "bounce-blocks", .has_arg = 1, .val = OPT_BOUNCE_BLOCKS },
 	{ .name = "csv", .has_arg = 1, .val = OPT_CSV },
 	{ .name = "json", .has_arg = 1, .val = OPT_JSON },
 	{ .name = "label", .has_arg = 1, .val = OPT_LABEL },
@@ -148,8 +153,10 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 	o->nmem = 1;
 	o->repeat = 1;
 	o->warmup = 16;
-	o->bounce_chunk = 256 * 1024;
+	o->bounce_chunk = 0; /* the copy mode's default, once every option is read */
 	o->bounce_slots = 8;
+	o->bounce_copy = GDR_BOUNCE_COPY_CE;
+	o->bounce_blocks = GDR_BOUNCE_BLOCKS;
 	o->timeout = 30;
 	o->outlier = 0.9;
 	/*
@@ -340,6 +347,14 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			r = gdr_opt_uint("--bounce-slots", optarg, 1, 256, &v);
 			o->bounce_slots = (unsigned int)v;
 			o->set |= GDR_SET_BOUNCE;
+			break;
+		case OPT_BOUNCE_COPY:
+			if (gdr_bounce_copy_parse(optarg, &o->bounce_copy))
+				return gdr_opt_bad("--bounce-copy", optarg, "expected ce or sm");
+			break;
+		case OPT_BOUNCE_BLOCKS:
+			r = gdr_opt_uint("--bounce-blocks", optarg, 1, GDR_BOUNCE_BLOCKS_MAX, &v);
+			o->bounce_blocks = (unsigned int)v;
 			break;
 		case OPT_CSV:
 			if (!*optarg)

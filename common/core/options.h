@@ -72,8 +72,10 @@ struct gdr_opts {
 	unsigned int repeat;
 	unsigned int warmup; /* warm-up iterations before each timed repeat */
 	int validate;
-	uint64_t bounce_chunk;
+	uint64_t bounce_chunk; /* 0 until parsed: --bounce-copy's default cap (bounce.h) */
 	unsigned int bounce_slots;
+	int bounce_copy;	    /* enum gdr_bounce_copy: --bounce-copy */
+	unsigned int bounce_blocks; /* --bounce-blocks: SM copy kernel blocks */
 	const char *csv, *json, *label;
 	double timeout; /* seconds for connect and for any wait on the peer */
 	const char *topology_xml;

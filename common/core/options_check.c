@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bounce.h"
 #include "util.h"
 
 int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, int use_cuda,
 		   int use_cuda_dmabuf)
 {
 	uint64_t lo, hi;
+	char why[200];
 
 	if (size_modes & (size_modes - 1)) {
 		gdr_err("-s/--size, -a/--all and --sizes exclude each other");
@@ -44,6 +46,12 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 	if (o->time_budget > 0 && (!o->sweep || (o->set & (GDR_SET_ITERS | GDR_SET_DURATION)))) {
 		gdr_err("--time-budget bounds a sweep by setting -D itself: %s",
 			o->sweep ? "not with -n or -D" : "give --sweep=pairs or ring");
+		return -EINVAL;
+	}
+	if (!o->bounce_chunk)
+		o->bounce_chunk = gdr_bounce_default_cap(o->bounce_copy);
+	if (gdr_bounce_ring_check(o->bounce_chunk, o->bounce_slots, why, sizeof(why))) {
+		gdr_err("--bounce-chunk/--bounce-slots: %s", why);
 		return -EINVAL;
 	}
 	if (o->post_list > o->tx_depth) {

@@ -63,10 +63,17 @@ static int start_copies(struct run *r, int *progress)
 
 	while (gdr_bounce_sm_can_copy(&r->sm, &c)) {
 		gdr_bounce_sm_span(&r->sm, c, &off, &len, &slot);
-		uint8_t *staging = res->ring + (size_t)slot * res->chunk;
+		size_t soff = (size_t)slot * r->cfg->chunk;
+		uint8_t *staging = res->ring + soff;
 		uint64_t gpu = res->dptr + r->cfg->gpu_off + off;
+		uint64_t mapped = res->ring_dptr + soff;
 
-		if (r->sm.producer)
+		/* SM: the kernel stores into (loads from) the ring through its mapping. */
+		if (res->kernel)
+			e = gdr_cuda_copy_kernel_launch(
+			    res->cuda, res->kernel, r->sm.producer ? mapped : gpu,
+			    r->sm.producer ? gpu : mapped, len, res->blocks, res->stream);
+		else if (r->sm.producer)
 			e = gdr_cuda_dtoh_async(res->cuda, staging, gpu, len, res->stream);
 		else
 			e = gdr_cuda_htod_async(res->cuda, gpu, staging, len, res->stream);
@@ -125,14 +132,15 @@ static int start_sends(struct run *r, int *progress)
 		const char *what;
 
 		gdr_bounce_sm_span(&r->sm, c, &off, &len, &slot);
-		sge = (struct ibv_sge){ .addr = (uintptr_t)(res->ring + (size_t)slot * res->chunk),
-					.length = (uint32_t)len,
-					.lkey = res->lkey };
+		sge =
+		    (struct ibv_sge){ .addr = (uintptr_t)(res->ring + (size_t)slot * r->cfg->chunk),
+				      .length = (uint32_t)len,
+				      .lkey = res->lkey };
 		if (r->sm.write || !r->sm.producer) {
 			wr.opcode = r->sm.write ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_READ;
 			wr.sg_list = &sge;
 			wr.num_sge = 1;
-			wr.wr.rdma.remote_addr = r->cfg->raddr + (uint64_t)slot * res->chunk;
+			wr.wr.rdma.remote_addr = r->cfg->raddr + (uint64_t)slot * r->cfg->chunk;
 			wr.wr.rdma.rkey = r->cfg->rkey;
 			what = r->sm.write ? "RDMA WRITE with immediate" : "RDMA READ";
 		} else {
@@ -426,7 +434,12 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 			 cfg->rlen, res->slots, res->chunk);
 		return -EPROTO;
 	}
-	if (gdr_bounce_sm_init(&r.sm, cfg->write, cfg->producer, cfg->size, res->chunk, res->slots,
+	if (cfg->chunk == 0 || cfg->chunk > res->chunk) {
+		snprintf(why, wlen, "bounce: chunk %" PRIu64 " B does not fit a %zu B staging slot",
+			 cfg->chunk, res->chunk);
+		return -EINVAL;
+	}
+	if (gdr_bounce_sm_init(&r.sm, cfg->write, cfg->producer, cfg->size, cfg->chunk, res->slots,
 			       cfg->tx_depth, 0, cfg->warmup, cfg->iters)) {
 		snprintf(why, wlen,
 			 "bounce: bad parameters (size %" PRIu64 ", %" PRIu64 " messages)",

@@ -161,6 +161,51 @@ uint64_t gdr_bounce_sm_delivered(const struct gdr_bounce_sm *sm);
 /* Nothing of this side is in flight and nothing more will come: the run is over. */
 int gdr_bounce_sm_finished(const struct gdr_bounce_sm *sm);
 
+/* ---- geometry (bounce_plan.c) ----------------------------------------------------------- */
+
+/* --bounce-copy: who moves GPU <-> staging. */
+enum gdr_bounce_copy {
+	GDR_BOUNCE_COPY_CE, /* the copy engines: cuMemcpy{DtoH,HtoD}Async */
+	GDR_BOUNCE_COPY_SM, /* a kernel through mapped pinned host memory, as NCCL */
+};
+/* "ce" or "sm"; parse: 0, or -EINVAL on anything else. */
+const char *gdr_bounce_copy_name(int copy);
+int gdr_bounce_copy_parse(const char *s, int *copy);
+/*
+ * Default --bounce-blocks: NCCL's channels for one remote peer through one
+ * NIC (NCCL_NCHANNELS_PER_NET_PEER, 2), one block each. Bounded by MAX.
+ */
+#define GDR_BOUNCE_BLOCKS     2u
+#define GDR_BOUNCE_BLOCKS_MAX 1024u
+/* The SM mode's default chunk: NCCL's step, NCCL_BUFFSIZE / NCCL_STEPS = 4 MiB / 8. */
+#define GDR_BOUNCE_CHUNK_SM (512ull << 10)
+/* The default cap of a copy mode: GDR_BOUNCE_CHUNK_CAP (ce) or GDR_BOUNCE_CHUNK_SM. */
+uint64_t gdr_bounce_default_cap(int copy);
+
+/*
+ * Default --bounce-chunk, the largest staging chunk: the smallest chunk of
+ * the H200 table (docs/bounce.md) at which every copy (CE and SM, D2H and
+ * H2D) runs at >= 90 % of its 64 MiB rate.
+ */
+#define GDR_BOUNCE_CHUNK_CAP (4ull << 20)
+/* Split chunks are rounded up to this (within the cap). */
+#define GDR_BOUNCE_CHUNK_ALIGN 4096ull
+/* Staging ring (slots x cap) per side, at most. */
+#define GDR_BOUNCE_RING_MAX (1ull << 30)
+
+/*
+ * The staging chunk a message of size bytes moves in, given the cap
+ * (--bounce-chunk): the message itself up to the cap, else the fewest equal
+ * chunks of at most cap (4 KiB rounded). Both sides compute it alike.
+ */
+uint64_t gdr_bounce_chunk(uint64_t size, uint64_t cap);
+struct gdr_result;
+struct gdr_mem_env;
+/* A bounce row's own columns (bounce_chunk, _copy, _blocks) for a message of size bytes. */
+void gdr_bounce_fill_row(struct gdr_result *r, const struct gdr_mem_env *env, uint64_t size);
+/* 0, or -EINVAL with why when slots x cap is above GDR_BOUNCE_RING_MAX (or zero). */
+int gdr_bounce_ring_check(uint64_t cap, unsigned int slots, char *why, size_t wlen);
+
 /* ---- buffers and the engine ------------------------------------------------------------- */
 
 /* What the engine needs from a bounce buffer (mem_bounce.c fills it). */
@@ -169,11 +214,15 @@ struct gdr_bounce_res {
 	uint64_t dptr; /* GPU buffer */
 	size_t len;
 	uint8_t *ring; /* pinned staging ring: slots * chunk */
-	size_t chunk;
+	size_t chunk;  /* the ring's slot size: the largest chunk (the cap) */
 	unsigned int slots;
 	uint32_t lkey, rkey;
 	gdr_cuda_stream_t stream;
 	gdr_cuda_event_t *events; /* one per slot */
+	/* SM copy (--bounce-copy=sm): the kernel, NULL for CE; the ring's device address. */
+	const struct gdr_cuda_kernel *kernel;
+	uint64_t ring_dptr;
+	unsigned int blocks;
 };
 
 /* 0, or -EINVAL when m is not an open bounce buffer. */
@@ -184,6 +233,7 @@ struct gdr_bounce_cfg {
 	int producer; /* this side holds the GPU source */
 	int timed;    /* this side reports the measurement */
 	uint64_t size;
+	uint64_t chunk;		/* staging chunk of this size (gdr_bounce_chunk), <= res chunk */
 	uint64_t iters, warmup; /* messages */
 	double duration;	/* > 0: seconds of the timed part instead of iters (-D) */
 	uint64_t gpu_off;	/* source (producer) or destination in the GPU buffer */

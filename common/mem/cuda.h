@@ -130,6 +130,29 @@ int gdr_cuda_event_record(struct gdr_cuda *cu, gdr_cuda_event_t e, gdr_cuda_stre
 int gdr_cuda_event_query(struct gdr_cuda *cu, gdr_cuda_event_t e);
 int gdr_cuda_event_sync(struct gdr_cuda *cu, gdr_cuda_event_t e);
 
+/*
+ * The SM copy (--bounce-copy=sm; cuda_kernel.c): pinned host memory the GPU
+ * reaches too, cuMemHostAlloc(PORTABLE | DEVICEMAP), *dptr its device address
+ * (cuMemHostGetDevicePointer); free it with gdr_cuda_host_free.
+ */
+int gdr_cuda_host_alloc_mapped(struct gdr_cuda *cu, size_t len, void **ptr, uint64_t *dptr,
+			       char *why, size_t wlen);
+/* The copy kernel: its entry, threads per block (NCCL's SIMPLE protocol's 512), its PTX. */
+#define GDR_COPY_KERNEL	 "gdr_bounce_copy"
+#define GDR_COPY_THREADS 512u
+extern const char gdr_bounce_copy_ptx[]; /* common/mem/bounce_copy.ptx, NUL-terminated */
+struct gdr_cuda_kernel {
+	void *module; /* CUmodule */
+	void *func;   /* CUfunction */
+};
+/* cuModuleLoadData + cuModuleGetFunction in the current context; unload is safe on zeroes. */
+int gdr_cuda_copy_kernel_load(struct gdr_cuda *cu, struct gdr_cuda_kernel *k, char *why,
+			      size_t wlen);
+void gdr_cuda_copy_kernel_unload(struct gdr_cuda *cu, struct gdr_cuda_kernel *k);
+/* dst <- src (device addresses: GPU memory or mapped host), len bytes, blocks x 512 on s. */
+int gdr_cuda_copy_kernel_launch(struct gdr_cuda *cu, const struct gdr_cuda_kernel *k, uint64_t dst,
+				uint64_t src, size_t len, unsigned int blocks, gdr_cuda_stream_t s);
+
 /* Which lookup the driver offered: "cuGetProcAddress (v1)" or "cuGetProcAddress_v2". */
 const char *gdr_cuda_getproc_abi(struct gdr_cuda *cu);
 

@@ -72,6 +72,12 @@ struct gdr_cuda {
 	PFN_cuMemMap_v10020 MemMap;
 	PFN_cuMemUnmap_v10020 MemUnmap;
 	PFN_cuMemSetAccess_v10020 MemSetAccess;
+	/* The SM copy (cuda_kernel.c). */
+	PFN_cuMemHostGetDevicePointer_v3020 MemHostGetDevicePointer;
+	PFN_cuModuleLoadData_v2000 ModuleLoadData;
+	PFN_cuModuleUnload_v2000 ModuleUnload;
+	PFN_cuModuleGetFunction_v2000 ModuleGetFunction;
+	PFN_cuLaunchKernel_v4000 LaunchKernel;
 	/* Shared by every thread using this handle: the text, not the decision, may race. */
 	char last_error[256];
 };

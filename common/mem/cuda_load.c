@@ -48,6 +48,10 @@
  *   cuMemCreate, cuMemRelease,      10020    v1        PFN_..._v10020 (optional: VMM)
  *   cuMemAddressReserve/Free,
  *   cuMemMap, cuMemUnmap, cuMemSetAccess
+ *   cuMemHostGetDevicePointer        3020    _v2       PFN_..._v3020 (optional: SM copy)
+ *   cuModuleLoadData, cuModuleUnload, 2000   v1        PFN_..._v2000 (optional: SM copy)
+ *   cuModuleGetFunction
+ *   cuLaunchKernel                   4000    v1        PFN_cuLaunchKernel_v4000 (optional)
  *
  * The rest of the loader: cuda_error.c (errors in words), cuda_gpu.c (GPU
  * selection, primary context), cuda_mem.c (device and pinned host memory,
@@ -124,6 +128,11 @@ static const struct gdr_cuda_sym gdr_cuda_syms[] = {
 	OPT(cuMemMap, 10020, MemMap),
 	OPT(cuMemUnmap, 10020, MemUnmap),
 	OPT(cuMemSetAccess, 10020, MemSetAccess),
+	OPT(cuMemHostGetDevicePointer, 3020, MemHostGetDevicePointer),
+	OPT(cuModuleLoadData, 2000, ModuleLoadData),
+	OPT(cuModuleUnload, 2000, ModuleUnload),
+	OPT(cuModuleGetFunction, 2000, ModuleGetFunction),
+	OPT(cuLaunchKernel, 4000, LaunchKernel),
 };
 
 static int cu_getproc(struct gdr_cuda *cu, const char *name, int version, void **fn)

@@ -129,6 +129,31 @@ void gdr_cuda_host_free(struct gdr_cuda *cu, void *ptr)
 {
 }
 
+int gdr_cuda_host_alloc_mapped(struct gdr_cuda *cu, size_t len, void **ptr, uint64_t *dptr,
+			       char *why, size_t wlen)
+{
+	*ptr = NULL;
+	*dptr = 0;
+	return no_cuda(why, wlen);
+}
+
+int gdr_cuda_copy_kernel_load(struct gdr_cuda *cu, struct gdr_cuda_kernel *k, char *why,
+			      size_t wlen)
+{
+	k->module = k->func = NULL;
+	return no_cuda(why, wlen);
+}
+
+void gdr_cuda_copy_kernel_unload(struct gdr_cuda *cu, struct gdr_cuda_kernel *k)
+{
+}
+
+int gdr_cuda_copy_kernel_launch(struct gdr_cuda *cu, const struct gdr_cuda_kernel *k, uint64_t dst,
+				uint64_t src, size_t len, unsigned int blocks, gdr_cuda_stream_t s)
+{
+	return -ENOSYS;
+}
+
 int gdr_cuda_htod(struct gdr_cuda *cu, uint64_t dst, const void *src, size_t len)
 {
 	return -ENOSYS;

@@ -46,6 +46,8 @@ struct gdr_mem_env {
 	int data_direct;	      /* dmabuf: mlx5dv_reg_dmabuf_mr(DATA_DIRECT) */
 	size_t bounce_chunk;	      /* bounce: staging chunk size */
 	unsigned int bounce_slots;
+	int bounce_copy;	    /* bounce: enum gdr_bounce_copy (this side's) */
+	unsigned int bounce_blocks; /* bounce, SM copy: kernel blocks */
 };
 
 struct gdr_mem {

@@ -26,6 +26,10 @@ struct bounce_priv {
 	int have_stream;
 	gdr_cuda_event_t *events;
 	unsigned int nevents;
+	int sm;			       /* --bounce-copy=sm */
+	uint64_t ring_dptr;	       /* sm: the ring's device address */
+	struct gdr_cuda_kernel kernel; /* sm: the copy kernel */
+	unsigned int blocks;
 };
 
 static int bounce_available(const struct gdr_mem_env *env, char *why, size_t wlen)
@@ -87,13 +91,27 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 	bp->slots = env->bounce_slots;
 	bp->ring_len = bp->chunk * bp->slots;
 
+	bp->sm = env->bounce_copy == GDR_BOUNCE_COPY_SM;
+	bp->blocks = env->bounce_blocks ? env->bounce_blocks : GDR_BOUNCE_BLOCKS;
+
 	r = gdr_mem_gpu_alloc(m, len, why, wlen);
 	if (r)
 		return r;
-	r = gdr_cuda_host_alloc(cu, bp->ring_len, &bp->ring, NULL, 0);
+	if (bp->sm)
+		r = gdr_cuda_host_alloc_mapped(cu, bp->ring_len, &bp->ring, &bp->ring_dptr, NULL,
+					       0);
+	else
+		r = gdr_cuda_host_alloc(cu, bp->ring_len, &bp->ring, NULL, 0);
 	if (r) {
 		bp->ring = NULL;
-		return cuda_why(m, "bounce staging ring", r, why, wlen);
+		return cuda_why(m, bp->sm ? "bounce staging ring (mapped)" : "bounce staging ring",
+				r, why, wlen);
+	}
+	if (bp->sm) {
+		/* The driver JIT-compiles the PTX for the context the alloc made current. */
+		r = gdr_cuda_copy_kernel_load(cu, &bp->kernel, NULL, 0);
+		if (r)
+			return cuda_why(m, "bounce copy kernel", r, why, wlen);
 	}
 	r = gdr_cuda_stream_create(cu, &bp->stream);
 	if (r)
@@ -169,6 +187,7 @@ static void bounce_free(struct gdr_mem *m)
 			gdr_cuda_stream_sync(cu, bp->stream);
 		for (unsigned int i = 0; i < bp->nevents; i++)
 			gdr_cuda_event_destroy(cu, bp->events[i]);
+		gdr_cuda_copy_kernel_unload(cu, &bp->kernel);
 		if (bp->have_stream)
 			gdr_cuda_stream_destroy(cu, bp->stream);
 		if (bp->ring)
@@ -199,6 +218,9 @@ int gdr_mem_bounce_res(const struct gdr_mem *m, struct gdr_bounce_res *res)
 		.rkey = m->mr->rkey,
 		.stream = bp->stream,
 		.events = bp->events,
+		.kernel = bp->kernel.func ? &bp->kernel : NULL,
+		.ring_dptr = bp->ring_dptr,
+		.blocks = bp->blocks,
 	};
 	return 0;
 }

@@ -72,6 +72,9 @@ static const struct col cols[] = {
 	C(tos, COL_NUMSTR),
 	C(t_start_s, COL_SEC),	   C(t_end_s, COL_SEC),
 	C(order, COL_ORD),
+	C(bounce_chunk, COL_NUMSTR),
+	C(bounce_copy, COL_STR),
+	C(bounce_blocks, COL_NUMSTR),
 };
 #undef C
 /* clang-format on */
@@ -86,7 +89,7 @@ static const char csv_header[] =
     "reg_us,dereg_us,reg_call,gpu_alloc,dmabuf_mapping,relaxed_ordering,gpu_uuid,cuda_driver,"
     "kernel,libibverbs,nic_fw,ceiling_gbps,pct_of_ceiling,"
     "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us,"
-    "tos,t_start_s,t_end_s,order";
+    "tos,t_start_s,t_end_s,order,bounce_chunk,bounce_copy,bounce_blocks";
 
 const char *gdr_csv_header(void)
 {

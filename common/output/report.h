@@ -69,10 +69,14 @@ struct gdr_result {
 	 */
 	double t_start_s, t_end_s;
 	int order;
+	/* Bounce rows (docs/bounce.md): the staging chunk this size moved in, bytes; "" else. */
+	char bounce_chunk[24];
+	char bounce_copy[4];   /* ce | sm: who copied GPU <-> staging on this side */
+	char bounce_blocks[8]; /* sm: the copy kernel's blocks */
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 58
+#define GDR_CSV_COLUMNS 61
 #define GDR_CSV_ROW_MAX 4096
 
 /* The CSV header line, without newline. */

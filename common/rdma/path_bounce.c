@@ -36,7 +36,8 @@ static void bounce_open(struct gdr_path *p)
 	const struct gdr_plan *pl = p->env->plan;
 
 	if (gdr_bounce_plan_check(pl->bidir, pl->bounce_chunk, p->env->conn->max_msg_sz, p->skip,
-				  sizeof(p->skip)))
+				  sizeof(p->skip)) ||
+	    gdr_bounce_ring_check(pl->bounce_chunk, pl->bounce_slots, p->skip, sizeof(p->skip)))
 		return;
 	gdr_path_alloc(p);
 }
@@ -80,6 +81,7 @@ static int bounce_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *ou
 		.producer = producer,
 		.timed = e->client,
 		.size = size,
+		.chunk = gdr_bounce_chunk(size, pl->bounce_chunk),
 		.iters = pl->iters,
 		.warmup = pl->warmup,
 		.duration = pl->duration_ms / 1000.0,
@@ -197,10 +199,12 @@ static const char *bounce_lat_note(const struct gdr_path *p)
 static const char *bounce_row_note(const struct gdr_path *p, char *buf, size_t len)
 {
 	const struct gdr_plan *pl = p->env->plan;
-	char c[32];
+	char c[32], r[32];
 
-	snprintf(buf, len, "%sstaging %u x %s%s", pl->validate ? "validated; " : "",
+	/* The chunk used is the row's bounce_chunk column; the ring is what each side pins. */
+	snprintf(buf, len, "%sstaging %u x %s (%s per side)%s", pl->validate ? "validated; " : "",
 		 pl->bounce_slots, gdr_fmt_size(pl->bounce_chunk, c, sizeof(c)),
+		 gdr_fmt_size((uint64_t)pl->bounce_slots * pl->bounce_chunk, r, sizeof(r)),
 		 pl->qps > 1 ? "; QP 0 only" : "");
 	return buf;
 }

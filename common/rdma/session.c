@@ -132,6 +132,8 @@ void gdr_sess_prepare(struct sess *s)
 	s->env.dmabuf_pcie = !!(s->plan.gpu_flags & GDR_PLAN_DMABUF_PCIE);
 	s->env.no_relaxed = !!(s->plan.gpu_flags & GDR_PLAN_NO_RELAXED);
 	s->env.data_direct = !!(s->plan.gpu_flags & GDR_PLAN_DATA_DIRECT);
+	s->env.bounce_copy = s->o->bounce_copy; /* each side's own, not the plan's */
+	s->env.bounce_blocks = s->o->bounce_blocks;
 	s->penv = (struct gdr_path_env){
 		.plan = &s->plan,
 		.client = s->client,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bidir.h"
+#include "bounce.h"
 #include "ceiling.h"
 #include "session_int.h"
 #include "stats.h"
@@ -106,6 +107,8 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	}
 	gdr_ceiling_row(s->conn.verbs, s->conn.port_num, s->conn.nic,
 			kind != GDR_MEM_HOST && s->cuda ? s->gpu.bus_id : NULL, r);
+	if (kind == GDR_MEM_BOUNCE)
+		gdr_bounce_fill_row(r, &s->env, size);
 }
 
 /* A row to the CSV, the JSON and, launched with MPI, to what rank 0 gathers. */

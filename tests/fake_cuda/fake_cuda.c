@@ -160,6 +160,12 @@ static const struct {
 	{ "cuMemMap", 10020, (void *)fake_MemMap },
 	{ "cuMemUnmap", 10020, (void *)fake_MemUnmap },
 	{ "cuMemSetAccess", 10020, (void *)fake_MemSetAccess },
+	/* fake_kernel.c */
+	{ "cuModuleLoadData", 2000, (void *)fake_ModuleLoadData },
+	{ "cuModuleUnload", 2000, (void *)fake_ModuleUnload },
+	{ "cuModuleGetFunction", 2000, (void *)fake_ModuleGetFunction },
+	{ "cuLaunchKernel", 4000, (void *)fake_LaunchKernel },
+	{ "cuMemHostGetDevicePointer", 3020, (void *)fake_MemHostGetDevicePointer },
 };
 
 static CUresult fake_getproc(const char *symbol, void **pfn, int version, cuuint64_t flags)

@@ -219,5 +219,16 @@ CUresult fake_EventDestroy(CUevent h);
 CUresult fake_EventRecord(CUevent h, CUstream hs);
 CUresult fake_EventQuery(CUevent h);
 CUresult fake_EventSynchronize(CUevent h);
+/* A kernel's work (fake_kernel.c): dst <- src, in order on the stream (legacy: now). */
+CUresult fake_stream_run(CUstream hs, void *dst, const void *src, size_t len);
+
+/* fake_kernel.c: modules and the launch of the bounce copy kernel. */
+CUresult fake_ModuleLoadData(CUmodule *out, const void *image);
+CUresult fake_ModuleUnload(CUmodule h);
+CUresult fake_ModuleGetFunction(CUfunction *out, CUmodule h, const char *name);
+CUresult fake_LaunchKernel(CUfunction h, unsigned int gx, unsigned int gy, unsigned int gz,
+			   unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+			   CUstream hs, void **params, void **extra);
+CUresult fake_MemHostGetDevicePointer(CUdeviceptr *out, void *p, unsigned int flags);
 
 #endif

@@ -25,6 +25,8 @@
 	X(CUDA_ERROR_ILLEGAL_ADDRESS, "an illegal memory access was encountered")                  \
 	X(CUDA_ERROR_NOT_PERMITTED, "operation not permitted")                                     \
 	X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                                     \
+	X(CUDA_ERROR_INVALID_IMAGE, "device kernel image is invalid")                              \
+	X(CUDA_ERROR_INVALID_PTX, "a PTX JIT compilation failed")                                  \
 	X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,                                                       \
 	  "system has unsupported display driver / cuda driver combination")                       \
 	X(CUDA_ERROR_UNKNOWN, "unknown error")

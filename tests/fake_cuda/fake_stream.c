@@ -107,7 +107,6 @@ static CUresult enqueue(struct fake_stream *s, struct fake_op *op)
 static CUresult copy_async(void *dst, const void *src, size_t len, const void *host, CUstream hs)
 {
 	struct fake_stream *s;
-	struct fake_op *op;
 	CUresult rc = stream_check(hs, &s);
 
 	if (rc != CUDA_SUCCESS)
@@ -121,6 +120,21 @@ static CUresult copy_async(void *dst, const void *src, size_t len, const void *h
 			stream_wait_idle(s);
 			pthread_mutex_unlock(&g.lock);
 		}
+		do_copy(dst, src, len);
+		return CUDA_SUCCESS;
+	}
+	return fake_stream_run(hs, dst, src, len);
+}
+
+CUresult fake_stream_run(CUstream hs, void *dst, const void *src, size_t len)
+{
+	struct fake_stream *s;
+	struct fake_op *op;
+	CUresult rc = stream_check(hs, &s);
+
+	if (rc != CUDA_SUCCESS || len == 0)
+		return rc;
+	if (!s) {
 		do_copy(dst, src, len);
 		return CUDA_SUCCESS;
 	}

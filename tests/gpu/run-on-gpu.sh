@@ -13,7 +13,10 @@
 #      flush before --validate; pinned copy bandwidth, SYNC_MEMOPS, events,
 #      and each GPU path's skip reason;
 #   4. when run as root where rdma_rxe loads: one --mem host,bounce
-#      --gpu-alloc all --validate run over Soft-RoCE on the real GPU.
+#      --gpu-alloc all --validate run over Soft-RoCE on the real GPU;
+#   5. the bounce copy stages: gdr_doctor --measure's copy table, and the
+#      copy-pipeline loopback (tests/gpu/bounce_loopback, no NIC: staging ->
+#      staging by memcpy in place of RDMA, or none) in both copy modes.
 # Logs go to $OUT (the device tool's output folder) or ./gpu-run.
 #
 # usage: tests/gpu/run-on-gpu.sh [--quick] [--no-check] [--probe-only] [--gpu N|BDF] [--fake]
@@ -247,5 +250,40 @@ if [ "$built" = tree ] && [ -z "$fake" ] && have rdma && have ip && [ "$(id -u)"
 	ip link delete gdrgpu0 2>/dev/null
 fi
 say "end to end over rxe: $e2e"
+
+# 5. The bounce copy stages on this GPU (issue 40; docs/bounce.md): the measured
+#    copy table (gdr_doctor --measure), then the copy-pipeline loopback in both
+#    copy modes: GPU -> staging -> (memcpy in place of RDMA, or none) -> staging
+#    -> GPU, every byte checked. A COPY-PIPELINE test, not a network number; its
+#    rate is set against the measured best of its mode (the 64 MiB row, the
+#    slower direction): >= 90 % at 4 MiB messages is the target without the
+#    memcpy, whose single CPU thread may well be the limit with it.
+copy_pipeline=skipped
+copy_pipeline_section() {
+	[ "$built" = tree ] && [ -x "$top/tests/gpu/bounce_loopback" ] || return 0
+	say "== bounce copy stages: gdr_doctor --measure, copy-pipeline loopback"
+	timeout 120 "$top/bench/gdr_doctor" --measure 2>&1 | tee "$out/measure.log" | tee -a "$log"
+	copy_pipeline=passed
+	for mode in ce sm; do
+		best=$(awk -v m=$mode '$1 == "64" && $2 == "MiB" {
+			a = (m == "ce") ? $3 : $5; b = (m == "ce") ? $4 : $6
+			if (a != "-" && b != "-") print (a < b ? a : b) }' "$out/measure.log")
+		for extra in --no-memcpy ""; do
+			for size in 4M 64M; do
+				# shellcheck disable=SC2086
+				line=$(timeout 60 "$top/tests/gpu/bounce_loopback" --gpu "$gpu" --copy $mode \
+					$([ $mode = sm ] && echo --blocks 16) --size $size $extra 2>&1)
+				rc=$?
+				say "$line"
+				[ $rc = 0 ] || copy_pipeline=FAILED
+				rate=$(printf '%s\n' "$line" | sed -n 's/.*: \([0-9.]*\) GB\/s over.*/\1/p')
+				[ -n "$best" ] && [ -n "$rate" ] &&
+					say "  = $(awk -v r="$rate" -v b="$best" 'BEGIN { printf "%.0f", 100 * r / b }') % of the measured $mode best ($best GB/s)"
+			done
+		done
+	done
+}
+copy_pipeline_section
+say "bounce copy pipeline: $copy_pipeline"
 say "== done in $(($(date +%s) - start)) s: ${summary:-probe did not finish (crash or timeout)}"
-[ -n "$summary" ] && [ "$fails" -eq 0 ] && [ "$e2e" != FAILED ]
+[ -n "$summary" ] && [ "$fails" -eq 0 ] && [ "$e2e" != FAILED ] && [ "$copy_pipeline" != FAILED ]

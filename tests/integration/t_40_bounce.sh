@@ -3,8 +3,8 @@
 # gdr_write_bw / gdr_read_bw with --validate at sizes across chunk boundaries
 # (a multiple of the chunk, a partial last chunk), 1- and multi-slot staging
 # rings, --mem host,bounce rows read back from the CSV, -q 2 (QP 0 only), and
-# -D (duration mode), and the skip reasons for what bounce does not do (-b,
-# a side without a GPU).
+# -D (duration mode), --bounce-copy sm (the copy kernel on the fake), and the skip
+# reasons for what bounce does not do (-b, a side without a GPU).
 . "$(dirname "$0")/lib.sh"
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 if [ ! -f "$FAKE" ]; then
@@ -14,12 +14,15 @@ if [ ! -f "$FAKE" ]; then
 fi
 export GDRPERF_LIBCUDA=$FAKE
 
-# rows CSV: "path,size,status,qps,note" per row, read with a real CSV parser (notes have commas).
+# rows CSV: "path,size,status,qps,note" per row, read with a real CSV parser (notes have
+# commas); bounce rows add ",chunk=N" (the bounce_chunk column), other rows must leave it empty.
 rows() {
 	python3 - "$1" <<'PY'
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1], newline="")):
-    print("%s,%s,%s,%s,%s" % (r["path"], r["size_bytes"], r["status"], r["qps"], r["note"]))
+    extra = ",chunk=" + r["bounce_chunk"] if r["path"] == "bounce" else r["bounce_chunk"]
+    print("%s,%s,%s,%s,%s%s" % (r["path"], r["size_bytes"], r["status"], r["qps"], r["note"],
+                                extra))
 PY
 }
 # same_rows WANT CSV...: each CSV has exactly the rows in the file WANT.
@@ -34,14 +37,16 @@ same_rows() {
 	done
 }
 
-# VERB SIZE CHUNK SLOTS: one validated bounce size; both sides report it.
+# VERB SIZE CHUNK SLOTS USED RING: one validated bounce size; both sides report it with
+# the chunk USED (bytes) and the RING per side (the note's words).
 validated() {
-	local verb=$1 size=$2 chunk=$3 slots=$4
+	local verb=$1 size=$2 chunk=$3 slots=$4 used=$5 ring=$6
 	server gdr_"$verb"_bw --timeout 30 --csv "$TMP/s.csv"
 	client gdr_"$verb"_bw --timeout 30 --mem bounce --validate -s "$size" -n 20 --warmup 3 \
 		--bounce-chunk "$chunk" --bounce-slots "$slots" --csv "$TMP/c.csv"
 	wait_server
-	echo "bounce,$size,ok,1,validated; staging $slots x ${chunk%K} KiB" >"$TMP/want"
+	echo "bounce,$size,ok,1,validated; staging $slots x ${chunk%K} KiB ($ring per side),chunk=$used" \
+		>"$TMP/want"
 	check "$verb bounce --validate -s $size, $slots x $chunk staging: both sides ok" \
 		[ "$CRC" = 0 -a "$SRC" = 0 ]
 	check "$verb -s $size, $slots x $chunk: one validated row on each side" \
@@ -50,10 +55,12 @@ validated() {
 }
 
 # Four pairs, not six, to stay well inside the suite's 600 s under TCG.
-validated write 12288 4K 1 # 3 whole chunks through one slot: lock-step
-validated write 10000 4K 3 # a partial last chunk; messages straddle the ring
-validated read 10000 4K 1  # partial last chunk, lock-step READs
-validated read 65536 4K 4  # 16 chunks per message, the ring turns 4 times
+validated write 12288 4K 1 4096 "4 KiB"    # 3 whole chunks through one slot: lock-step
+validated write 10000 4K 3 4096 "12 KiB"   # a partial last chunk; messages straddle the ring
+validated read 10000 4K 1 4096 "4 KiB"     # partial last chunk, lock-step READs
+validated read 65536 4K 4 4096 "16 KiB"    # 16 chunks per message, the ring turns 4 times
+validated write 40000 16K 2 16384 "32 KiB" # 3 chunks (16K, 16K, partial), 2 slots
+validated read 20000 16K 2 12288 "32 KiB"  # split in two equal chunks of 12K (the second partial)
 
 # host and bounce in one run: the rows the A/B scripts read.
 server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
@@ -62,9 +69,10 @@ client gdr_write_bw --timeout 30 --mem host,bounce --sizes 64K:256K -n 10 --warm
 wait_server
 check "write --mem host,bounce --sizes 64K:256K: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 printf '%s\n' host,65536,ok,1,validated host,131072,ok,1,validated host,262144,ok,1,validated \
-	"bounce,65536,ok,1,validated; staging 8 x 256 KiB" \
-	"bounce,131072,ok,1,validated; staging 8 x 256 KiB" \
-	"bounce,262144,ok,1,validated; staging 8 x 256 KiB" >"$TMP/want"
+	"bounce,65536,ok,1,validated; staging 8 x 4 MiB (32 MiB per side),chunk=65536" \
+	"bounce,131072,ok,1,validated; staging 8 x 4 MiB (32 MiB per side),chunk=131072" \
+	"bounce,262144,ok,1,validated; staging 8 x 4 MiB (32 MiB per side),chunk=262144" \
+	>"$TMP/want"
 check "host,bounce: one row per path and size, on both sides" \
 	same_rows "$TMP/want" "$TMP/c.csv" "$TMP/s.csv"
 check "host,bounce: whole CSV rows, bandwidth > 0, path_remote, GPU named on bounce rows" \
@@ -82,7 +90,8 @@ server gdr_read_bw --timeout 30
 client gdr_read_bw --timeout 30 --mem bounce -q 2 -s 65536 -n 10 --warmup 2 --validate \
 	--csv "$TMP/c.csv"
 wait_server
-echo "bounce,65536,ok,1,validated; staging 8 x 256 KiB; QP 0 only" >"$TMP/want"
+echo "bounce,65536,ok,1,validated; staging 8 x 4 MiB (32 MiB per side); QP 0 only,chunk=65536" \
+	>"$TMP/want"
 check "read -q 2 --mem bounce: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 check "read -q 2 --mem bounce: qps 1, 'QP 0 only' in the note" same_rows "$TMP/want" "$TMP/c.csv"
 rm -f "$TMP/c.csv"
@@ -96,8 +105,8 @@ for verb in write read; do
 	client gdr_${verb}_bw --timeout 30 --mem host,bounce -s 65536 -D 1 --warmup 2 --validate \
 		--bounce-chunk 16K --bounce-slots 3 --csv "$TMP/c.csv"
 	wait_server
-	printf '%s\n' host,65536,ok,1,validated "bounce,65536,ok,1,validated; staging 3 x 16 KiB" \
-		>"$TMP/want"
+	printf '%s\n' host,65536,ok,1,validated \
+		"bounce,65536,ok,1,validated; staging 3 x 16 KiB (48 KiB per side),chunk=16384" >"$TMP/want"
 	check "$verb -D 1 --mem host,bounce --validate: both exit 0, validated rows on both sides" both_ok
 	check "$verb -D 1: the bounce row counts the messages the second moved (iters > 0, bandwidth > 0)" \
 		python3 - "$TMP/c.csv" <<'PY'
@@ -108,13 +117,56 @@ PY
 	rm -f "$TMP/s.csv" "$TMP/c.csv"
 done
 
+# --bounce-copy sm (docs/bounce.md): the copy kernel through mapped staging; the fake
+# driver loads the shipped PTX and runs each launch on the CPU in stream order. Both
+# sides SM, both GPU allocators, 3 chunks a message through 3 slots; every byte checked.
+sm_rows() { # CSV ROWS: ROWS validated sm rows, 4 blocks, 16K chunks, both allocators
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["path"] == "bounce"]
+ok = [r for r in rows if r["status"] == "ok" and r["note"].startswith("validated;")
+      and r["bounce_copy"] == "sm" and r["bounce_blocks"] == "4" and r["bounce_chunk"] == "16384"]
+allocs = sorted(r["gpu_alloc"] for r in ok)
+sys.exit(0 if len(rows) == int(sys.argv[2]) == len(ok) and allocs == ["cuMemAlloc", "cuMemCreate"] else 1)
+PY
+}
+sm_rows_both() { sm_rows "$TMP/c.csv" 2 && sm_rows "$TMP/s.csv" 2; }
+for verb in write read; do
+	server gdr_${verb}_bw --timeout 30 --gpu-alloc all --bounce-copy sm --bounce-blocks 4 \
+		--csv "$TMP/s.csv"
+	client gdr_${verb}_bw --timeout 30 --mem bounce --gpu-alloc all --validate -s 40000 -n 20 \
+		--warmup 3 --bounce-copy sm --bounce-blocks 4 --bounce-chunk 16K --bounce-slots 3 \
+		--csv "$TMP/c.csv"
+	wait_server
+	check "$verb --bounce-copy sm --gpu-alloc all --validate: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
+	check "$verb sm: validated rows, sm x 4 blocks, 16K chunks, both allocators, both sides" \
+		sm_rows_both
+	rm -f "$TMP/s.csv" "$TMP/c.csv"
+done
+# The SM mode's default chunk is NCCL's step (512K); the copy mode is each side's own.
+server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
+client gdr_write_bw --timeout 30 --mem bounce --validate -s 1M -n 8 --warmup 2 --bounce-copy sm \
+	--csv "$TMP/c.csv"
+wait_server
+check "write sm -s 1M: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
+check "write sm -s 1M: client sm x 2 blocks, server ce, both in 512K chunks of an 8 x 512K ring" \
+	python3 - "$TMP/c.csv" "$TMP/s.csv" <<'PY'
+import csv, sys
+c, s = (list(csv.DictReader(open(f, newline=""))) for f in sys.argv[1:3])
+want = lambda r, copy, blocks: (r["status"] == "ok" and r["bounce_chunk"] == "524288"
+    and r["bounce_copy"] == copy and r["bounce_blocks"] == blocks
+    and "staging 8 x 512 KiB (4 MiB per side)" in r["note"])
+sys.exit(0 if len(c) == len(s) == 1 and want(c[0], "sm", "2") and want(s[0], "ce", "") else 1)
+PY
+rm -f "$TMP/s.csv" "$TMP/c.csv"
+
 # What bounce does not do is a skip with its reason, never a crash or a fallback.
 server gdr_write_bw --timeout 30
 client gdr_write_bw --timeout 30 --mem bounce -s 65536 -n 10 -b --csv "$TMP/c.csv"
 wait_server
 rows "$TMP/c.csv" >"$TMP/r" 2>&1
 LOGS="$TMP/r $LOGS" check "-b: bounce skipped with the reason" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
-	grep -qx 'bounce,65536,skipped,1,bounce: -b/--bidirectional is not supported on this path' '$TMP/r'"
+	grep -qx 'bounce,65536,skipped,1,bounce: -b/--bidirectional is not supported on this path,chunk=65536' '$TMP/r'"
 rm -f "$TMP/c.csv"
 
 # A server without a GPU: its reason reaches the client's row.

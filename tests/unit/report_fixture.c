@@ -47,6 +47,8 @@ const char *const contract[] = {
 	"tos",
 	/* appended: when the row was measured (issue 38, docs/csv-json.md) */
 	"t_start_s",	"t_end_s",	  "order",
+	/* appended: bounce (docs/bounce.md) */
+	"bounce_chunk", "bounce_copy",	  "bounce_blocks",
 };
 /* clang-format on */
 

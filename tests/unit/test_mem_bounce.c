@@ -167,6 +167,44 @@ static void test_bad_ring(void **state)
 	fake_gpu_down(&f);
 }
 
+/*
+ * --bounce-copy=sm: the mapped ring and the copy kernel are built too (and
+ * freed: a leak would run the GPU out of memory on the next round); each
+ * failing step is named.
+ */
+static void test_backend_sm(void **state)
+{
+	struct fake_gpu f;
+
+	(void)state;
+	setenv("GDRPERF_FAKE_CUDA_MEM_LIMIT", "1100K", 1);
+	up(&f);
+	f.env.bounce_copy = GDR_BOUNCE_COPY_SM;
+	f.env.bounce_blocks = 2;
+	/* Everything built (a leak would run the GPU out of memory on the next round). */
+	for (int i = 0; i < 3; i++)
+		alloc_expect(&f, 1u << 20, -EINVAL, "no protection domain");
+	fake_gpu_down(&f);
+	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuModuleLoadData=CUDA_ERROR_INVALID_PTX", 1);
+	up(&f);
+	f.env.bounce_copy = GDR_BOUNCE_COPY_SM;
+	alloc_expect(&f, 1u << 20, -EIO,
+		     "GPU 0 (0000:3b:00.0, NVIDIA H200): bounce copy kernel: cuModuleLoadData("
+		     "gdr_bounce_copy PTX");
+	alloc_expect(&f, 1u << 20, -EIO, "CUDA_ERROR_INVALID_PTX");
+	fake_gpu_down(&f);
+	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuMemHostGetDevicePointer=CUDA_ERROR_NOT_SUPPORTED", 1);
+	up(&f);
+	f.env.bounce_copy = GDR_BOUNCE_COPY_SM;
+	alloc_expect(&f, 1u << 20, -EOPNOTSUPP,
+		     "bounce staging ring (mapped): cuMemHostGetDevicePointer");
+	fake_gpu_down(&f);
+	/* CE needs neither. */
+	up(&f);
+	alloc_expect(&f, 1u << 20, -EINVAL, "no protection domain");
+	fake_gpu_down(&f);
+}
+
 /* --validate reads and writes the GPU buffer (not the staging ring), bounded by its length. */
 static void test_write_read(void **state)
 {
@@ -215,6 +253,7 @@ int main(void)
 		cmocka_unit_test_setup(test_staging_ring_fails, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_stream_and_events_fail, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_bad_ring, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_backend_sm, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_write_read, fake_gpu_reset_env),
 #endif
 	};
