@@ -212,8 +212,11 @@ void load_cfg(struct fake_cfg *c)
 	visible_devices(c);
 	e = getenv("GDRPERF_FAKE_CUDA_DMABUF_PCIE");
 	c->dmabuf_pcie = e && atoi(e) != 0;
+	e = getenv("GDRPERF_FAKE_CUDA_DMABUF_STRICT");
+	c->dmabuf_strict = e && atoi(e) != 0;
+	/* What the real H200 (580.159.04) answered: writes ordered for the owner. */
 	e = getenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING");
-	c->writes_ordering = e && *e ? atoi(e) : CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE;
+	c->writes_ordering = e && *e ? atoi(e) : CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
 	e = getenv("GDRPERF_FAKE_CUDA_FLUSH_OPTIONS");
 	c->flush_options = e && *e ? atoi(e) : CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST;
 	e = getenv("GDRPERF_FAKE_CUDA_NO_ATTR");

@@ -196,6 +196,8 @@ static void test_no_context(void **state)
 	int fd;
 
 	(void)state;
+	/* Writes not ordered (0), so that the flush is called and needs the context. */
+	setenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING", "0", 1);
 	cu = open_gpu0(&gpu);
 	assert_int_equal(gdr_cuda_alloc(cu, 2u << 20, &d, why, sizeof(why)), 0);
 	/* gpu_close makes no context current on this thread. */
