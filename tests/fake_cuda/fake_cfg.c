@@ -223,7 +223,7 @@ void load_cfg(struct fake_cfg *c)
 	for (int i = 0; e && c->nno_attr < 16 && field_exact(e, i, f, sizeof(f)); i++)
 		c->no_attr[c->nno_attr++] = atoi(f);
 	e = getenv("GDRPERF_FAKE_CUDA_DRIVER_VERSION");
-	c->driver_version = e && *e ? atoi(e) : 12040;
+	c->driver_version = e && *e ? atoi(e) : FAKE_DRIVER_VERSION;
 	e = getenv("GDRPERF_FAKE_CUDA_FAIL");
 	for (int i = 0; e && c->nfail < FAKE_MAX_FAIL && field_exact(e, i, f, sizeof(f)); i++) {
 		char *eq = strchr(f, '=');

@@ -26,6 +26,9 @@
 #define FAKE_MAGIC_STREAM 0x73747221u
 #define FAKE_MAGIC_EVENT  0x65767421u
 
+/* cuDriverGetVersion unless told: the H200's driver of 2026-12-04 (CUDA 13.0). */
+#define FAKE_DRIVER_VERSION 13000
+
 #define EXPORT __attribute__((visibility("default")))
 
 struct fake_ctx {

@@ -3,14 +3,14 @@
 # fake must answer every recorded case of the H200 (tests/gpu/recorded/) as
 # that driver did, in both export modes of the fake (the real driver's
 # lenient rule, and GDRPERF_FAKE_CUDA_DMABUF_STRICT=1 where only the export
-# cases around and across small allocations may differ). The fake plays the
-# recorded driver's CUDA version (GDRPERF_FAKE_CUDA_DRIVER_VERSION).
+# cases around and across small allocations may differ). The fake runs with
+# its defaults: no GDRPERF_FAKE_CUDA_* setting.
 . "$(dirname "$0")/../tap.sh"
 prog=$top_builddir/tests/gpu/gpu_contract
 rec=$top_srcdir/tests/gpu/recorded/NVIDIA-H200_580.159.04_cuda-13.0.txt
 GDRPERF_LIBCUDA=$top_builddir/tests/fake_cuda/libcuda.so.1
-GDRPERF_FAKE_CUDA_DRIVER_VERSION=$(sed -n 's/^cuDriverGetVersion: //p' "$rec")
-export GDRPERF_LIBCUDA GDRPERF_FAKE_CUDA_DRIVER_VERSION
+export GDRPERF_LIBCUDA
+for v in $(env | sed -n 's/^\(GDRPERF_FAKE_CUDA_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 plan 4
 "$prog" --expect "$rec" >"$tmp/out" 2>&1
 status=$?
