@@ -155,6 +155,11 @@ int gdr_cuda_copy_kernel_launch(struct gdr_cuda *cu, const struct gdr_cuda_kerne
 
 /* Which lookup the driver offered: "cuGetProcAddress (v1)" or "cuGetProcAddress_v2". */
 const char *gdr_cuda_getproc_abi(struct gdr_cuda *cu);
+/*
+ * The i-th entry point the loader resolves: its name, the ABI version asked
+ * for and whether it is optional; -1 past the end (tests/gpu/gpu_contract.c).
+ */
+int gdr_cuda_sym(size_t i, const char **name, int *version, int *optional);
 
 /* Text of the last error on this handle ("CUDA_ERROR_X: text"). */
 const char *gdr_cuda_last_error(struct gdr_cuda *cu);

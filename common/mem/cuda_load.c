@@ -248,6 +248,16 @@ int gdr_cuda_driver_version(struct gdr_cuda *cu, int *version)
 	return 0;
 }
 
+int gdr_cuda_sym(size_t i, const char **name, int *version, int *optional)
+{
+	if (i >= GDR_ARRAY_SIZE(gdr_cuda_syms))
+		return -1;
+	*name = gdr_cuda_syms[i].name;
+	*version = gdr_cuda_syms[i].version;
+	*optional = gdr_cuda_syms[i].optional;
+	return 0;
+}
+
 const char *gdr_cuda_getproc_abi(struct gdr_cuda *cu)
 {
 	return cu->getproc_v1 ? "cuGetProcAddress (v1)" : "cuGetProcAddress_v2";

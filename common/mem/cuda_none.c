@@ -226,6 +226,15 @@ const char *gdr_cuda_getproc_abi(struct gdr_cuda *cu)
 	return "none";
 }
 
+int gdr_cuda_sym(size_t i, const char **name, int *version, int *optional)
+{
+	(void)i;
+	(void)name;
+	(void)version;
+	(void)optional;
+	return -1;
+}
+
 int gdr_cuda_vmm_granularity(struct gdr_cuda *cu, const struct gdr_gpu *gpu, size_t *gran,
 			     char *why, size_t wlen)
 {

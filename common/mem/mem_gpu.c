@@ -159,20 +159,14 @@ void gdr_mem_gpu_free(struct gdr_mem *m)
 
 int gdr_mem_gpu_sync_memops(struct gdr_mem *m, char *why, size_t wlen)
 {
-	char inner[256];
-	int ret;
-
-	ret = gdr_cuda_set_sync_memops(m->env->cuda, m->gpu_base, inner, sizeof(inner));
-	if (ret == 0)
+	/*
+	 * cuMemCreate memory: not set, as NCCL never sets it there (the real
+	 * driver refuses it: NOT_SUPPORTED). gdr_mem_gpu_write orders the copies
+	 * into it instead; see docs/gpu-paths.md.
+	 */
+	if (m->vmm.va)
 		return 0;
-	/* Not documented for cuMemCreate memory: said in the row, not fatal (the flush orders). */
-	if (m->vmm.va) {
-		snprintf(m->note, sizeof(m->note),
-			 "SYNC_MEMOPS refused on cuMemCreate memory (%.120s)", inner);
-		return 0;
-	}
-	gdr_strlcpy(why, inner, wlen);
-	return ret;
+	return gdr_cuda_set_sync_memops(m->env->cuda, m->gpu_base, why, wlen);
 }
 
 int gdr_mem_gpu_read_remote(struct gdr_mem *m, size_t off, void *dst, size_t len, const char **how)
@@ -206,7 +200,16 @@ int gdr_mem_gpu_write(struct gdr_mem *m, size_t off, const void *src, size_t len
 	if (!gpu_span_ok(m, off, len))
 		return -EINVAL;
 	ret = gdr_cuda_make_current(m->env->cuda, m->env->gpu);
-	return ret ? ret : gdr_cuda_htod(m->env->cuda, m->addr + off, src, len);
+	if (!ret)
+		ret = gdr_cuda_htod(m->env->cuda, m->addr + off, src, len);
+	/*
+	 * Without SYNC_MEMOPS (cuMemCreate memory) a copy from pageable memory
+	 * may return before its DMA landed: wait for the legacy default stream
+	 * it ran on, so the NIC never reads ahead of it.
+	 */
+	if (!ret && m->vmm.va)
+		ret = gdr_cuda_stream_sync(m->env->cuda, NULL);
+	return ret;
 }
 
 int gdr_mem_gpu_read(struct gdr_mem *m, size_t off, void *dst, size_t len)

@@ -29,12 +29,16 @@ int gdr_mem_gpu_alloc(struct gdr_mem *m, size_t len, char *why, size_t wlen);
 /* Deregister m->mr if any and free the device memory; safe on a half-built m. */
 void gdr_mem_gpu_free(struct gdr_mem *m);
 /*
- * CU_POINTER_ATTRIBUTE_SYNC_MEMOPS on the allocation: every buffer a NIC touches,
- * so that no cuMemcpy is still in flight when the NIC reads. On cuMemCreate
- * memory a refusal goes to m->note instead of failing.
+ * CU_POINTER_ATTRIBUTE_SYNC_MEMOPS on the allocation: every cuMemAlloc buffer a
+ * NIC touches, so that no cuMemcpy is still in flight when the NIC reads. Not
+ * on cuMemCreate memory (NCCL never sets it there; the driver refuses it):
+ * gdr_mem_gpu_write waits for its copies there instead.
  */
 int gdr_mem_gpu_sync_memops(struct gdr_mem *m, char *why, size_t wlen);
-/* Synchronous copies between host memory and [m->addr + off, +len). */
+/*
+ * Synchronous copies between host memory and [m->addr + off, +len); into
+ * cuMemCreate memory followed by cuStreamSynchronize of the default stream.
+ */
 int gdr_mem_gpu_write(struct gdr_mem *m, size_t off, const void *src, size_t len);
 int gdr_mem_gpu_read(struct gdr_mem *m, size_t off, void *dst, size_t len);
 /*

@@ -4,15 +4,21 @@
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
 FAKE="$top_builddir/tests/fake_cuda/libcuda.so.1"
-plan 5
+plan 9
+# Each case twice: the fake's default export rule (the real driver's) and
+# GDRPERF_FAKE_CUDA_DMABUF_STRICT=1 (the documented one); the doctor's verdict
+# must not depend on which.
 fake() { # name root [VAR=value...]
 	name=$1 root=$2
 	shift 2
-	env -i PATH="$WORK/bin" GDRPERF_LIBCUDA="$FAKE" GDRPERF_LIBNVML=/nonexistent/libnvidia-ml.so.1 \
-		"$@" "$DOCTOR" --root "$root" \
-		>"$WORK/$name.out" 2>&1
-	echo "exit $?" >>"$WORK/$name.out"
-	golden "fake-cuda-$name.out" "$WORK/$name.out"
+	for strict in 0 1; do
+		env -i PATH="$WORK/bin" GDRPERF_LIBCUDA="$FAKE" GDRPERF_LIBNVML=/nonexistent/libnvidia-ml.so.1 \
+			GDRPERF_FAKE_CUDA_DMABUF_STRICT=$strict "$@" "$DOCTOR" --root "$root" \
+			>"$WORK/$name.out" 2>&1
+		echo "exit $?" >>"$WORK/$name.out"
+		golden_file "fake-cuda-$name.out$([ $strict = 1 ] && echo ' (strict exports)')" \
+			"$EXPECTED/fake-cuda-$name.out" "$WORK/$name.out"
+	done
 }
 # A DMA-BUF node whose GPU says DMA_BUF_SUPPORTED=1.
 fake dmabuf-node dmabuf-node GDRPERF_FAKE_CUDA_BUS_IDS=0000:3b:00.0 GDRPERF_FAKE_CUDA_NAMES=H200

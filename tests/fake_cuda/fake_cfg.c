@@ -212,15 +212,18 @@ void load_cfg(struct fake_cfg *c)
 	visible_devices(c);
 	e = getenv("GDRPERF_FAKE_CUDA_DMABUF_PCIE");
 	c->dmabuf_pcie = e && atoi(e) != 0;
+	e = getenv("GDRPERF_FAKE_CUDA_DMABUF_STRICT");
+	c->dmabuf_strict = e && atoi(e) != 0;
+	/* What the real H200 (580.159.04) answered: writes ordered for the owner. */
 	e = getenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING");
-	c->writes_ordering = e && *e ? atoi(e) : CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE;
+	c->writes_ordering = e && *e ? atoi(e) : CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
 	e = getenv("GDRPERF_FAKE_CUDA_FLUSH_OPTIONS");
 	c->flush_options = e && *e ? atoi(e) : CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST;
 	e = getenv("GDRPERF_FAKE_CUDA_NO_ATTR");
 	for (int i = 0; e && c->nno_attr < 16 && field_exact(e, i, f, sizeof(f)); i++)
 		c->no_attr[c->nno_attr++] = atoi(f);
 	e = getenv("GDRPERF_FAKE_CUDA_DRIVER_VERSION");
-	c->driver_version = e && *e ? atoi(e) : 12040;
+	c->driver_version = e && *e ? atoi(e) : FAKE_DRIVER_VERSION;
 	e = getenv("GDRPERF_FAKE_CUDA_FAIL");
 	for (int i = 0; e && c->nfail < FAKE_MAX_FAIL && field_exact(e, i, f, sizeof(f)); i++) {
 		char *eq = strchr(f, '=');

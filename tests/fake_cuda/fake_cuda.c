@@ -14,26 +14,37 @@
  * "Device memory" is host memory: a device pointer is the host address of
  * its backing, so the NIC can register it with plain ibv_reg_mr (what
  * nvidia_peermem makes possible on real hardware) and tests can compare bytes.
- * Every allocation is backed by its own memfd mapped MAP_SHARED, so that a
- * DMA-BUF export hands out the very pages of the range (see below).
+ * Device memory is memfds mapped MAP_SHARED, so that a DMA-BUF export hands
+ * out the very pages of the range (see below).
  *
- * The rules of NVIDIA's driver API reference that gdrperf depends on, enforced:
- *  - cuMemAlloc: pointers are only 256-byte aligned for small requests, as the
- *    real driver sub-allocates them from larger pages: requests under 2 MiB
- *    get a pointer an odd multiple of 512 bytes into a 2 MiB-aligned backing
- *    (never host-page aligned, never 64 KiB aligned); from 2 MiB up the
- *    pointer is 2 MiB aligned. GDRPERF_FAKE_CUDA_ALLOC_OFFSET overrides.
+ * By default it answers as the real driver did on an NVIDIA H200 (open
+ * module 580.159.04, CUDA 13.0, 2026-12-04; tests/gpu/recorded/ holds those
+ * answers and tests/gpu/contract-fake.sh checks the fake against them):
+ *  - cuMemAlloc: requests under 2 MiB are carved from 2 MiB of device memory
+ *    at 512 B steps: the first 2 MiB aligned, the next ones right after it
+ *    (+0x200 after a 512 B one); from 2 MiB up the pointer is 2 MiB aligned.
+ *    GDRPERF_FAKE_CUDA_ALLOC_OFFSET gives every allocation its own pages at
+ *    that offset instead.
+ *  - cuPointerGetAttribute: RANGE_START_ADDR / RANGE_SIZE (the allocation's
+ *    or the mapping's own), IS_GPU_DIRECT_RDMA_CAPABLE (1 for cuMemAlloc,
+ *    gpuDirectRDMACapable for cuMemCreate), SYNC_MEMOPS, ...;
+ *    cuPointerSetAttribute(SYNC_MEMOPS) on cuMemCreate memory: NOT_SUPPORTED.
  *  - cuMemGetHandleForAddressRange: "dptr and size aligned to the host page
- *    size", the range inside one allocation made by cuMemAlloc, or reserved by
- *    cuMemAddressReserve and fully mapped by cuMemMap; flags 0 or
- *    CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE (a driver >= 12.8 only; on a
- *    platform without it NOT_SUPPORTED). The fd is a new open file description
- *    of the allocation's memfd whose file position (lseek SEEK_CUR) is where
- *    the exported range starts: tests/fake_verbs maps it from there.
- *    Limitation of the fake: a range over two cuMemMap mappings is refused.
+ *    size" (INVALID_VALUE otherwise, and for length 0, unknown flags, host or
+ *    reserved-but-unmapped memory); any range of device memory, around and
+ *    across allocations, as the real driver takes it; with
+ *    GDRPERF_FAKE_CUDA_DMABUF_STRICT=1 the documented rule only: the range
+ *    inside one allocation made by cuMemAlloc, or one fully mapped cuMemMap
+ *    mapping. Flags 0 or CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE (a driver
+ *    >= 12.8 only; on a platform without it, x86 PCIe by default,
+ *    NOT_SUPPORTED). The fd is a memfd of exactly the range (lseek SEEK_END =
+ *    its length, offset 0 = its start) whose pages the range's device
+ *    pointers now use (fake_dmabuf.c says how, and its one limitation);
+ *    tests/fake_verbs maps it from its file position (0).
  *  - VMM: cuMemGetAllocationGranularity answers 2 MiB (minimum and
- *    recommended); cuMemCreate, cuMemAddressReserve, cuMemMap, cuMemSetAccess
- *    refuse sizes, addresses and offsets off that granularity, non-zero flags,
+ *    recommended); cuMemMap at an offset off it: NOT_SUPPORTED; cuMemCreate,
+ *    cuMemAddressReserve, cuMemMap, cuMemSetAccess refuse sizes and addresses
+ *    off that granularity, a non-zero offset, non-zero flags,
  *    mapping a mapped range; memory is accessible only after cuMemSetAccess;
  *    allocFlags.gpuDirectRDMACapable = 1 needs
  *    CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED.
@@ -65,21 +76,24 @@
  *                                      this much is allocated (K/M/G suffixes;
  *                                      also the reported total memory;
  *                                      default 80G, not enforced)
- *   GDRPERF_FAKE_CUDA_DRIVER_VERSION=N cuDriverGetVersion (default 12040)
+ *   GDRPERF_FAKE_CUDA_DRIVER_VERSION=N cuDriverGetVersion (default 13000)
  *   GDRPERF_FAKE_CUDA_COPY_DELAY_US=N  every copy takes at least N us more
  *   GDRPERF_FAKE_CUDA_COPY_GBPS=X      every copy runs at most at X Gb/s
  *                                      (10^9 bit/s), so pipelining shows
- *   GDRPERF_FAKE_CUDA_ALLOC_OFFSET=N   device pointers start N bytes (mod
- *                                      64 KiB) past a GPU page, as small
- *                                      cuMemAlloc sub-allocations do
+ *   GDRPERF_FAKE_CUDA_ALLOC_OFFSET=N   every cuMemAlloc pointer starts N
+ *                                      bytes (mod 2 MiB) into pages of its own
  *   GDRPERF_FAKE_CUDA_FAIL=fn=ERR,...  make entry point fn (e.g. cuMemHostAlloc,
  *                                      cuPointerSetAttribute, cuInit) return ERR
  *   GDRPERF_FAKE_CUDA_VMM_GDR=1[,0..]  GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED
  *                                      per device (default 1)
  *   GDRPERF_FAKE_CUDA_DMABUF_PCIE=0|1  the platform can map a DMA-BUF through
  *                                      PCIe BAR1 (default 0)
+ *   GDRPERF_FAKE_CUDA_DMABUF_STRICT=1  exports only inside one allocation (the
+ *                                      documented rule; default 0: the real
+ *                                      driver's leniency)
  *   GDRPERF_FAKE_CUDA_WRITES_ORDERING=N GPU_DIRECT_RDMA_WRITES_ORDERING (default
- *                                      0: NONE, so a flush is needed)
+ *                                      100: OWNER, as the H200; 0: NONE, so
+ *                                      a flush is needed)
  *   GDRPERF_FAKE_CUDA_FLUSH_OPTIONS=N  GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS
  *                                      (default 1: cuFlushGPUDirectRDMAWrites)
  *   GDRPERF_FAKE_CUDA_NO_ATTR=a,b      cuDeviceGetAttribute refuses these
@@ -171,7 +185,7 @@ static const struct {
 static CUresult fake_getproc(const char *symbol, void **pfn, int version, cuuint64_t flags)
 {
 	const char *e = getenv("GDRPERF_FAKE_CUDA_DRIVER_VERSION");
-	int driver = e && *e ? atoi(e) : 12040;
+	int driver = e && *e ? atoi(e) : FAKE_DRIVER_VERSION;
 
 	if (!symbol || !pfn || flags > 2)
 		return CUDA_ERROR_INVALID_VALUE;

@@ -26,6 +26,9 @@
 #define FAKE_MAGIC_STREAM 0x73747221u
 #define FAKE_MAGIC_EVENT  0x65767421u
 
+/* cuDriverGetVersion unless told: the H200's driver of 2026-12-04 (CUDA 13.0). */
+#define FAKE_DRIVER_VERSION 13000
+
 #define EXPORT __attribute__((visibility("default")))
 
 struct fake_ctx {
@@ -42,6 +45,7 @@ struct fake_phys {
 	int dev;
 	int maps; /* cuMemMap mappings alive */
 	bool released;
+	bool gdr_capable; /* allocFlags.gpuDirectRDMACapable */
 	struct fake_phys *next;
 };
 
@@ -52,9 +56,34 @@ struct fake_reserve {
 	struct fake_reserve *next;
 };
 
+/*
+ * 2 MiB of device memory that small cuMemAlloc requests are carved from, at
+ * 512 B steps, as the real driver does; freed with its last allocation.
+ */
+struct fake_slab {
+	int memfd;
+	void *map;
+	size_t used; /* bytes handed out from the start */
+	int live;    /* allocations alive in it */
+	struct fake_slab *next;
+};
+
+/*
+ * A DMA-BUF export: the range's pages moved into a memfd of exactly the
+ * range's size (fake_dmabuf.c); fd is the fake's own reference, so that an
+ * export of the same range again hands out the same pages.
+ */
+struct fake_export {
+	uintptr_t start;
+	size_t len;
+	int fd;
+	struct fake_export *next;
+};
+
 /* An address range the program may touch: a cuMemAlloc or one cuMemMap. */
 struct fake_alloc {
-	int memfd;		/* backing; owned unless phys */
+	int memfd;		/* backing; owned unless phys or slab */
+	struct fake_slab *slab; /* small cuMemAlloc: the slab it was carved from */
 	void *map;		/* cuMemAlloc: what to munmap */
 	size_t map_len;		/* cuMemAlloc: mapping length */
 	uintptr_t ptr;		/* what cuMemAlloc returned / where cuMemMap mapped */
@@ -120,6 +149,7 @@ struct fake_cfg {
 	int vmm_gdr[FAKE_MAX_DEV];
 	unsigned char uuid[FAKE_MAX_DEV][16];
 	bool dmabuf_pcie;
+	bool dmabuf_strict; /* the exported range must lie inside one allocation */
 	int writes_ordering, flush_options;
 	int no_attr[16];
 	int nno_attr;
@@ -138,6 +168,8 @@ struct fake_state {
 	struct fake_alloc *allocs;
 	struct fake_phys *phys;
 	struct fake_reserve *reserves;
+	struct fake_slab *slabs; /* the first is the one being carved */
+	struct fake_export *exports;
 	unsigned long long flushes;
 	unsigned long long allocated;
 	unsigned long long next_id;
@@ -161,6 +193,8 @@ CUresult enter(const char *fn, bool need_ctx);
 
 /* fake_mem.c: device and pinned memory; lookups (caller holds g.lock for find_range). */
 struct fake_alloc *find_range(uintptr_t p, size_t len);
+bool backed(uintptr_t p, size_t len);
+void exports_drop(uintptr_t p, size_t len);
 size_t host_page(void);
 bool is_pinned(const void *p, size_t len);
 bool device_range_ok(CUdeviceptr d, size_t len);

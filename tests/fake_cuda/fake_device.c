@@ -35,7 +35,7 @@ CUresult fake_DriverGetVersion(int *v)
 
 	if (!v)
 		return CUDA_ERROR_INVALID_VALUE;
-	*v = e && *e ? atoi(e) : 12040;
+	*v = e && *e ? atoi(e) : FAKE_DRIVER_VERSION;
 	return CUDA_SUCCESS;
 }
 

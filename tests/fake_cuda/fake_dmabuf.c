@@ -1,12 +1,66 @@
 /*
  * cuMemGetHandleForAddressRange: the DMA-BUF export of a device range.
+ *
+ * Like the real driver's DMA-BUF, the fd holds exactly the range: its size
+ * (lseek SEEK_END) is the range's length and offset 0 is the range's start.
+ * To hand out the very pages of the range, the export moves them: a memfd of
+ * the range's size takes the range's bytes and is mapped MAP_SHARED over the
+ * range, so the device pointers and the fd see the same pages from then on.
+ * An export of the same range again hands out that memfd again. Limitation:
+ * an export that overlaps an earlier one only in part gets pages of its own,
+ * so writes through the earlier fd's mappings no longer show at the device
+ * pointers in the overlap (gdrperf never exports overlapping ranges).
  */
 #define _GNU_SOURCE
 #include "fake_cuda_int.h"
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+/* A new open file description of fd, at offset 0; -1 on failure. */
+static int reopen(int fd)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+/* Move [p, p+len) into a memfd of its own (see above). Caller holds g.lock. -1 on failure. */
+static int export_pages(uintptr_t p, size_t len)
+{
+	struct fake_export *x;
+	int fd, out;
+
+	for (x = g.exports; x; x = x->next)
+		if (x->start == p && x->len == len)
+			return reopen(x->fd);
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -1;
+	fd = memfd_create("fake-cuda-dmabuf", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)len) ||
+	    pwrite(fd, (const void *)p, len, 0) != (ssize_t)len ||
+	    mmap((void *)p, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+		MAP_FAILED) {
+		if (fd >= 0)
+			close(fd);
+		free(x);
+		return -1;
+	}
+	exports_drop(p, len);
+	x->start = p;
+	x->len = len;
+	x->fd = fd;
+	x->next = g.exports;
+	g.exports = x;
+	out = reopen(fd);
+	return out;
+}
 
 CUresult fake_MemGetHandleForAddressRange(void *handle, CUdeviceptr d, size_t size,
 					  CUmemRangeHandleType type, unsigned long long flags)
@@ -14,12 +68,9 @@ CUresult fake_MemGetHandleForAddressRange(void *handle, CUdeviceptr d, size_t si
 	CUresult rc = enter("cuMemGetHandleForAddressRange", true);
 	unsigned long long known = 0;
 	size_t page = host_page();
-	struct fake_alloc *a;
-	bool supported, pcie;
-	char path[64];
-	off_t pos = 0;
+	bool supported, pcie, inside;
 	CUresult mode;
-	int fd, src = -1;
+	int fd;
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
@@ -30,11 +81,17 @@ CUresult fake_MemGetHandleForAddressRange(void *handle, CUdeviceptr d, size_t si
 	/* The mapping-type flag exists from CUDA 12.8 on; before, every flag is unknown. */
 	if (g.cfg.driver_version >= 12080)
 		known = CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE;
-	/* One allocation (or one whole cuMemMap mapping) holds the whole range. */
-	a = find_range((uintptr_t)d, size);
-	if (a) {
-		src = a->memfd;
-		pos = a->file_off + (off_t)(d - a->ptr);
+	/*
+	 * The real driver takes any range of device memory, around and across
+	 * allocations; the documented rule (GDRPERF_FAKE_CUDA_DMABUF_STRICT=1)
+	 * is one allocation (or one whole cuMemMap mapping) holding it all.
+	 */
+	if (g.cfg.dmabuf_strict) {
+		struct fake_alloc *a = find_range((uintptr_t)d, size);
+
+		inside = a && a->accessible;
+	} else {
+		inside = backed((uintptr_t)d, size);
 	}
 	pthread_mutex_unlock(&g.lock);
 	if (!supported)
@@ -42,25 +99,17 @@ CUresult fake_MemGetHandleForAddressRange(void *handle, CUdeviceptr d, size_t si
 	if (!handle || type != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD || (flags & ~known))
 		return CUDA_ERROR_INVALID_VALUE;
 	/* "Users must ensure the dptr and size are aligned to the host page size." */
-	if (size == 0 || d % page || size % page || !a)
+	if (size == 0 || d % page || size % page || !inside)
 		return CUDA_ERROR_INVALID_VALUE;
 	if ((flags & CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE) && !pcie)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	if (mode != CUDA_SUCCESS)
 		return mode;
-	/*
-	 * The very pages of the range: a new open file description of the
-	 * allocation's memfd (its own file position), positioned where the range
-	 * starts. tests/fake_verbs maps from there.
-	 */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", src);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	pthread_mutex_lock(&g.lock);
+	fd = export_pages((uintptr_t)d, size);
+	pthread_mutex_unlock(&g.lock);
 	if (fd < 0)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	if (lseek(fd, pos, SEEK_SET) != pos) {
-		close(fd);
-		return CUDA_ERROR_UNKNOWN;
-	}
 	*(int *)handle = fd;
 	return CUDA_SUCCESS;
 }

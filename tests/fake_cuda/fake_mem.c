@@ -93,6 +93,114 @@ out_close:
 	return -1;
 }
 
+/*
+ * The end of the device memory holding p (a slab, a cuMemAlloc's own backing,
+ * an accessible cuMemMap mapping), or 0. Caller holds g.lock.
+ */
+static uintptr_t backing_end(uintptr_t p)
+{
+	for (struct fake_slab *s = g.slabs; s; s = s->next)
+		if (p >= (uintptr_t)s->map && p - (uintptr_t)s->map < FAKE_BIG_PAGE)
+			return (uintptr_t)s->map + FAKE_BIG_PAGE;
+	for (struct fake_alloc *a = g.allocs; a; a = a->next) {
+		if (a->map && p >= (uintptr_t)a->map && p - (uintptr_t)a->map < a->map_len)
+			return (uintptr_t)a->map + a->map_len;
+		if (a->phys && a->accessible && p >= a->ptr && p - a->ptr < a->size)
+			return a->ptr + a->size;
+	}
+	return 0;
+}
+
+/*
+ * Is every byte of [p, p+len) device memory, whichever allocations hold it
+ * (the real driver exports such ranges)? Caller holds g.lock.
+ */
+bool backed(uintptr_t p, size_t len)
+{
+	uintptr_t end = p + len;
+
+	if (len == 0 || end < p)
+		return false;
+	while (p < end) {
+		uintptr_t e = backing_end(p);
+
+		if (!e)
+			return false;
+		p = e;
+	}
+	return true;
+}
+
+/* Forget the exports overlapping [p, p+len): their pages went away. Caller holds g.lock. */
+void exports_drop(uintptr_t p, size_t len)
+{
+	for (struct fake_export **pp = &g.exports; *pp;) {
+		struct fake_export *x = *pp;
+
+		if (x->start < p + len && p < x->start + x->len) {
+			*pp = x->next;
+			close(x->fd);
+			free(x);
+		} else {
+			pp = &x->next;
+		}
+	}
+}
+
+/*
+ * A small request carved from the current slab at the next 512 B step, or
+ * from a new 2 MiB-aligned slab when it does not fit: the real driver's
+ * placement (the first small allocation 2 MiB aligned, the next ones right
+ * after it). Caller holds g.lock. 0 or -1.
+ */
+static int slab_carve(struct fake_alloc *a, size_t size)
+{
+	struct fake_slab *s = g.slabs;
+	size_t off = s ? (s->used + FAKE_SUB_ALIGN - 1) / FAKE_SUB_ALIGN * FAKE_SUB_ALIGN : 0;
+	void *map;
+	int fd;
+
+	if (!s || off > FAKE_BIG_PAGE - size) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -1;
+		if (map_memfd(FAKE_BIG_PAGE, FAKE_BIG_PAGE, &fd, &map)) {
+			free(s);
+			return -1;
+		}
+		/* Uninitialised device memory is not zero: make a missing copy visible. */
+		memset(map, 0xa5, FAKE_BIG_PAGE);
+		s->memfd = fd;
+		s->map = map;
+		s->next = g.slabs;
+		g.slabs = s;
+		off = 0;
+	}
+	s->used = off + size;
+	s->live++;
+	a->slab = s;
+	a->memfd = s->memfd;
+	a->ptr = (uintptr_t)s->map + off;
+	a->file_off = (off_t)off;
+	return 0;
+}
+
+/* Caller holds g.lock: a's slab loses an allocation; the last one frees it. */
+static void slab_put(struct fake_slab *s)
+{
+	if (--s->live > 0)
+		return;
+	for (struct fake_slab **pp = &g.slabs; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	exports_drop((uintptr_t)s->map, FAKE_BIG_PAGE);
+	munmap(s->map, FAKE_BIG_PAGE);
+	close(s->memfd);
+	free(s);
+}
+
 CUresult fake_MemAlloc(CUdeviceptr *dptr, size_t size)
 {
 	CUresult rc = enter("cuMemAlloc", true);
@@ -110,20 +218,33 @@ CUresult fake_MemAlloc(CUdeviceptr *dptr, size_t size)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&g.lock);
 	a->id = ++g.next_id;
-	/* Small requests share pages with their neighbours on a GPU: never page aligned here. */
-	if (g.cfg.alloc_offset_set)
-		sub = g.cfg.alloc_offset;
-	else
-		sub = size < FAKE_BIG_PAGE ? FAKE_SUB_ALIGN * (2 * (a->id % 8) + 1) : 0;
-	if (size > SIZE_MAX - sub - FAKE_BIG_PAGE - page ||
+	if (size > SIZE_MAX - 2 * FAKE_BIG_PAGE - page ||
 	    (g.cfg.mem_enforced && g.allocated + size > g.cfg.mem_limit)) {
 		pthread_mutex_unlock(&g.lock);
 		free(a);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
+	a->size = size;
+	a->accessible = true;
+	a->dev = tls_ctx->dev;
+	if (!g.cfg.alloc_offset_set && size < FAKE_BIG_PAGE) {
+		if (slab_carve(a, size)) {
+			pthread_mutex_unlock(&g.lock);
+			free(a);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		g.allocated += size;
+		a->next = g.allocs;
+		g.allocs = a;
+		pthread_mutex_unlock(&g.lock);
+		*dptr = (CUdeviceptr)a->ptr;
+		return CUDA_SUCCESS;
+	}
 	g.allocated += size;
 	pthread_mutex_unlock(&g.lock);
-	map_len = (sub + size + page - 1) / page * page;
+	/* Large requests: their own 2 MiB pages; or at the configured offset into one. */
+	sub = g.cfg.alloc_offset_set ? g.cfg.alloc_offset : 0;
+	map_len = (sub + size + FAKE_BIG_PAGE - 1) / FAKE_BIG_PAGE * FAKE_BIG_PAGE;
 	if (map_memfd(map_len, FAKE_BIG_PAGE, &fd, &map)) {
 		pthread_mutex_lock(&g.lock);
 		g.allocated -= size;
@@ -138,10 +259,7 @@ CUresult fake_MemAlloc(CUdeviceptr *dptr, size_t size)
 	a->map_len = map_len;
 	a->ptr = (uintptr_t)map + sub;
 	a->file_off = (off_t)sub;
-	a->size = size;
-	a->accessible = true;
 	pthread_mutex_lock(&g.lock);
-	a->dev = tls_ctx->dev;
 	a->next = g.allocs;
 	g.allocs = a;
 	pthread_mutex_unlock(&g.lock);
@@ -165,11 +283,17 @@ CUresult fake_MemFree(CUdeviceptr d)
 			g.allocated -= a->size;
 			break;
 		}
+	if (a && a->slab)
+		slab_put(a->slab);
+	else if (a)
+		exports_drop((uintptr_t)a->map, a->map_len);
 	pthread_mutex_unlock(&g.lock);
 	if (!a)
 		return CUDA_ERROR_INVALID_VALUE;
-	munmap(a->map, a->map_len);
-	close(a->memfd);
+	if (!a->slab) {
+		munmap(a->map, a->map_len);
+		close(a->memfd);
+	}
 	free(a);
 	return CUDA_SUCCESS;
 }
@@ -236,10 +360,12 @@ CUresult fake_PointerSetAttribute(const void *value, CUpointer_attribute attr, C
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&g.lock);
 	a = find_alloc((uintptr_t)p, 1);
-	if (a)
+	/* The real driver (580.159.04) refuses it on cuMemCreate memory. */
+	rc = !a ? CUDA_ERROR_INVALID_VALUE : a->phys ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;
+	if (rc == CUDA_SUCCESS)
 		a->sync_memops = *(const unsigned int *)value != 0;
 	pthread_mutex_unlock(&g.lock);
-	return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	return rc;
 }
 
 CUresult fake_PointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr p)
@@ -275,6 +401,16 @@ CUresult fake_PointerGetAttribute(void *data, CUpointer_attribute attr, CUdevice
 			break;
 		case CU_POINTER_ATTRIBUTE_CONTEXT:
 			*(CUcontext *)data = (CUcontext)&g.ctx[a->dev];
+			break;
+		case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+			/* The allocation's (or the mapping's) own start and size. */
+			*(CUdeviceptr *)data = (CUdeviceptr)a->ptr;
+			break;
+		case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+			*(size_t *)data = a->size;
+			break;
+		case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+			*(int *)data = a->phys ? a->phys->gdr_capable : 1;
 			break;
 		default:
 			rc = CUDA_ERROR_INVALID_VALUE;

@@ -57,6 +57,7 @@ CUresult fake_MemCreate(CUmemGenericAllocationHandle *h, size_t size,
 	ph->magic = FAKE_MAGIC_PHYS;
 	ph->size = size;
 	ph->dev = prop->location.id;
+	ph->gdr_capable = prop->allocFlags.gpuDirectRDMACapable != 0;
 	pthread_mutex_lock(&g.lock);
 	ph->next = g.phys;
 	g.phys = ph;
@@ -198,7 +199,10 @@ CUresult fake_MemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAl
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	/* "offset: currently must be zero"; all three multiples of the granularity. */
+	/* An offset off the granularity: NOT_SUPPORTED from the real driver (580.159.04). */
+	if (offset % FAKE_BIG_PAGE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	/* "offset: currently must be zero"; ptr and size multiples of the granularity. */
 	if (flags || offset || size == 0 || ptr % FAKE_BIG_PAGE || size % FAKE_BIG_PAGE)
 		return CUDA_ERROR_INVALID_VALUE;
 	a = calloc(1, sizeof(*a));
@@ -248,6 +252,7 @@ CUresult fake_MemUnmap(CUdeviceptr ptr, size_t size)
 			break;
 		}
 	if (a) {
+		exports_drop(ptr, size);
 		/* The range stays reserved: back to an inaccessible hole (or at least unmapped). */
 		if (mmap((void *)ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
 			 0) == MAP_FAILED)

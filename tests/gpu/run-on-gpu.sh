@@ -215,6 +215,62 @@ fi
 fails=$(grep -c '^FAIL' "$out/gpu_probe.log")
 summary=$(grep '^summary:' "$out/gpu_probe.log")
 
+# The recorded driver contract (tests/gpu/gpu_contract): this driver's
+# answers, the differences from every file in tests/gpu/recorded/, and a new
+# recorded file (in $out) when none is named for this GPU and driver.
+contract_section() {
+	say "== driver contract ($([ -n "$fake" ] && echo fake driver || echo real driver))"
+	contract=$out/gpu_contract
+	if [ "$built" = tree ] && (cd "$top" && run make tests/gpu/gpu_contract); then
+		cp "$top/tests/gpu/gpu_contract" "$contract"
+	else
+		cfg=$(mktemp -d)
+		printf '#define _GNU_SOURCE 1\n#define HAVE_CUDA 1\n' >"$cfg/config.h"
+		(cd "$top" && run $cc -std=c11 -O2 -Wall -Wextra -I"$cfg" \
+			$(for d in common/*/; do printf -- "-iquote %s " "${d%/}"; done) \
+			-I"$cuda_dir/include" -o "$contract" tests/gpu/gpu_contract.c \
+			common/core/util.c common/core/input.c common/core/text.c common/mem/cuda_load.c \
+			common/mem/cuda_error.c -ldl -lpthread)
+		rm -rf "$cfg"
+	fi
+	if [ ! -x "$contract" ]; then
+		say "contract: build failed (see $log)"
+		contract_result="not built"
+		return
+	fi
+	if ! timeout 60 "$contract" --gpu "$gpu" >"$out/contract.txt" 2>>"$log"; then
+		say "contract: gpu_contract failed (see $log)"
+		contract_result=FAILED
+		return
+	fi
+	ver=$(sed -n 's/^cuDriverGetVersion: //p' "$out/contract.txt")
+	cuda=$((ver / 1000)).$((ver % 1000 / 10))
+	name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$gpu" 2>/dev/null | head -n1)
+	drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader -i "$gpu" 2>/dev/null |
+		head -n1)
+	[ -n "$fake" ] && name="fake libcuda" && drv=fake
+	file=$(printf '%s_%s_cuda-%s.txt' "${name:-unknown GPU}" "${drv:-unknown}" "$cuda" |
+		tr ' /' '-_')
+	contract_result="own answers in $out/contract.txt"
+	for rec in "$top"/tests/gpu/recorded/*.txt; do
+		[ -f "$rec" ] || continue
+		"$contract" --gpu "$gpu" --expect "$rec" 2>>"$log" | tee -a "$log"
+	done
+	if [ ! -f "$top/tests/gpu/recorded/$file" ]; then
+		{
+			echo "# The driver contract of tests/gpu/gpu_contract, as a real driver answered it."
+			echo "# GPU: ${name:-unknown}; driver: ${drv:-unknown}, CUDA $cuda ($ver);"
+			echo "# kernel $(uname -r), $(uname -m); $(date -u +%Y-%m-%d)."
+			echo "# Produced by tests/gpu/run-on-gpu.sh (gpu_contract --gpu $gpu)."
+			cat "$out/contract.txt"
+		} >"$out/$file"
+		say "contract: new recorded file $out/$file: add it as tests/gpu/recorded/$file"
+		contract_result="new recorded file $file"
+	fi
+}
+contract_section
+say "driver contract: $contract_result"
+
 # 4. If this machine lets rdma_rxe load (root, a kernel with it), one
 #    end-to-end run on the real GPU over Soft-RoCE: host and bounce (rxe has no
 #    DMA-BUF and no peer memory), both allocators, with the new columns.

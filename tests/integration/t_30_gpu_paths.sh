@@ -77,7 +77,7 @@ check "--mem all: topology line before the table, rxe is 'not PCI' (unknown)" ba
 	[ \$(grep -n '^topology:' '$TMP/cli.out' | head -1 | cut -d: -f1) -lt \$(grep -n '^ path ' '$TMP/cli.out' | head -1 | cut -d: -f1) ]"
 check "--mem all: GPU rows carry the GPU, its UUID, the driver and distance 'unknown'; host rows none" \
 	$ROWS "$TMP/all.csv" \
-	'all:r["path"] == "host" or (r["gpu"] == "0" and r["distance"] == "unknown" and r["gpu_uuid"].startswith("GPU-") and r["cuda_driver"] == "12.4")' \
+	'all:r["path"] == "host" or (r["gpu"] == "0" and r["distance"] == "unknown" and r["gpu_uuid"].startswith("GPU-") and r["cuda_driver"] == "13.0")' \
 	'all:r["path"] != "host" or (r["gpu"] == "" and r["distance"] == "" and r["gpu_alloc"] == "" and r["gpu_uuid"] == "" and r["cuda_driver"] == "")'
 check "--mem all: every measured row has reg_us, dereg_us, reg_call ibv_reg_mr; relaxed ordering asked" \
 	$ROWS "$TMP/all.csv" \

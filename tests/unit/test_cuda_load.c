@@ -57,7 +57,7 @@ static void test_zero_devices(void **state)
 	setenv("GDRPERF_FAKE_CUDA_DEVICES", "0", 1);
 	assert_int_equal(gdr_cuda_load(&cu, why, sizeof(why)), -ENODEV);
 	assert_string_equal(why, "no CUDA device (cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable "
-				 "device is detected; driver 12.4, " FAKE_CUDA_LIB ")");
+				 "device is detected; driver 13.0, " FAKE_CUDA_LIB ")");
 }
 
 static void test_init_error(void **state)
@@ -85,7 +85,7 @@ static void test_getproc_v2_only(void **state)
 	assert_int_equal(gdr_cuda_load(&cu, why, sizeof(why)), 0);
 	assert_string_equal(gdr_cuda_getproc_abi(cu), "cuGetProcAddress_v2");
 	assert_int_equal(gdr_cuda_driver_version(cu, &v), 0);
-	assert_int_equal(v, 12040);
+	assert_int_equal(v, 13000);
 	gdr_cuda_unload(cu);
 
 	setenv("GDRPERF_LIBCUDA", FAKE_CUDA_LIB, 1);
@@ -196,6 +196,8 @@ static void test_no_context(void **state)
 	int fd;
 
 	(void)state;
+	/* Writes not ordered (0), so that the flush is called and needs the context. */
+	setenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING", "0", 1);
 	cu = open_gpu0(&gpu);
 	assert_int_equal(gdr_cuda_alloc(cu, 2u << 20, &d, why, sizeof(why)), 0);
 	/* gpu_close makes no context current on this thread. */

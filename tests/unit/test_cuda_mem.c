@@ -27,64 +27,126 @@
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 
-static void test_dmabuf_fd(void **state)
+/* lseek(fd, 0, SEEK_END): a DMA-BUF's size, as the real driver's answers it. */
+static off_t fd_size(int fd)
+{
+	return lseek(fd, 0, SEEK_END);
+}
+
+/* The export rules both modes share: alignment, the fd's size and its very pages. */
+static void dmabuf_common(struct gdr_cuda *cu, uint64_t d)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	struct gdr_cuda *cu;
-	struct gdr_gpu gpu;
 	char why[256] = "", in[32], out[32];
-	uint64_t d, a;
 	int fd = -1;
 
-	(void)state;
-	cu = open_gpu0(&gpu);
-	assert_int_equal(gdr_cuda_page_size(cu), 64 * 1024);
-	/* From 2 MiB up, the driver's pointer is 2 MiB aligned. */
-	assert_int_equal(gdr_cuda_alloc(cu, 2u << 20, &d, why, sizeof(why)), 0);
-	assert_int_equal(d % (2u << 20), 0);
 	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, 2u << 20, &fd, why, sizeof(why)), 0);
 	assert_true(fd >= 0);
+	assert_int_equal(fd_size(fd), 2u << 20);
 	close(fd);
-	/* A host-page-aligned sub-range is fine, and its fd holds those very pages. */
+	/* A host-page-aligned sub-range: its fd is exactly the range, its very pages at 0. */
 	memset(in, 0x3c, sizeof(in));
 	assert_int_equal(gdr_cuda_htod(cu, d + page, in, sizeof(in)), 0);
 	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d + page, 4 * page, &fd, why, sizeof(why)), 0);
-	assert_int_equal(pread(fd, out, sizeof(out), lseek(fd, 0, SEEK_CUR)), (ssize_t)sizeof(out));
+	assert_int_equal(fd_size(fd), (off_t)(4 * page));
+	assert_int_equal(pread(fd, out, sizeof(out), 0), (ssize_t)sizeof(out));
+	assert_memory_equal(in, out, sizeof(in));
+	/* And stays so: what the NIC writes through the fd shows at the device pointer. */
+	memset(in, 0x5d, sizeof(in));
+	assert_int_equal(pwrite(fd, in, sizeof(in), 0), (ssize_t)sizeof(in));
+	assert_int_equal(gdr_cuda_dtoh(cu, out, d + page, sizeof(out)), 0);
 	assert_memory_equal(in, out, sizeof(in));
 	close(fd);
-	/* Unaligned start or length, and ranges outside the allocation, are refused. */
+	/* The same range again: the same pages. */
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d + page, 4 * page, &fd, why, sizeof(why)), 0);
+	assert_int_equal(pread(fd, out, sizeof(out), 0), (ssize_t)sizeof(out));
+	assert_memory_equal(in, out, sizeof(in));
+	close(fd);
+	/* Unaligned start or length, length 0: refused in both modes. */
 	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d + 256, page, &fd, why, sizeof(why)), -EINVAL);
 	assert_int_equal(fd, -1);
 	assert_non_null(strstr(why, "cuMemGetHandleForAddressRange(0x"));
 	assert_non_null(strstr(why, "CUDA_ERROR_INVALID_VALUE: invalid argument"));
 	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, 1000, &fd, why, sizeof(why)), -EINVAL);
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, 0, &fd, why, sizeof(why)), -EINVAL);
+	/* Host memory is not device memory. */
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, (uint64_t)(uintptr_t)why & ~(uint64_t)(page - 1),
+					    page, &fd, why, sizeof(why)),
+			 -EINVAL);
+}
+
+static void test_dmabuf_fd(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct gdr_cuda *cu;
+	struct gdr_gpu gpu;
+	char why[256] = "";
+	uint64_t d, a, b;
+	int fd = -1;
+
+	(void)state;
+	/* By default, as the real H200 driver (580.159.04) answered. */
+	cu = open_gpu0(&gpu);
+	assert_int_equal(gdr_cuda_page_size(cu), 64 * 1024);
+	/* From 2 MiB up, the driver's pointer is 2 MiB aligned. */
+	assert_int_equal(gdr_cuda_alloc(cu, 2u << 20, &d, why, sizeof(why)), 0);
+	assert_int_equal(d % (2u << 20), 0);
+	dmabuf_common(cu, d);
+	/* The PCIe mapping type on this (x86) platform: NOT_SUPPORTED from a 13.0 driver. */
+	assert_int_equal(gdr_cuda_dmabuf_export(cu, d, 2u << 20, 1, &fd, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(why, "CUDA_ERROR_NOT_SUPPORTED"));
+	gdr_cuda_free(cu, d);
+	/* The first small allocation starts 2 MiB pages; the next follow at 512 B steps. */
+	assert_int_equal(gdr_cuda_alloc(cu, 512, &d, why, sizeof(why)), 0);
+	assert_int_equal(d % (2u << 20), 0);
+	assert_int_equal(gdr_cuda_alloc(cu, 4096, &a, why, sizeof(why)), 0);
+	assert_int_equal(a, d + 0x200);
+	assert_int_equal(gdr_cuda_alloc(cu, 100, &b, why, sizeof(why)), 0);
+	assert_int_equal(b, d + 0x1200);
+	/* Page-rounded ranges around them, and one across two of them, are exported. */
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, page, &fd, why, sizeof(why)), 0);
+	assert_int_equal(fd_size(fd), (off_t)page);
+	close(fd);
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, 16 * page, &fd, why, sizeof(why)), 0);
+	close(fd);
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, a & ~(uint64_t)(page - 1), 2 * page, &fd, why,
+					    sizeof(why)),
+			 0);
+	assert_int_equal(fd_size(fd), (off_t)(2 * page));
+	close(fd);
+	/* Past the 2 MiB of device memory: refused. */
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, (2u << 20) + page, &fd, why, sizeof(why)),
+			 -EINVAL);
+	gdr_cuda_free(cu, b);
+	gdr_cuda_free(cu, a);
+	gdr_cuda_free(cu, d);
+	close_gpu(cu, &gpu);
+	/* The documented rule (GDRPERF_FAKE_CUDA_DMABUF_STRICT=1): inside one allocation. */
+	setenv("GDRPERF_FAKE_CUDA_DMABUF_STRICT", "1", 1);
+	cu = open_gpu0(&gpu);
+	assert_int_equal(gdr_cuda_alloc(cu, 2u << 20, &d, why, sizeof(why)), 0);
+	dmabuf_common(cu, d);
 	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, 4u << 20, &fd, why, sizeof(why)), -EINVAL);
 	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d - page, 2 * page, &fd, why, sizeof(why)),
 			 -EINVAL);
-	/* Two allocations side by side are not one range. */
-	assert_int_equal(gdr_cuda_alloc(cu, 2u << 20, &a, why, sizeof(why)), 0);
-	if (a == d + (2u << 20))
-		assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, 4u << 20, &fd, why, sizeof(why)),
-				 -EINVAL);
+	gdr_cuda_free(cu, d);
+	/* Sub-allocated: not even host-page aligned, so not exportable as is. */
+	assert_int_equal(gdr_cuda_alloc(cu, 512, &d, why, sizeof(why)), 0);
+	assert_int_equal(gdr_cuda_alloc(cu, 1u << 20, &a, why, sizeof(why)), 0);
+	assert_int_equal(a % 256, 0);
+	assert_int_not_equal(a % page, 0);
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, a & ~(uint64_t)(page - 1), 1u << 20, &fd, why,
+					    sizeof(why)),
+			 -EINVAL);
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, page, &fd, why, sizeof(why)), -EINVAL);
+	b = (a + page - 1) & ~(uint64_t)(page - 1);
+	assert_int_equal(gdr_cuda_dmabuf_fd(cu, b, 16 * page, &fd, why, sizeof(why)), 0);
+	close(fd);
 	gdr_cuda_free(cu, a);
 	gdr_cuda_free(cu, d);
-
-	/* Small requests are sub-allocated: not even host-page aligned, so not exportable as is. */
-	for (int i = 0; i < 8; i++) {
-		assert_int_equal(gdr_cuda_alloc(cu, 1u << 20, &d, why, sizeof(why)), 0);
-		assert_int_equal(d % 256, 0);
-		assert_int_not_equal(d % page, 0);
-		assert_int_equal(gdr_cuda_dmabuf_fd(cu, d, 1u << 20, &fd, why, sizeof(why)),
-				 -EINVAL);
-		assert_int_equal(gdr_cuda_dmabuf_fd(cu, d & ~(uint64_t)(page - 1), 1u << 20, &fd,
-						    why, sizeof(why)),
-				 -EINVAL);
-		a = (d + page - 1) & ~(uint64_t)(page - 1);
-		assert_int_equal(gdr_cuda_dmabuf_fd(cu, a, 16 * page, &fd, why, sizeof(why)), 0);
-		close(fd);
-		gdr_cuda_free(cu, d);
-	}
 	close_gpu(cu, &gpu);
+	unsetenv("GDRPERF_FAKE_CUDA_DMABUF_STRICT");
 
 	setenv("GDRPERF_FAKE_CUDA_DMABUF", "CUDA_ERROR_NOT_SUPPORTED", 1);
 	cu = open_gpu0(&gpu);
@@ -105,6 +167,7 @@ static void test_flush(void **state)
 	void *lib, *sym;
 
 	(void)state;
+	/* By default the real H200's answer: ordered for the owner, so no flush is made. */
 	cu = open_gpu0(&gpu);
 	lib = dlopen(FAKE_CUDA_LIB, RTLD_NOW | RTLD_NOLOAD);
 	assert_non_null(lib);
@@ -112,6 +175,14 @@ static void test_flush(void **state)
 	assert_non_null(sym);
 	memcpy(&flushes, &sym, sizeof(flushes));
 	unsigned long long n0 = flushes();
+	assert_int_equal(gpu.writes_ordering, 100);
+	assert_int_equal(gdr_cuda_flush_rdma_writes(cu, &gpu, &how), 0);
+	assert_string_equal(how, "not needed (GPU_DIRECT_RDMA_WRITES_ORDERING covers the owner)");
+	assert_int_equal(flushes(), n0);
+	close_gpu(cu, &gpu);
+	/* A GPU whose writes are not ordered (0): the flush is made. */
+	setenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING", "0", 1);
+	cu = open_gpu0(&gpu);
 	assert_int_equal(gpu.writes_ordering, 0);
 	assert_int_equal(gpu.flush_options, 1);
 	assert_int_equal(gdr_cuda_flush_rdma_writes(cu, &gpu, &how), 0);
@@ -218,9 +289,10 @@ static void test_fake_vmm_rules(void **state)
 	assert_int_equal(export_fn(&fd, va, 2 * MiB2, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
 			 CUDA_SUCCESS);
 	close(fd);
-	/* Unknown flags are refused (the PCIe type exists from 12.8; this fake is 12.4). */
+	/* The PCIe type (a 13.0 driver knows it) on this platform: NOT_SUPPORTED, as on the H200. */
 	assert_int_equal(export_fn(&fd, va, 2 * MiB2, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 1),
-			 CUDA_ERROR_INVALID_VALUE);
+			 CUDA_ERROR_NOT_SUPPORTED);
+	/* Unknown flags are refused. */
 	assert_int_equal(export_fn(&fd, va, 2 * MiB2, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 4),
 			 CUDA_ERROR_INVALID_VALUE);
 	/* The reservation cannot be freed while mapped. */

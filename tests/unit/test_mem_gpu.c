@@ -243,18 +243,32 @@ static void test_dmabuf_unaligned_suballocation(void **state)
 	int fd;
 
 	(void)state;
-	for (size_t o = 0; o < GDR_ARRAY_SIZE(offsets); o++) {
-		if (offsets[o])
-			setenv("GDRPERF_FAKE_CUDA_ALLOC_OFFSET", offsets[o], 1);
+	/* Both export rules: the real driver's (default) and the documented one (strict). */
+	for (size_t o = 0; o < 2 * GDR_ARRAY_SIZE(offsets); o++) {
+		int strict = o >= GDR_ARRAY_SIZE(offsets);
+		uint64_t first;
+
+		fake_gpu_reset_env(NULL);
+		if (offsets[o % GDR_ARRAY_SIZE(offsets)])
+			setenv("GDRPERF_FAKE_CUDA_ALLOC_OFFSET", offsets[o % GDR_ARRAY_SIZE(offsets)],
+			       1);
+		if (strict)
+			setenv("GDRPERF_FAKE_CUDA_DMABUF_STRICT", "1", 1);
 		fake_gpu_up(&f, "/");
-		/* What the driver hands out: here too, exporting around it is refused. */
+		/* What the driver hands out after a first small allocation: not page aligned. */
+		assert_int_equal(gdr_cuda_alloc(f.cu, 512, &first, why, sizeof(why)), 0);
 		assert_int_equal(gdr_cuda_alloc(f.cu, 100000, &d, why, sizeof(why)), 0);
 		assert_int_not_equal(d % 65536, 0);
+		/* Exporting around it: the real driver takes it, the documented rule does not. */
 		assert_int_equal(gdr_cuda_dmabuf_fd(f.cu, d & ~(uint64_t)65535, 2 * 65536, &fd, why,
 						    sizeof(why)),
-				 -EINVAL);
-		assert_non_null(strstr(why, "CUDA_ERROR_INVALID_VALUE"));
+				 strict ? -EINVAL : 0);
+		if (strict)
+			assert_non_null(strstr(why, "CUDA_ERROR_INVALID_VALUE"));
+		else
+			close(fd);
 		gdr_cuda_free(f.cu, d);
+		gdr_cuda_free(f.cu, first);
 		for (size_t i = 0; i < GDR_ARRAY_SIZE(sizes); i++) {
 			struct gdr_mem m = { .env = &f.env };
 
@@ -368,6 +382,8 @@ static void test_read_flushes(void **state)
 	const char *how = NULL;
 
 	(void)state;
+	/* A GPU whose NIC writes are not ordered (WRITES_ORDERING 0): the flush is made. */
+	setenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING", "0", 1);
 	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuFlushGPUDirectRDMAWrites=CUDA_ERROR_UNKNOWN", 1);
 	fake_gpu_up(&f, "/");
 	m.env = &f.env;
@@ -381,8 +397,8 @@ static void test_read_flushes(void **state)
 	gdr_mem_gpu_free(&m);
 	fake_gpu_down(&f);
 
-	/* Writes already ordered for the owner: no flush is called (and so none can fail). */
-	setenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING", "100", 1);
+	/* Writes already ordered for the owner (the real H200's 100, the fake's default): no flush. */
+	unsetenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING");
 	fake_gpu_up(&f, "/");
 	memset(&m, 0, sizeof(m));
 	m.env = &f.env;
@@ -392,9 +408,11 @@ static void test_read_flushes(void **state)
 	gdr_mem_gpu_free(&m);
 	fake_gpu_down(&f);
 
+	assert_int_equal(f.gpu.writes_ordering, 100);
+
 	/* Neither: the copy still runs, and how says why nothing was flushed. */
 	unsetenv("GDRPERF_FAKE_CUDA_FAIL");
-	unsetenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING");
+	setenv("GDRPERF_FAKE_CUDA_WRITES_ORDERING", "0", 1);
 	setenv("GDRPERF_FAKE_CUDA_NO_ATTR", "117", 1);
 	fake_gpu_up(&f, "/");
 	memset(&m, 0, sizeof(m));
@@ -429,9 +447,13 @@ static void test_vmm_alloc(void **state)
 	assert_int_equal(gdr_mem_gpu_write(&m, (3u << 20) - 32, in, sizeof(in)), 0);
 	assert_int_equal(gdr_mem_gpu_read(&m, (3u << 20) - 32, out, sizeof(out)), 0);
 	assert_memory_equal(in, out, sizeof(in));
+	/* SYNC_MEMOPS is left alone on cuMemCreate memory (the driver refuses it), no note. */
 	assert_int_equal(gdr_mem_gpu_sync_memops(&m, why, sizeof(why)), 0);
 	assert_int_equal(gdr_cuda_get_sync_memops(f.cu, m.addr, &on, why, sizeof(why)), 0);
-	assert_int_equal(on, 1);
+	assert_int_equal(on, 0);
+	assert_string_equal(m.note, "");
+	assert_int_equal(gdr_cuda_set_sync_memops(f.cu, m.addr, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "CUDA_ERROR_NOT_SUPPORTED"));
 	assert_int_equal(gdr_dmabuf_export(&m, &fd, &r, why, sizeof(why)), 0);
 	assert_int_equal(r.offset, 0);
 	close(fd);
@@ -448,6 +470,33 @@ static void test_vmm_alloc(void **state)
 	assert_string_equal(why, "GPU 0 (0000:3b:00.0, NVIDIA H200): "
 				 "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED = 0 "
 				 "(cuMemCreate memory cannot be reached by the NIC)");
+	fake_gpu_down(&f);
+}
+
+/*
+ * Copies into cuMemCreate memory (no SYNC_MEMOPS there) wait for the default
+ * stream; into cuMemAlloc memory (SYNC_MEMOPS set) they need not.
+ */
+static void test_vmm_write_ordered(void **state)
+{
+	struct fake_gpu f;
+	struct gdr_mem m = { 0 };
+	char why[256] = "", in[16] = "ordered";
+
+	(void)state;
+	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuStreamSynchronize=CUDA_ERROR_UNKNOWN", 1);
+	fake_gpu_up(&f, "/");
+	for (int a = 0; a < GDR_GPU_ALLOC__COUNT; a++) {
+		f.env.gpu_alloc = (enum gdr_gpu_alloc)a;
+		memset(&m, 0, sizeof(m));
+		m.env = &f.env;
+		assert_int_equal(gdr_mem_gpu_alloc(&m, 4096, why, sizeof(why)), 0);
+		assert_int_equal(gdr_mem_gpu_write(&m, 0, in, sizeof(in)),
+				 a == GDR_GPU_ALLOC_VMM ? -EIO : 0);
+		if (a == GDR_GPU_ALLOC_VMM)
+			assert_non_null(strstr(gdr_cuda_last_error(f.cu), "cuStreamSynchronize"));
+		gdr_mem_gpu_free(&m);
+	}
 	fake_gpu_down(&f);
 }
 
@@ -654,6 +703,7 @@ int main(void)
 		cmocka_unit_test_setup(test_dmabuf_sync_memops, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_read_flushes, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_vmm_alloc, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_vmm_write_ordered, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_dmabuf_pcie_mapping, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_dmabuf_gdr_attribute, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_oom, fake_gpu_reset_env),
