@@ -14,9 +14,13 @@ ln -s "$top_srcdir/tests/doctor/bin/ofed_info" "$WORK/bin-ofed/ofed_info"
 
 # doctor_env [VAR=value...] -- args: gdr_doctor with nothing from the caller's environment
 # (no NCCL_*, no real libcuda or NVML) so that outputs are the same on every machine.
+# HWLOC_COMPONENTS passes through: scripts/sanitize sets it (-pci) so that a
+# live topology load (the live run of test_cli.sh) does not go through
+# libpciaccess, whose name cache is never freed.
 doctor_env() {
 	env -i PATH="$WORK/bin" GDRPERF_LIBCUDA=/nonexistent/libcuda.so.1 \
-		GDRPERF_LIBNVML=/nonexistent/libnvidia-ml.so.1 "$@"
+		GDRPERF_LIBNVML=/nonexistent/libnvidia-ml.so.1 \
+		${HWLOC_COMPONENTS:+HWLOC_COMPONENTS="$HWLOC_COMPONENTS"} "$@"
 }
 
 # golden NAME FILE: compare FILE with expected/NAME.
