@@ -255,6 +255,7 @@ CUresult fake_EventQuery(CUevent h);
 CUresult fake_EventSynchronize(CUevent h);
 /* A kernel's work (fake_kernel.c): dst <- src, in order on the stream (legacy: now). */
 CUresult fake_stream_run(CUstream hs, void *dst, const void *src, size_t len);
+CUresult fake_stream_valid(CUstream hs);
 
 /* fake_kernel.c: modules and the launch of the bounce copy kernel. */
 CUresult fake_ModuleLoadData(CUmodule *out, const void *image);

@@ -195,7 +195,7 @@ CUresult fake_LaunchKernel(CUfunction h, unsigned int gx, unsigned int gy, unsig
 	memcpy(&src, params[1], 8);
 	memcpy(&n, params[2], 8);
 	if (n == 0)
-		return fake_stream_run(hs, NULL, NULL, 0);
+		return fake_stream_valid(hs);
 	if (!reachable(dst, n) || !reachable(src, n))
 		return CUDA_ERROR_ILLEGAL_ADDRESS;
 	return fake_stream_run(hs, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
