@@ -117,6 +117,24 @@ listening() {
 # server, e.g. under valgrind, may take many seconds to get there; 40).
 wait_listen() { WAIT_STEP=0.2 wait_until "${2:-40}" listening "$1"; }
 
+# start_cost: seconds this build takes to start, find no server and exit
+# (a client with --timeout 0.1 on a port nobody serves), measured now, on
+# this machine, under its present load: a time limit on a whole process adds
+# this on top of the program's own --timeout (an ASan build under TCG beside
+# other VMs takes seconds to start; a plain one about one).  Set START_COST.
+start_cost() {
+	local t0
+	t0=$(date +%s.%N)
+	$BENCH_ENV "$B/gdr_write_bw" -p 1 --timeout 0.1 "$ADDR" >/dev/null 2>&1
+	START_COST=$(echo "$(date +%s.%N) - $t0" | bc)
+}
+# slack: 2 s plus twice START_COST (measured once per file), the allowance a
+# test adds to a --timeout it checks a whole process against.
+slack() {
+	[ -n "${START_COST:-}" ] || start_cost
+	echo "2 + 2 * $START_COST" | bc
+}
+
 # wait_for FILE REGEX [SECONDS]: until FILE has a line matching REGEX (a
 # server's "accepted", a client's debug "retrying"); 1 after SECONDS (30).
 wait_for() { wait_until "${3:-30}" grep -Eq -- "$2" "$1" 2>/dev/null; }
