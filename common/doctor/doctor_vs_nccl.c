@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "doctor_vs_nccl.h"
+#include "nccl_settings.h"
 #include "topo.h"
 #include "util.h"
 
@@ -19,9 +20,9 @@ struct distances {
 static void measure(const struct gdr_doctor *doc, const struct gdr_nccl_log *log,
 		    struct distances *d)
 {
-	struct gdr_nccl_env env = { .level = GDR_NCCL_PXB, .read = -1 };
+	struct gdr_nccl_env env = { .level = GDR_NCCL_DEFAULT_LEVEL, .read = -1 };
+	struct gdr_nccl_judgement j;
 	struct gdr_topo *t;
-	struct gdr_topo_pair p;
 	char why[256];
 
 	memset(d, 0, sizeof(*d));
@@ -30,21 +31,17 @@ static void measure(const struct gdr_doctor *doc, const struct gdr_nccl_log *log
 	    gdr_nccl_parse_level(log->gdr_level, &env.level, why, sizeof(why)) == 0)
 		env.level_set = 1;
 	gdr_strlcpy(d->level, gdr_nccl_level_name(env.level), sizeof(d->level));
-	if (!doc->topology_xml && doc->root && strcmp(doc->root, "/"))
-		return; /* a fixture root without XML: this machine's topology is not the node's */
-	if (gdr_topo_load(&t, doc->topology_xml, doc->root, why, sizeof(why)))
+	if (gdr_nccl_node_topo(&t, doc->topology_xml, doc->root, why, sizeof(why)))
 		return;
-	for (int i = 0; i < gdr_topo_gpu_count(t); i++) {
-		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
-
-		if (gdr_topo_nearest_nic(t, g->bus_id, NULL, NULL, &p) || p.cls == GDR_TOPO_UNKNOWN)
-			continue;
-		d->measured++;
-		if (gdr_nccl_would_use(&env, p.cls) > 0)
-			d->allowed++;
-		else if (!d->first_far[0])
-			snprintf(d->first_far, sizeof(d->first_far), "GPU%d's nearest NIC %s is %s",
-				 i, p.nic, gdr_topo_class_name(p.cls));
+	if (gdr_nccl_judge_topo(t, &env, &j) == 0) {
+		d->measured = j.measured;
+		d->allowed = j.measured - j.refused;
+		for (int i = 0; i < j.ngpu && !d->first_far[0]; i++)
+			if (j.gpu[i].use == 0)
+				snprintf(d->first_far, sizeof(d->first_far),
+					 "GPU%d's nearest NIC %s is %s", i, j.gpu[i].nearest.nic,
+					 gdr_topo_class_name(j.gpu[i].nearest.cls));
+		gdr_nccl_judgement_free(&j);
 	}
 	gdr_topo_free(t);
 }
