@@ -425,7 +425,8 @@ static int other_devices(struct gdr_check *c, const struct gdr_doctor *doc,
 	log_devs(log, doc->host, thost, &ld);
 	if (!ld.ngpu && !ld.nnic)
 		return 0;
-	if (doc->topology_xml && !gdr_topo_load(&t, doc->topology_xml, doc->root, why, sizeof(why)))
+	/* The XML's own devices: no root, so that no sysfs NIC joins them. */
+	if (doc->topology_xml && !gdr_topo_load(&t, doc->topology_xml, NULL, why, sizeof(why)))
 		views[nv++] = (struct node_view){ "the topology", doc, t };
 	if (strcmp(doc->root, "/") || !doc->topology_xml)
 		views[nv++] = (struct node_view){
@@ -451,10 +452,10 @@ static int other_devices(struct gdr_check *c, const struct gdr_doctor *doc,
 		add_list(lost, sizeof(lost), &off, " and ", "GPU", cmp_gpu ? (int)ld.ngpu : 0, str_at, gp);
 		add_list(lost, sizeof(lost), &off, " and ", "NIC", cmp_nic ? (int)ld.nnic : 0, str_at, np);
 		if (off)
-			snprintf(scope + n, slen - n, "%sthe log's %s %s %s's", n ? "; " : "", lost,
+			snprintf(scope + n, slen - n, "%sthe log's %s %s %s%s", n ? "; " : "", lost,
 				 (cmp_gpu ? ld.ngpu : 0) + (cmp_nic ? ld.nnic : 0) == 1 ? "is"
 											: "are",
-				 nv == 2 ? "the topology and the tree" : views[0].who);
+				 nv == 2 ? "the topology's and the tree" : views[0].who, "'s");
 		gdr_topo_free(t);
 		return 0;
 	}
