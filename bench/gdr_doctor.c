@@ -431,6 +431,10 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 			if (!strcmp(doc->checks[i].name, "nccl-vs-node")) {
 				fputs("nccl-vs-node: ", stdout);
 				gdr_text_wrap(stdout, doc->checks[i].value, 14, 4, 80);
+				if (doc->checks[i].fix[0]) {
+					fputs("  fix: ", stdout);
+					gdr_text_wrap(stdout, doc->checks[i].fix, 7, 4, 80);
+				}
 			}
 		gdr_doctor_print_verdict(stdout, &v);
 	} else {

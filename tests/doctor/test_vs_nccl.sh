@@ -20,7 +20,7 @@ node_tree "$R/both-case08" "$R/both" "" 0000:3b:00.0 "mlx5_8 mlx5_9 mlx5_10 mlx5
 node_tree "$R/both-noded" "$R/both" "" 0000:5d:00.0 mlx5_4
 node_tree "$R/peermem-nodea" "$R/peermem-node" "" 0000:1b:00.0 "mlx5_0 mlx5_1"
 node_tree "$R/both-test1" "$R/both" "" 0000:81:00.0 "mlx5_0 mlx5_1"
-plan 24
+plan 25
 # vs NAME WANT-STATUS WANT-SUBSTRING args...: the nccl-vs-node check's status and words.
 vs() {
 	name=$1 want=$2 words=$3
@@ -107,4 +107,10 @@ doctor_env "$DOCTOR" --root "$R/both-nodee" --nccl-log "$L/synth-2.24-dmabuf-dis
 echo "exit $?" >>"$WORK/vs-full.out"
 cat "$WORK/vs.json" >>"$WORK/vs-full.out"
 golden vs-both-dmabuf-disabled.out "$WORK/vs-full.out"
+# --quiet: the nccl-vs-node line and the verdict, wrapped to 80 columns (test_width.sh).
+{
+	doctor_env "$DOCTOR" --quiet --root "$R/both-nodee" --nccl-log "$L/synth-2.24-dmabuf-disabled-env.log"
+	doctor_env "$DOCTOR" --quiet --root "$R/both-case01-gpu-3b" --nccl-log "$L/case01.log"
+} >"$WORK/vs-quiet.out" 2>&1
+golden vs-quiet.out "$WORK/vs-quiet.out"
 done_testing
