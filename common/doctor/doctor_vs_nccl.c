@@ -358,7 +358,8 @@ static void add_list(char *buf, size_t len, size_t *off, const char *sep, const 
 	*off += (size_t)snprintf(buf + *off, len - *off, "%s%s%s ", *off ? sep : "", what,
 				 n == 1 ? "" : "s");
 	for (int i = 0; i < n && i < 4 && *off < len; i++)
-		*off += (size_t)snprintf(buf + *off, len - *off, "%s%s", i ? ", " : "", name(arg, i));
+		*off +=
+		    (size_t)snprintf(buf + *off, len - *off, "%s%s", i ? ", " : "", name(arg, i));
 	if (n > 4 && *off < len)
 		*off += (size_t)snprintf(buf + *off, len - *off, " +%d more", n - 4);
 }
@@ -429,9 +430,9 @@ static int other_devices(struct gdr_check *c, const struct gdr_doctor *doc,
 	if (doc->topology_xml && !gdr_topo_load(&t, doc->topology_xml, NULL, why, sizeof(why)))
 		views[nv++] = (struct node_view){ "the topology", doc, t };
 	if (strcmp(doc->root, "/") || !doc->topology_xml)
-		views[nv++] = (struct node_view){
-			strcmp(doc->root, "/") ? "the tree" : "this machine", doc, NULL
-		};
+		views[nv++] =
+		    (struct node_view){ strcmp(doc->root, "/") ? "the tree" : "this machine", doc,
+					NULL };
 	for (int i = 0; i < nv && bad < 0; i++) {
 		find_missing(&views[i], &ld, &m);
 		cmp_gpu |= m.cmp_gpu;
@@ -449,8 +450,10 @@ static int other_devices(struct gdr_check *c, const struct gdr_doctor *doc,
 			gp[i] = gdr_nccl_busid_text(ld.gpu[i], bdf[i], sizeof(bdf[i]));
 		for (unsigned int i = 0; i < ld.nnic; i++)
 			np[i] = ld.nic[i];
-		add_list(lost, sizeof(lost), &off, " and ", "GPU", cmp_gpu ? (int)ld.ngpu : 0, str_at, gp);
-		add_list(lost, sizeof(lost), &off, " and ", "NIC", cmp_nic ? (int)ld.nnic : 0, str_at, np);
+		add_list(lost, sizeof(lost), &off, " and ", "GPU", cmp_gpu ? (int)ld.ngpu : 0,
+			 str_at, gp);
+		add_list(lost, sizeof(lost), &off, " and ", "NIC", cmp_nic ? (int)ld.nnic : 0,
+			 str_at, np);
 		if (off)
 			snprintf(scope + n, slen - n, "%sthe log's %s %s %s%s", n ? "; " : "", lost,
 				 (cmp_gpu ? ld.ngpu : 0) + (cmp_nic ? ld.nnic : 0) == 1 ? "is"
@@ -467,8 +470,8 @@ static int other_devices(struct gdr_check *c, const struct gdr_doctor *doc,
 	gdr_check_value(c,
 			"not compared: the log's %s %s not %s's (it has %s); the log's own "
 			"conclusion: %s (%s)",
-			lost, m.ngpu + m.nnic == 1 ? "is" : "are", views[bad].who,
-			has, gdr_nccl_path_name(log->path), log->reason);
+			lost, m.ngpu + m.nnic == 1 ? "is" : "are", views[bad].who, has,
+			gdr_nccl_path_name(log->path), log->reason);
 	gdr_check_fix(c, "run gdr_doctor --nccl-log on the node that wrote the log, or give it "
 			 "that node's tree (--root) or topology (--topology-xml)");
 	gdr_topo_free(t);

@@ -331,7 +331,6 @@ void gdr_nccl_log_quiet(FILE *out, const struct gdr_nccl_log *log, const char *n
 	char buf[1024];
 
 	/* Wrapped to 80 columns, continuation lines indented; --json has it on one line. */
-	snprintf(buf, sizeof(buf), "%s: %s (%s)", name, gdr_nccl_path_name(log->path),
-		 log->cause);
+	snprintf(buf, sizeof(buf), "%s: %s (%s)", name, gdr_nccl_path_name(log->path), log->cause);
 	gdr_text_wrap(out, buf, 0, 4, WRAP_W);
 }

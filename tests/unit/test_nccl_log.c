@@ -373,22 +373,27 @@ static void test_warn_lines(void **state)
 static void test_devices(void **state)
 {
 	static const char *const l[] = {
-		"a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB/SHARP [1]mlx5_2:1/RoCE [RO]; OOB "
+		"a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB/SHARP [1]mlx5_2:1/RoCE [RO]; "
+		"OOB "
 		"ib0:10.0.0.1<0>",
-		"a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_3:1/IB+mlx5_4:1/IB ; OOB ib0:10.0.0.1<0>",
+		"a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_3:1/IB+mlx5_4:1/IB ; OOB "
+		"ib0:10.0.0.1<0>",
 		"a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 "
 		"commId 0x2 - Init START",
-		"a:1:1 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= 7)",
+		"a:1:1 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= "
+		"7)",
 		"a:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU/0-100000 (rank 0) - NET/0-0 "
 		"(distance 4 > 2)",
 		/* Before 2.7 the pair line named the CUDA device, not a busId. */
-		"a:1:1 [2] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 2[2] / HCA 0 (distance "
+		"a:1:1 [2] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 2[2] / HCA 0 "
+		"(distance "
 		"3 >= 2)",
 		"a:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_9'",
 		/* Socket's HCA and list are interfaces; channels name the peers' GPUs. */
 		"a:1:1 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'lo'",
 		"a:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
-		"a:1:1 [0] NCCL INFO Channel 00/0 : 1[c7000] -> 0[1b000] [receive] via NET/IB/0/GDRDMA",
+		"a:1:1 [0] NCCL INFO Channel 00/0 : 1[c7000] -> 0[1b000] [receive] via "
+		"NET/IB/0/GDRDMA",
 		"b:2:2 [0] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1e0 "
 		"commId 0x2 - Init START",
 		NULL,
