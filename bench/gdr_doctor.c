@@ -95,8 +95,9 @@ static void usage(FILE *out)
 		"per GPU-NIC pair (gpuN-NIC.acs, .iommu, .link, .mps, .ro, .ceiling), per\n"
 		"GPU (gpuN.bar1, GPUs in PCI bus order; BAR1 from sysfs, else NVML) and per\n"
 		"NIC (NIC.fw); see docs/pcie-health.md. With --nccl-log and a node,\n"
-		"nccl-vs-node warns instead of comparing when the log's hosts are not the\n"
-		"node's. Text fits 80 columns; --json carries everything.\n"
+		"nccl-vs-node warns instead of comparing when the log's hosts, or the GPU\n"
+		"bus ids and RDMA NICs it names, are not the node's. Text fits 80 columns;\n"
+		"--json carries everything.\n"
 		"NCCL_* variables are read from this process's environment.\n"
 		"Environment: GDRPERF_LIBCUDA names the libcuda.so.1 to load, GDRPERF_LIBNVML\n"
 		"the libnvidia-ml.so.1 (test hooks).\n"
@@ -430,6 +431,10 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 			if (!strcmp(doc->checks[i].name, "nccl-vs-node")) {
 				fputs("nccl-vs-node: ", stdout);
 				gdr_text_wrap(stdout, doc->checks[i].value, 14, 4, 80);
+				if (doc->checks[i].fix[0]) {
+					fputs("  fix: ", stdout);
+					gdr_text_wrap(stdout, doc->checks[i].fix, 7, 4, 80);
+				}
 			}
 		gdr_doctor_print_verdict(stdout, &v);
 	} else {

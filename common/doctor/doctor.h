@@ -31,6 +31,8 @@ enum gdr_expect {
 	GDR_EXPECT_ANY,
 };
 
+#define GDR_DOCTOR_MAX_DEVS 64
+
 struct gdr_doctor {
 	const char *root;	  /* "/" or a fixture tree */
 	const char *topology_xml; /* hwloc XML for the distance checks; NULL = live */
@@ -50,6 +52,11 @@ struct gdr_doctor {
 	int peermem_loaded;
 	int nic_count;
 	unsigned long long buffer_bytes; /* GPU memory one run registers (BAR1 check) */
+	/* The GPUs (PCI bus ids, bus order) and RDMA devices the checks found (nccl-vs-node). */
+	char gpu_bdf[GDR_DOCTOR_MAX_DEVS][16];
+	int ngpu_bdf;
+	char nic_name[GDR_DOCTOR_MAX_DEVS][64];
+	int nnic_name;
 };
 
 /* Fill doc with every check; root NULL means "/". */

@@ -248,6 +248,9 @@ void gdr_doctor_gpu_checks(struct gdr_doctor *doc)
 	char why[256] = "", bar[48], name[48];
 	int ver = 0;
 
+	for (unsigned int i = 0; i < npci && i < GDR_DOCTOR_MAX_DEVS; i++)
+		gdr_strlcpy(doc->gpu_bdf[doc->ngpu_bdf++], pci[i].bdf, sizeof(doc->gpu_bdf[0]));
+
 	if (gdr_cuda_load(&cu, why, sizeof(why))) {
 		c = gdr_doctor_add(doc, "cuda-driver", GDR_CHECK_NA, 0);
 		gdr_check_value(c, "%s", why[0] ? why : "no CUDA driver");

@@ -278,6 +278,9 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 	else
 		n = scan_sysfs(doc->root, nics, MAX_NICS);
 	doc->nic_count = n;
+	for (int i = 0; i < n && i < GDR_DOCTOR_MAX_DEVS; i++)
+		gdr_strlcpy(doc->nic_name[doc->nnic_name++], nics[i].name,
+			    sizeof(doc->nic_name[0]));
 	if (n == 0) {
 		c = gdr_doctor_add(doc, "rdma-devices", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
 		c->side = GDR_SIDE_NIC;

@@ -284,8 +284,16 @@ static void check_driver(struct gdr_doctor *doc)
 				"modules)",
 				ver);
 	}
-	gdr_check_fix(c, "install the open GPU kernel modules (e.g. nvidia-driver-XXX-open, "
-			 "GPU Operator driver.kernelModuleType=open), driver >= 515");
+	/* The package of the running branch when it has open modules (Ubuntu's name). */
+	if (major >= 515)
+		gdr_check_fix(c,
+			      "install the open GPU kernel modules of this branch "
+			      "(nvidia-driver-%d-open, GPU Operator driver.kernelModuleType=open)",
+			      major);
+	else
+		gdr_check_fix(c, "install a driver >= 515 with the open GPU kernel modules "
+				 "(nvidia-driver-<branch>-open, e.g. 580; GPU Operator "
+				 "driver.kernelModuleType=open)");
 	doc->dmabuf_node_ok = 0;
 }
 

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "doctor_vs_nccl.h"
+#include "nccl_settings.h"
 #include "topo.h"
 #include "util.h"
 
@@ -19,9 +20,9 @@ struct distances {
 static void measure(const struct gdr_doctor *doc, const struct gdr_nccl_log *log,
 		    struct distances *d)
 {
-	struct gdr_nccl_env env = { .level = GDR_NCCL_PXB, .read = -1 };
+	struct gdr_nccl_env env = { .level = GDR_NCCL_DEFAULT_LEVEL, .read = -1 };
+	struct gdr_nccl_judgement j;
 	struct gdr_topo *t;
-	struct gdr_topo_pair p;
 	char why[256];
 
 	memset(d, 0, sizeof(*d));
@@ -30,21 +31,17 @@ static void measure(const struct gdr_doctor *doc, const struct gdr_nccl_log *log
 	    gdr_nccl_parse_level(log->gdr_level, &env.level, why, sizeof(why)) == 0)
 		env.level_set = 1;
 	gdr_strlcpy(d->level, gdr_nccl_level_name(env.level), sizeof(d->level));
-	if (!doc->topology_xml && doc->root && strcmp(doc->root, "/"))
-		return; /* a fixture root without XML: this machine's topology is not the node's */
-	if (gdr_topo_load(&t, doc->topology_xml, doc->root, why, sizeof(why)))
+	if (gdr_nccl_node_topo(&t, doc->topology_xml, doc->root, why, sizeof(why)))
 		return;
-	for (int i = 0; i < gdr_topo_gpu_count(t); i++) {
-		const struct gdr_topo_gpu *g = gdr_topo_gpu(t, i);
-
-		if (gdr_topo_nearest_nic(t, g->bus_id, NULL, NULL, &p) || p.cls == GDR_TOPO_UNKNOWN)
-			continue;
-		d->measured++;
-		if (gdr_nccl_would_use(&env, p.cls) > 0)
-			d->allowed++;
-		else if (!d->first_far[0])
-			snprintf(d->first_far, sizeof(d->first_far), "GPU%d's nearest NIC %s is %s",
-				 i, p.nic, gdr_topo_class_name(p.cls));
+	if (gdr_nccl_judge_topo(t, &env, &j) == 0) {
+		d->measured = j.measured;
+		d->allowed = j.measured - j.refused;
+		for (int i = 0; i < j.ngpu && !d->first_far[0]; i++)
+			if (j.gpu[i].use == 0)
+				snprintf(d->first_far, sizeof(d->first_far),
+					 "GPU%d's nearest NIC %s is %s", i, j.gpu[i].nearest.nic,
+					 gdr_topo_class_name(j.gpu[i].nearest.cls));
+		gdr_nccl_judgement_free(&j);
 	}
 	gdr_topo_free(t);
 }
@@ -190,6 +187,13 @@ static int same_host(const char *a, const char *b)
 	return *a && *b && la == lb && !strncasecmp(a, b, la);
 }
 
+/* The host of a process id ("host:pid"); "" when the id names none. */
+static void proc_host(const struct gdr_nccl_proc *p, char *h, size_t len)
+{
+	gdr_strlcpy(h, p->id, len);
+	h[strcspn(h, ":")] = '\0';
+}
+
 /*
  * The log's host names ("host:pid" process ids), comma-separated into buf; how many.
  * match: bit 0 when one of them is host (the node's), bit 1 when one is thost (the
@@ -207,8 +211,7 @@ static int log_hosts(const struct gdr_nccl_log *log, const char *host, const cha
 		char h[sizeof(log->procs[0].id)];
 		int seen = 0;
 
-		gdr_strlcpy(h, log->procs[i].id, sizeof(h));
-		h[strcspn(h, ":")] = '\0';
+		proc_host(&log->procs[i], h, sizeof(h));
 		if (!h[0])
 			continue;
 		for (unsigned int j = 0; j < i && !seen; j++)
@@ -229,12 +232,11 @@ static int log_hosts(const struct gdr_nccl_log *log, const char *host, const cha
  * own conclusion stands, this node's cause does not replace it. 1 when so (c filled).
  */
 static int other_hosts(struct gdr_check *c, const struct gdr_doctor *doc,
-		       const struct gdr_nccl_log *log, char *scope, size_t slen)
+		       const struct gdr_nccl_log *log, const char *thost, char *scope, size_t slen)
 {
-	char thost[128], hosts[256], mine[192], theirs[192];
+	char hosts[256], mine[192], theirs[192];
 	int match, n, doc_ok, topo_ok;
 
-	topo_host(doc->topology_xml, thost, sizeof(thost));
 	n = log_hosts(log, doc->host, thost, hosts, sizeof(hosts), &match);
 	if (strcmp(doc->root, "/"))
 		snprintf(mine, sizeof(mine), "the tree's host %s", doc->host);
@@ -268,6 +270,211 @@ static int other_hosts(struct gdr_check *c, const struct gdr_doctor *doc,
 			gdr_nccl_path_name(log->path), log->reason);
 	gdr_check_fix(c, "run gdr_doctor --nccl-log on the log's host, or give it that host's "
 			 "tree (--root) or topology (--topology-xml)");
+	return 1;
+}
+
+/*
+ * The GPUs and NICs the log names: its processes' on the node's host (or the
+ * topology's), or the whole file's when no process is on either.
+ */
+static void log_devs(const struct gdr_nccl_log *log, const char *host, const char *thost,
+		     struct gdr_nccl_devs *out)
+{
+	int matched = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < log->nprocs; i++) {
+		char h[sizeof(log->procs[0].id)];
+
+		proc_host(&log->procs[i], h, sizeof(h));
+		if (same_host(h, host) || same_host(h, thost)) {
+			matched = 1;
+			gdr_nccl_devs_merge(out, &log->procs[i].facts.devs);
+		}
+	}
+	if (!matched)
+		*out = log->all.devs;
+}
+
+/* One view of the node's devices: a topology (t), or the checks' lists (t NULL). */
+struct node_view {
+	const char *who; /* "the tree", "the topology", "this machine" */
+	const struct gdr_doctor *doc;
+	const struct gdr_topo *t;
+};
+
+static int view_gpus(const struct node_view *v)
+{
+	return v->t ? gdr_topo_gpu_count(v->t) : v->doc->ngpu_bdf;
+}
+
+static int view_nics(const struct node_view *v)
+{
+	return v->t ? gdr_topo_nic_count(v->t) : v->doc->nnic_name;
+}
+
+static const char *view_gpu(const struct node_view *v, int i)
+{
+	return v->t ? gdr_topo_gpu(v->t, i)->bus_id : v->doc->gpu_bdf[i];
+}
+
+static const char *view_nic(const struct node_view *v, int i)
+{
+	return v->t ? gdr_topo_nic(v->t, i)->name : v->doc->nic_name[i];
+}
+
+static int view_has_gpu(const struct node_view *v, const char *bdf)
+{
+	char a[GDR_BUSID_LEN], b[GDR_BUSID_LEN];
+
+	if (v->t)
+		return gdr_topo_find_gpu(v->t, bdf) != NULL;
+	for (int i = 0; i < v->doc->ngpu_bdf; i++)
+		if (!gdr_topo_busid_norm(v->doc->gpu_bdf[i], a, sizeof(a)) &&
+		    !gdr_topo_busid_norm(bdf, b, sizeof(b)) && !strcmp(a, b))
+			return 1;
+	return 0;
+}
+
+static int view_has_nic(const struct node_view *v, const char *name)
+{
+	if (v->t)
+		return gdr_topo_find_nic(v->t, name) != NULL;
+	for (int i = 0; i < v->doc->nnic_name; i++)
+		if (!strcmp(v->doc->nic_name[i], name))
+			return 1;
+	return 0;
+}
+
+/*
+ * Append "WHAT a, b, c" (the first four of n names, then "+N more") to buf at
+ * *off, after sep when buf is not empty.
+ */
+static void add_list(char *buf, size_t len, size_t *off, const char *sep, const char *what, int n,
+		     const char *(*name)(const void *arg, int i), const void *arg)
+{
+	if (*off >= len || !n)
+		return;
+	*off += (size_t)snprintf(buf + *off, len - *off, "%s%s%s ", *off ? sep : "", what,
+				 n == 1 ? "" : "s");
+	for (int i = 0; i < n && i < 4 && *off < len; i++)
+		*off +=
+		    (size_t)snprintf(buf + *off, len - *off, "%s%s", i ? ", " : "", name(arg, i));
+	if (n > 4 && *off < len)
+		*off += (size_t)snprintf(buf + *off, len - *off, " +%d more", n - 4);
+}
+
+struct missing {
+	int cmp_gpu, cmp_nic; /* the view lists GPUs, NICs: they were compared */
+	const char *gpu[GDR_NCCL_MAX_DEVS];
+	char bdf[GDR_NCCL_MAX_DEVS][GDR_BUSID_LEN];
+	const char *nic[GDR_NCCL_MAX_DEVS];
+	int ngpu, nnic;
+};
+
+static const char *str_at(const void *arg, int i)
+{
+	return ((const char *const *)arg)[i];
+}
+
+static const char *gpu_at(const void *arg, int i)
+{
+	return view_gpu(arg, i);
+}
+
+static const char *nic_at(const void *arg, int i)
+{
+	return view_nic(arg, i);
+}
+
+/* The log's devices v does not have (a kind v lists none of is not compared). */
+static void find_missing(const struct node_view *v, const struct gdr_nccl_devs *ld,
+			 struct missing *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->cmp_gpu = ld->ngpu && view_gpus(v);
+	m->cmp_nic = ld->nnic && view_nics(v);
+	for (unsigned int i = 0; i < ld->ngpu && view_gpus(v); i++) {
+		gdr_nccl_busid_text(ld->gpu[i], m->bdf[m->ngpu], sizeof(m->bdf[0]));
+		if (!view_has_gpu(v, m->bdf[m->ngpu])) {
+			m->gpu[m->ngpu] = m->bdf[m->ngpu];
+			m->ngpu++;
+		}
+	}
+	for (unsigned int i = 0; i < ld->nnic && view_nics(v); i++)
+		if (!view_has_nic(v, ld->nic[i]))
+			m->nic[m->nnic++] = ld->nic[i];
+}
+
+/*
+ * A log whose GPUs or NICs are not the node's comes from another node (one
+ * host name, many machines: containers, cloned images): not compared, as for
+ * another host. 1 when so (c filled); otherwise what matched goes to scope.
+ */
+static int other_devices(struct gdr_check *c, const struct gdr_doctor *doc,
+			 const struct gdr_nccl_log *log, const char *thost, char *scope,
+			 size_t slen)
+{
+	struct gdr_nccl_devs ld;
+	struct node_view views[2];
+	struct gdr_topo *t = NULL;
+	struct missing m;
+	char why[256], lost[256] = "", has[256] = "";
+	size_t off = 0, hoff = 0;
+	int nv = 0, bad = -1, cmp_gpu = 0, cmp_nic = 0;
+
+	log_devs(log, doc->host, thost, &ld);
+	if (!ld.ngpu && !ld.nnic)
+		return 0;
+	/* The XML's own devices: no root, so that no sysfs NIC joins them. */
+	if (doc->topology_xml && !gdr_topo_load(&t, doc->topology_xml, NULL, why, sizeof(why)))
+		views[nv++] = (struct node_view){ "the topology", doc, t };
+	if (strcmp(doc->root, "/") || !doc->topology_xml)
+		views[nv++] =
+		    (struct node_view){ strcmp(doc->root, "/") ? "the tree" : "this machine", doc,
+					NULL };
+	for (int i = 0; i < nv && bad < 0; i++) {
+		find_missing(&views[i], &ld, &m);
+		cmp_gpu |= m.cmp_gpu;
+		cmp_nic |= m.cmp_nic;
+		if (m.ngpu || m.nnic)
+			bad = i;
+	}
+	if (bad < 0) {
+		/* Say what was compared: the log's devices, each found on the node. */
+		size_t n = strlen(scope);
+		char bdf[GDR_NCCL_MAX_DEVS][GDR_BUSID_LEN];
+		const char *gp[GDR_NCCL_MAX_DEVS], *np[GDR_NCCL_MAX_DEVS];
+
+		for (unsigned int i = 0; i < ld.ngpu; i++)
+			gp[i] = gdr_nccl_busid_text(ld.gpu[i], bdf[i], sizeof(bdf[i]));
+		for (unsigned int i = 0; i < ld.nnic; i++)
+			np[i] = ld.nic[i];
+		add_list(lost, sizeof(lost), &off, " and ", "GPU", cmp_gpu ? (int)ld.ngpu : 0,
+			 str_at, gp);
+		add_list(lost, sizeof(lost), &off, " and ", "NIC", cmp_nic ? (int)ld.nnic : 0,
+			 str_at, np);
+		if (off)
+			snprintf(scope + n, slen - n, "%sthe log's %s %s %s%s", n ? "; " : "", lost,
+				 (cmp_gpu ? ld.ngpu : 0) + (cmp_nic ? ld.nnic : 0) == 1 ? "is"
+											: "are",
+				 nv == 2 ? "the topology's and the tree" : views[0].who, "'s");
+		gdr_topo_free(t);
+		return 0;
+	}
+	add_list(lost, sizeof(lost), &off, " and ", "GPU", m.ngpu, str_at, m.gpu);
+	add_list(lost, sizeof(lost), &off, " and ", "NIC", m.nnic, str_at, m.nic);
+	add_list(has, sizeof(has), &hoff, "; ", "GPU", view_gpus(&views[bad]), gpu_at, &views[bad]);
+	add_list(has, sizeof(has), &hoff, "; ", "NIC", view_nics(&views[bad]), nic_at, &views[bad]);
+	c->status = GDR_CHECK_WARN;
+	gdr_check_value(c,
+			"not compared: the log's %s %s not %s's (it has %s); the log's own "
+			"conclusion: %s (%s)",
+			lost, m.ngpu + m.nnic == 1 ? "is" : "are", views[bad].who, has,
+			gdr_nccl_path_name(log->path), log->reason);
+	gdr_check_fix(c, "run gdr_doctor --nccl-log on the node that wrote the log, or give it "
+			 "that node's tree (--root) or topology (--topology-xml)");
+	gdr_topo_free(t);
 	return 1;
 }
 
@@ -312,7 +519,7 @@ void gdr_doctor_vs_nccl(struct gdr_doctor *doc, const struct gdr_verdict *v,
 			const struct gdr_nccl_log *log, const char *name)
 {
 	struct gdr_check *c;
-	char scope[384] = "";
+	char scope[384] = "", thost[128];
 	enum gdr_check_status st = log->path == GDR_NCCL_DMABUF || log->path == GDR_NCCL_PEERMEM
 				       ? GDR_CHECK_PASS
 				   : log->path == GDR_NCCL_UNKNOWN ? GDR_CHECK_NA
@@ -322,7 +529,10 @@ void gdr_doctor_vs_nccl(struct gdr_doctor *doc, const struct gdr_verdict *v,
 	gdr_check_value(c, "%s: %s%s%s", name, gdr_nccl_path_name(log->path),
 			log->version[0] ? ", NCCL " : "", log->version);
 	c = gdr_doctor_add(doc, "nccl-vs-node", GDR_CHECK_NA, 0);
-	if (log->path != GDR_NCCL_UNKNOWN && other_hosts(c, doc, log, scope, sizeof(scope)))
+	topo_host(doc->topology_xml, thost, sizeof(thost));
+	if (log->path != GDR_NCCL_UNKNOWN &&
+	    (other_hosts(c, doc, log, thost, scope, sizeof(scope)) ||
+	     other_devices(c, doc, log, thost, scope, sizeof(scope))))
 		return;
 	judge(doc, c, v, log);
 	/* What the comparison is about: the log's hosts against this node's name. */

@@ -146,6 +146,112 @@ static void set_word(const struct sink *k, size_t off, size_t len, const char *s
 	set_word(k, offsetof(struct gdr_nccl_facts, field),                                        \
 		 sizeof(((struct gdr_nccl_facts *)0)->field), src, stop, first)
 
+const char *gdr_nccl_busid_text(unsigned long long id, char *buf, size_t len)
+{
+	/* NCCL reads "dddd:bb:dd.f" as one hex number with the separators dropped. */
+	snprintf(buf, len, "%04llx:%02llx:%02llx.%llx", id >> 20, (id >> 12) & 0xff,
+		 (id >> 4) & 0xff, id & 0xf);
+	return buf;
+}
+
+static void devs_add_gpu(struct gdr_nccl_devs *d, unsigned long long id, unsigned long lineno)
+{
+	for (unsigned int i = 0; i < d->ngpu; i++)
+		if (d->gpu[i] == id)
+			return;
+	if (d->ngpu >= GDR_NCCL_MAX_DEVS) {
+		d->dropped++;
+		return;
+	}
+	d->gpu_line[d->ngpu] = lineno;
+	d->gpu[d->ngpu++] = id;
+}
+
+static void devs_add_nic(struct gdr_nccl_devs *d, const char *name, unsigned long lineno)
+{
+	for (unsigned int i = 0; i < d->nnic; i++)
+		if (!strcmp(d->nic[i], name))
+			return;
+	if (d->nnic >= GDR_NCCL_MAX_DEVS) {
+		d->dropped++;
+		return;
+	}
+	d->nic_line[d->nnic] = lineno;
+	gdr_strlcpy(d->nic[d->nnic++], name, sizeof(d->nic[0]));
+}
+
+void gdr_nccl_devs_merge(struct gdr_nccl_devs *to, const struct gdr_nccl_devs *from)
+{
+	for (unsigned int i = 0; i < from->ngpu; i++)
+		devs_add_gpu(to, from->gpu[i], from->gpu_line[i]);
+	for (unsigned int i = 0; i < from->nnic; i++)
+		devs_add_nic(to, from->nic[i], from->nic_line[i]);
+	to->dropped += from->dropped;
+}
+
+/* A busId as NCCL prints it ("%lx"): hex digits up to a delimiter; 0 when not one. */
+static int parse_busid(const char *s, const char *stop, unsigned long long *id)
+{
+	size_t n = strspn(s, "0123456789abcdefABCDEF");
+
+	if (!n || n > 12 || !strchr(stop, s[n]))
+		return 0;
+	*id = strtoull(s, NULL, 16);
+	return (int)n;
+}
+
+static void note_gpu(const struct sink *k, unsigned long long id)
+{
+	for (int i = 0; i < 2; i++)
+		devs_add_gpu(&k->set[i]->devs, id, k->lineno);
+}
+
+static void note_nic(const struct sink *k, const char *name, size_t n)
+{
+	char buf[sizeof(((struct gdr_nccl_devs *)0)->nic[0])];
+
+	if (!n || n >= sizeof(buf))
+		return;
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	for (int i = 0; i < 2; i++)
+		devs_add_nic(&k->set[i]->devs, buf, k->lineno);
+}
+
+/*
+ * "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_2:1/RoCE [RO]; OOB ib0:..." (and a
+ * plugin's "NET/IBext : Using ..."): the RDMA NICs NCCL took, port after the
+ * colon; a merged device lists its NICs joined by '+'. Not NET/Socket, whose
+ * list is network interfaces.
+ */
+static int parse_nics(const struct sink *k, const char *msg)
+{
+	const char *u = strstr(msg, " : Using [");
+	const char *end;
+
+	if (strncmp(msg, "NET/", 4) || !u || !strncmp(msg, "NET/Socket", 10))
+		return 0;
+	end = strchr(u, ';');
+	for (const char *p = strchr(u, '['); p && (!end || p < end); p = strchr(p, '[')) {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			continue;
+		p += strspn(p, "0123456789");
+		if (*p++ != ']')
+			continue;
+		while (*p && *p != ' ' && *p != ';') {
+			size_t n = strcspn(p, ":+ ;/");
+
+			note_nic(k, p, n);
+			p += n;
+			p += strcspn(p, "+ ;"); /* skip ":1/IB" */
+			if (*p == '+')
+				p++;
+		}
+	}
+	return 1;
+}
+
 static struct gdr_nccl_proc *new_proc(struct gdr_nccl_log *log, const char *id, const char *launch)
 {
 	struct gdr_nccl_proc *p;
@@ -291,6 +397,28 @@ static void note_hca(const struct sink *k, const char *msg, enum gdr_nccl_fact f
 	}
 }
 
+/*
+ * The GPU of a pair line: "for GPU 81000 / HCA" (2.7 on) or "for GPU/0-81000"
+ * (system id, busId). NCCL before 2.7 printed the CUDA device there ("GPU
+ * 2[2] / HCA 0"): a value under three digits is not taken as a busId.
+ */
+static void gpu_of_pair(const struct sink *k, const char *g)
+{
+	const char *p = strstr(g, " for GPU");
+	unsigned long long id;
+	int n;
+
+	p += 8;
+	if (*p == '/') {
+		p = strchr(p, '-');
+		if (p && parse_busid(p + 1, " (", &id))
+			note_gpu(k, id);
+	} else if (*p == ' ' && (n = parse_busid(p + 1, " ", &id)) >= 3 &&
+		   !strncmp(p + 1 + n, " / ", 3)) {
+		note_gpu(k, id);
+	}
+}
+
 static int parse_gdr(const struct sink *k, const char *msg)
 {
 	const char *g = strstr(msg, "GPU Direct RDMA ");
@@ -301,6 +429,10 @@ static int parse_gdr(const struct sink *k, const char *msg)
 	/* "(no module)" (net_ib.cc before 2.5: "(no module or not supported by GPU)"). */
 	if (strstr(g, "Disabled for ") && strstr(g, "(no module"))
 		note(k, NF_HCA_NO_MODULE);
+	/* NET/Socket's "HCA" is a network interface ('lo'), not an RDMA device. */
+	if (strncmp(msg, "NET/Socket", 10) && (d = strstr(g, " for HCA ")) != NULL &&
+	    (d = strchr(d, '\'')) != NULL)
+		note_nic(k, d + 1, strcspn(d + 1, "'"));
 	if (strstr(g, " for HCA ") && !strstr(g, " for GPU ")) {
 		/* A plugin's own view of the NIC (HPC-X nccl_rdma_sharp_plugin and its kin). */
 		if (strstr(g, "(DMABUF) enabled"))
@@ -317,6 +449,7 @@ static int parse_gdr(const struct sink *k, const char *msg)
 	 * NET/0-0 (distance ..., read 1, mode Default)". */
 	if (!strstr(g, " for GPU ") && !strstr(g, " for GPU/"))
 		return 0;
+	gpu_of_pair(k, g);
 	if (strstr(g, "Enabled for GPU"))
 		note(k, NF_PAIR_GDR_ON);
 	else if (strstr(g, "Disabled for GPU"))
@@ -442,7 +575,12 @@ static int parse_msg(struct gdr_nccl_log *log, const struct sink *k, const char 
 		if (k->proc)
 			k->proc->gpu_dmabuf = 1;
 	} else if (strstr(msg, "Init START") || strstr(msg, "Init COMPLETE")) {
+		const char *b = strstr(msg, " busId ");
+		unsigned long long id;
+
 		note(k, NF_INIT);
+		if (b && parse_busid(b + 7, " ", &id))
+			note_gpu(k, id);
 	} else if (!strncmp(msg, "Connected all rings", 19)) {
 		const char *g = strstr(msg, " GDR ");
 
@@ -453,7 +591,7 @@ static int parse_msg(struct gdr_nccl_log *log, const struct sink *k, const char 
 	} else if (!strncmp(msg, "NET/Socket : Using ", 19)) {
 		/* The data transport after "No device found"; before 2.5 also the bootstrap's. */
 		note(k, NF_SOCKET_USING);
-	} else if (parse_channel(k, msg) || parse_gdr(k, msg) ||
+	} else if (parse_nics(k, msg) || parse_channel(k, msg) || parse_gdr(k, msg) ||
 		   /* NOLINTNEXTLINE(bugprone-branch-clone): empty on purpose, like the next */
 		   parse_env(k, msg) || parse_plugin(k, msg)) {
 		/* recorded */

@@ -66,6 +66,25 @@ struct gdr_nccl_line {
 	char text[240];
 };
 
+/*
+ * The GPUs and RDMA NICs a process's lines name as its own: GPUs by NCCL's
+ * busId ("busId 81000" in the Init lines, "for GPU 81000 / HCA" and
+ * "for GPU/0-81000" in the GPU Direct RDMA lines; 0x81000 = 0000:81:00.0),
+ * NICs from "NET/IB : Using [0]mlx5_0:1/IB" and "... for HCA 0 'mlx5_0'".
+ * Channel lines are not read: they name the peers' GPUs too.
+ */
+#define GDR_NCCL_MAX_DEVS 16
+
+struct gdr_nccl_devs {
+	unsigned long long gpu[GDR_NCCL_MAX_DEVS];
+	unsigned long gpu_line[GDR_NCCL_MAX_DEVS]; /* the first line naming it */
+	unsigned int ngpu;
+	char nic[GDR_NCCL_MAX_DEVS][32];
+	unsigned long nic_line[GDR_NCCL_MAX_DEVS];
+	unsigned int nnic;
+	unsigned int dropped; /* beyond GDR_NCCL_MAX_DEVS */
+};
+
 /* What one process (or the whole file) showed. */
 struct gdr_nccl_facts {
 	char version[48];	    /* "2.21.5+cuda12.4" */
@@ -76,6 +95,7 @@ struct gdr_nccl_facts {
 	char gdr_level[16];
 	char distance[48]; /* last "distance X <= Y" seen */
 	int guide_kind;	   /* which guide line (nccl_log_guide.c), 0: none */
+	struct gdr_nccl_devs devs;
 	unsigned int count[NF__COUNT];
 	struct gdr_nccl_line first[NF__COUNT];
 };
@@ -193,6 +213,10 @@ int gdr_nccl_log_read(FILE *in, struct gdr_nccl_log *log);
 int gdr_nccl_log_is_nccl(const struct gdr_nccl_log *log);
 const char *gdr_nccl_path_name(enum gdr_nccl_path p);
 const char *gdr_nccl_fact_name(enum gdr_nccl_fact f);
+/* NCCL's busId (0x81000) as a PCI bus id ("0000:81:00.0"); returns buf. */
+const char *gdr_nccl_busid_text(unsigned long long id, char *buf, size_t len);
+/* Add the devices of from to to, each once (the union of several processes'). */
+void gdr_nccl_devs_merge(struct gdr_nccl_devs *to, const struct gdr_nccl_devs *from);
 
 void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *name);
 /* --quiet: "name: conclusion (cause)". */

@@ -3,7 +3,10 @@
 
 #include "doctor.h"
 #include "nccl_log.h"
+#include "text.h"
+#include "util.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 static void print_line(FILE *out, const struct gdr_nccl_line *l)
@@ -29,31 +32,10 @@ static void guide_note(const struct gdr_nccl_log *log, char *buf, size_t len)
 #define LABEL_W 18
 #define WRAP_W	80
 
-/*
- * text from column col on, wrapped at spaces before WRAP_W; continuation
- * lines start at column indent. A word longer than a line stays whole.
- */
+/* text from column col on, wrapped before WRAP_W; continuation lines start at indent. */
 static void print_wrap(FILE *out, size_t col, size_t indent, const char *text)
 {
-	size_t start = col;
-
-	while (*text) {
-		size_t w = strcspn(text, " ");
-
-		if (col > start && col + 1 + w > WRAP_W) {
-			fprintf(out, "\n%*s", (int)indent, "");
-			col = start = indent;
-		} else if (col > start) {
-			fputc(' ', out);
-			col++;
-		}
-		fprintf(out, "%.*s", (int)w, text);
-		col += w;
-		text += w;
-		while (*text == ' ')
-			text++;
-	}
-	fputc('\n', out);
+	gdr_text_wrap(out, text, (int)col, (int)indent, WRAP_W);
 }
 
 /* "  label:  text", the text wrapped under its column. */
@@ -61,6 +43,20 @@ static void print_wrapped(FILE *out, const char *label, const char *text)
 {
 	fprintf(out, "  %-*s", LABEL_W - 2, label);
 	print_wrap(out, LABEL_W, LABEL_W, text);
+}
+
+static void print_wrappedf(FILE *out, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void print_wrappedf(FILE *out, const char *label, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	print_wrapped(out, label, buf);
 }
 
 static const char *proc_label(const struct gdr_nccl_proc *p)
@@ -134,22 +130,27 @@ static void print_procs(FILE *out, const struct gdr_nccl_log *log)
 	for (unsigned int i = 0; i < log->nprocs; i++) {
 		const struct gdr_nccl_proc *p = &log->procs[i];
 
-		fprintf(out, "    %s", proc_label(p));
+		char line[512] = "";
+
+		gdr_nccl_catf(line, sizeof(line), "%s", proc_label(p));
 		if (p->id[0] && p->launch[0])
-			fprintf(out, " (%s)", p->launch);
+			gdr_nccl_catf(line, sizeof(line), " (%s)", p->launch);
 		if (p->dev >= 0) {
 			/* devs records devices 0..63 only: a first device past that is not in it.
 			 */
 			unsigned long long others =
 			    p->dev < 64 ? p->devs & ~(1ULL << p->dev) : p->devs;
 
-			fprintf(out, " [%d%s]", p->dev, others ? ",..." : "");
+			gdr_nccl_catf(line, sizeof(line), " [%d%s]", p->dev, others ? ",..." : "");
 		}
-		fprintf(out, ": %u network channels, %u with /GDRDMA%s", p->chan_net, p->chan_gdr,
-			p->gpu_dmabuf ? ", GPU DMA-BUF available" : "");
+		gdr_nccl_catf(line, sizeof(line), ": %u network channels, %u with /GDRDMA%s",
+			      p->chan_net, p->chan_gdr,
+			      p->gpu_dmabuf ? ", GPU DMA-BUF available" : "");
 		if (p->facts.version[0])
-			fprintf(out, ", NCCL %s", p->facts.version);
-		fprintf(out, "; %s\n", gdr_nccl_path_name(p->verdict.path));
+			gdr_nccl_catf(line, sizeof(line), ", NCCL %s", p->facts.version);
+		gdr_nccl_catf(line, sizeof(line), "; %s", gdr_nccl_path_name(p->verdict.path));
+		fputs("    ", out);
+		print_wrap(out, 4, 6, line);
 	}
 	if (log->procs_dropped)
 		fprintf(out, "    (%u more not listed)\n", log->procs_dropped);
@@ -163,24 +164,27 @@ void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *n
 	fprintf(out, "nccl-log: %s\n", name);
 	print_lead(out, log);
 	if (!gdr_nccl_log_is_nccl(log)) {
-		fprintf(out, "  because:        %s\n", log->reason);
+		print_wrapped(out, "because:", log->reason);
 		return;
 	}
-	fprintf(out, "  NCCL version:   %s", log->version[0] ? log->version : "not in the log");
+	gdr_strlcpy(note, log->version[0] ? log->version : "not in the log", sizeof(note));
 	for (unsigned int i = 1; i < log->nversions; i++)
-		fprintf(out, "%s%s", i == 1 ? " (also " : ", ", log->versions[i]);
-	fprintf(out, "%s\n", log->nversions > 1 ? ": several runs in one file)" : "");
+		gdr_nccl_catf(note, sizeof(note), "%s%s", i == 1 ? " (also " : ", ",
+			      log->versions[i]);
+	gdr_nccl_catf(note, sizeof(note), "%s",
+		      log->nversions > 1 ? ": several runs in one file)" : "");
+	print_wrapped(out, "NCCL version:", note);
 	fprintf(out, "  transport:      %s\n",
 		log->chan_net[0]  ? log->chan_net
 		: log->network[0] ? log->network
 				  : "not in the log");
 	if (log->plugin[0] || n[NF_PLUGIN])
-		fprintf(out, "  net plugin:     %s\n", log->plugin[0] ? log->plugin : "yes");
+		print_wrapped(out, "net plugin:", log->plugin[0] ? log->plugin : "yes");
 	if (log->prefixed_lines || log->joined_lines)
-		fprintf(out,
-			"  pasted as:      %lu lines with launcher/collector prefixes, %lu "
-			"joined onto the line before\n",
-			log->prefixed_lines, log->joined_lines);
+		print_wrappedf(out, "pasted as:",
+			       "%lu lines with launcher/collector prefixes, %lu joined onto the "
+			       "line before",
+			       log->prefixed_lines, log->joined_lines);
 	fprintf(out, "  GDR per HCA:    %u enabled, %u disabled lines%s\n", n[NF_HCA_GDR_ON],
 		n[NF_HCA_GDR_OFF], n[NF_HCA_OTHER_NET] ? " (more for a transport not in use)" : "");
 	fprintf(out, "  GDR per GPU:    %u enabled, %u disabled lines%s%s%s\n", n[NF_PAIR_GDR_ON],
@@ -193,22 +197,22 @@ void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *n
 				 : "no \"DMA-BUF is available\" line");
 	if (n[NF_PLUGIN_DMABUF] || n[NF_PLUGIN_NO_DMABUF] || n[NF_PLUGIN_PEERMEM] ||
 	    n[NF_PLUGIN_GDR_OFF])
-		fprintf(out, "  plugin says:    NIC DMA-BUF %s, NIC peermem %s%s\n",
-			n[NF_PLUGIN_DMABUF]	 ? "yes"
-			: n[NF_PLUGIN_NO_DMABUF] ? "no"
-						 : "not said",
-			n[NF_PLUGIN_PEERMEM] ? "yes" : "not said",
-			n[NF_PLUGIN_GDR_OFF] ? ", GDR disabled by the plugin" : "");
+		print_wrappedf(out, "plugin says:", "NIC DMA-BUF %s, NIC peermem %s%s",
+			       n[NF_PLUGIN_DMABUF]	? "yes"
+			       : n[NF_PLUGIN_NO_DMABUF] ? "no"
+							: "not said",
+			       n[NF_PLUGIN_PEERMEM] ? "yes" : "not said",
+			       n[NF_PLUGIN_GDR_OFF] ? ", GDR disabled by the plugin" : "");
 	fprintf(out, "  channels:       %u over the network, %u with /GDRDMA\n",
 		n[NF_CHAN_GDR] + n[NF_CHAN_NOGDR], n[NF_CHAN_GDR]);
 	if (n[NF_GUIDE_LINE]) {
 		guide_note(log, note, sizeof(note));
-		fprintf(out, "  not NCCL's:     line %lu: %s\n",
-			log->all.first[NF_GUIDE_LINE].lineno, note);
+		print_wrappedf(out, "not NCCL's:", "line %lu: %s",
+			       log->all.first[NF_GUIDE_LINE].lineno, note);
 	}
 	if (log->nprocs)
 		print_procs(out, log);
-	fprintf(out, "  because:        %s\n", log->reason);
+	print_wrapped(out, "because:", log->reason);
 	if (log->ncited) {
 		fprintf(out, "  deciding lines:\n");
 		for (unsigned int i = 0; i < log->ncited; i++)
@@ -324,5 +328,9 @@ void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *na
 
 void gdr_nccl_log_quiet(FILE *out, const struct gdr_nccl_log *log, const char *name)
 {
-	fprintf(out, "%s: %s (%s)\n", name, gdr_nccl_path_name(log->path), log->cause);
+	char buf[1024];
+
+	/* Wrapped to 80 columns, continuation lines indented; --json has it on one line. */
+	snprintf(buf, sizeof(buf), "%s: %s (%s)", name, gdr_nccl_path_name(log->path), log->cause);
+	gdr_text_wrap(out, buf, 0, 4, WRAP_W);
 }

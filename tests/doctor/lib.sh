@@ -38,3 +38,38 @@ unwrap() {
 		{ if (NR > 1) print buf; buf = $0 } END { if (NR) print buf }' "$1"
 }
 FAKE_NVML="$top_builddir/tests/fake_nvml/libnvidia-ml.so.1"
+
+# node_tree DIR BASE HOST "GPU-BUS-IDS" "NICS": DIR, a copy of the fixture root BASE whose
+# host name, NVIDIA GPUs and RDMA devices are these (BASE's first GPU and first NIC are the
+# model for the new ones; HOST "" leaves BASE's host name). For nccl-vs-node, which
+# compares the log's devices with the node's.
+node_tree() {
+	nt_dir=$1 nt_base=$2
+	rm -rf "$nt_dir"
+	mkdir -p "$nt_dir"
+	cp -R "$nt_base/." "$nt_dir/"
+	if [ -n "$3" ]; then
+		mkdir -p "$nt_dir/etc"
+		echo "$3" >"$nt_dir/etc/hostname"
+	fi
+	nt_gpu= nt_nic=
+	for nt_d in "$nt_dir"/sys/bus/pci/devices/*; do
+		[ "$(cat "$nt_d/vendor" 2>/dev/null)" = 0x10de ] || continue
+		case $(cat "$nt_d/class" 2>/dev/null) in 0x0300* | 0x0302*) ;; *) continue ;; esac
+		[ -n "$nt_gpu" ] || { nt_gpu=$WORK/model-gpu && rm -rf "$nt_gpu" && cp -R "$nt_d" "$nt_gpu"; }
+		rm -rf "$nt_d"
+	done
+	for nt_d in "$nt_dir"/sys/class/infiniband/*; do
+		[ -d "$nt_d" ] || continue
+		[ -n "$nt_nic" ] || { nt_nic=$WORK/model-nic && rm -rf "$nt_nic" && cp -R "$nt_d" "$nt_nic"; }
+		rm -rf "$nt_d"
+	done
+	for nt_d in $4; do
+		mkdir -p "$nt_dir/sys/bus/pci/devices"
+		cp -R "${nt_gpu:?BASE has no GPU}" "$nt_dir/sys/bus/pci/devices/$nt_d"
+	done
+	for nt_d in $5; do
+		mkdir -p "$nt_dir/sys/class/infiniband"
+		cp -R "${nt_nic:?BASE has no NIC}" "$nt_dir/sys/class/infiniband/$nt_d"
+	done
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Does gdr_doctor --nccl-log's text report say what its JSON says? TEXT JSON -> exit 0 or 1.
 
-Compared: the conclusion, its cause and fix (wrapped in the text), the line that shows
+Compared: the conclusion, its cause, fix and reason (wrapped in the text), the line that shows
 the cause, the reason, the deciding lines (number and text), every NCCL WARN line and
 every process's conclusion; a mismatch is printed as 'field: text=... json=...'.
 """
@@ -30,6 +30,7 @@ def parse_text(path):
                 wrapped = line.split(":", 1)[0].strip()
                 out[wrapped] = line.split(":", 1)[1].strip()
             elif line.startswith("  because:"):
+                wrapped = "reason"
                 out["reason"] = line.split(":", 1)[1].strip()
             elif line.startswith("  deciding line:"):
                 m = re.match(r"  deciding line:  (\d+): (.*)$", line)

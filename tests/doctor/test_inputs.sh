@@ -160,8 +160,9 @@ rc=$?
 wait
 doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --nccl-log "$log" --quiet >"$WORK/file.out" 2>&1
 frc=$?
-sed "s|$WORK/logfifo|LOG|" "$WORK/fifo.out" >"$WORK/fifo.cmp"
-sed "s|$log|LOG|" "$WORK/file.out" >"$WORK/file.cmp"
+# --quiet wraps at 80 columns, after the name: compared unwrapped.
+unwrap "$WORK/fifo.out" | sed "s|$WORK/logfifo|LOG|" >"$WORK/fifo.cmp"
+unwrap "$WORK/file.out" | sed "s|$log|LOG|" >"$WORK/file.cmp"
 if [ $rc = $frc ] && cmp -s "$WORK/fifo.cmp" "$WORK/file.cmp"; then
 	ok "--nccl-log a FIFO with a writer: read as the file is"
 else
@@ -178,7 +179,7 @@ else
 		doctor_env "$TIMEOUT" $LIMIT /bin/sh -c 'ulimit -v 150000 && exec "$@"' sh \
 			"$DOCTOR" --nccl-log - --quiet >"$WORK/out" 2>&1
 	rc=$?
-	sed "s|(stdin)|LOG|" "$WORK/out" >"$WORK/big.cmp"
+	unwrap "$WORK/out" | sed "s|(stdin)|LOG|" >"$WORK/big.cmp"
 	if [ $rc = $frc ] && cmp -s "$WORK/big.cmp" "$WORK/file.cmp"; then
 		ok "--nccl-log: a 300 MB line, then the log, in 150 MB"
 	else

@@ -369,6 +369,64 @@ static void test_warn_lines(void **state)
 	assert_int_equal(log.all.count[NF_WARN], GDR_NCCL_MAX_WARNS + 4);
 }
 
+/* The GPUs and NICs each process names as its own, and only those. */
+static void test_devices(void **state)
+{
+	static const char *const l[] = {
+		"a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB/SHARP [1]mlx5_2:1/RoCE [RO]; "
+		"OOB "
+		"ib0:10.0.0.1<0>",
+		"a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_3:1/IB+mlx5_4:1/IB ; OOB "
+		"ib0:10.0.0.1<0>",
+		"a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 "
+		"commId 0x2 - Init START",
+		"a:1:1 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= "
+		"7)",
+		"a:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU/0-100000 (rank 0) - NET/0-0 "
+		"(distance 4 > 2)",
+		/* Before 2.7 the pair line named the CUDA device, not a busId. */
+		"a:1:1 [2] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 2[2] / HCA 0 "
+		"(distance "
+		"3 >= 2)",
+		"a:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_9'",
+		/* Socket's HCA and list are interfaces; channels name the peers' GPUs. */
+		"a:1:1 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'lo'",
+		"a:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
+		"a:1:1 [0] NCCL INFO Channel 00/0 : 1[c7000] -> 0[1b000] [receive] via "
+		"NET/IB/0/GDRDMA",
+		"b:2:2 [0] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1e0 "
+		"commId 0x2 - Init START",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+	const struct gdr_nccl_devs *d;
+	char b[32];
+
+	(void)state;
+	feed(&log, l);
+	assert_int_equal(log.nprocs, 2);
+	d = &log.procs[0].facts.devs;
+	assert_int_equal(d->nnic, 5);
+	assert_string_equal(d->nic[0], "mlx5_0");
+	assert_string_equal(d->nic[1], "mlx5_2");
+	assert_string_equal(d->nic[2], "mlx5_3");
+	assert_string_equal(d->nic[3], "mlx5_4");
+	assert_string_equal(d->nic[4], "mlx5_9");
+	assert_int_equal(d->nic_line[4], 7);
+	assert_int_equal(d->ngpu, 3);
+	assert_string_equal(gdr_nccl_busid_text(d->gpu[0], b, sizeof(b)), "0000:1b:00.0");
+	assert_int_equal(d->gpu_line[0], 3);
+	assert_string_equal(gdr_nccl_busid_text(d->gpu[1], b, sizeof(b)), "0000:81:00.0");
+	assert_string_equal(gdr_nccl_busid_text(d->gpu[2], b, sizeof(b)), "0001:00:00.0");
+	d = &log.procs[1].facts.devs;
+	assert_int_equal(d->nnic, 0);
+	assert_int_equal(d->ngpu, 1);
+	assert_string_equal(gdr_nccl_busid_text(d->gpu[0], b, sizeof(b)), "0000:00:1e.0");
+	/* The file: both processes' GPUs. */
+	assert_int_equal(log.all.devs.ngpu, 4);
+	assert_int_equal(log.all.devs.nnic, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_level_fix_per_release),
 		cmocka_unit_test(test_no_module_2_4),
 		cmocka_unit_test(test_warn_lines),
+		cmocka_unit_test(test_devices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
