@@ -95,8 +95,9 @@ def _scopes(rows, tables, matrix, max_spread):
     return out
 
 
-def _labels(pairs_):
-    return "{" + ",".join(f'{k}="{escape(v)}"' for k, v in pairs_) + "}"
+def _labels(labels):
+    """[(name, value)] as {name="value",...}."""
+    return "{" + ",".join(f'{k}="{escape(v)}"' for k, v in labels) + "}"
 
 
 def _cell_labels(host, peer, cell, path, verb, size):
