@@ -290,10 +290,13 @@ def _neg(op):
     return {">=": "<", "<=": ">", ">": "<=", "<": ">="}[op]
 
 
-def evaluate(rules, tables, scope="", baseline=None):
+def evaluate(rules, tables, scope="", baseline=None, per_size=None):
     """[(outcome, line)] for every rule and verb; SCOPE prefixes the lines (a
-    node pair); BASELINE ({kind: Table}) is what 'baseline' refers to."""
+    node pair); BASELINE ({kind: Table}) is what 'baseline' refers to.
+    PER_SIZE, a list, gets (rule, verb, size, outcome) for every size checked
+    (verb or size None where the rule failed before any size: no rows)."""
     results = []
+    per_size = [] if per_size is None else per_size
     for rule in rules:
         table = tables[rule.kind.name]
         verbs = [rule.verb] if rule.verb else [v for v in table.verbs() if " " not in v]
@@ -304,6 +307,7 @@ def evaluate(rules, tables, scope="", baseline=None):
                     f"{bidir[0].replace(' ', '-')}.{rule.path})" if bidir else "")
             results.append((FAIL, f"FAIL {where}{rule.text}: no {rule.kind.noun} rows "
                                   f"for any verb{hint}"))
+            per_size.append((rule, None, None, FAIL))
             continue
         for verb in verbs:
             all_sizes = sorted(table.cells.get(verb, {}))
@@ -311,11 +315,14 @@ def evaluate(rules, tables, scope="", baseline=None):
             head = f"{where}{verb}: {rule.text}"
             if not all_sizes:
                 results.append((FAIL, f"FAIL {head}: no {verb} {rule.kind.noun} rows"))
+                per_size.append((rule, verb, None, FAIL))
                 continue
             if not sizes:
                 results.append((FAIL, f"FAIL {head}: no rows at {sizes_text(rule)}"))
+                per_size.append((rule, verb, None, FAIL))
                 continue
             checks = [check_at(rule, table, verb, s, baseline) for s in sizes]
+            per_size += [(rule, verb, s, c[0]) for s, c in zip(sizes, checks)]
             span = ", ".join(fmt_size(s) for s in sizes) if len(sizes) <= 4 else \
                 f"{len(sizes)} sizes {fmt_size(sizes[0])}..{fmt_size(sizes[-1])}"
             for outcome in (FAIL, UNDECIDED):
