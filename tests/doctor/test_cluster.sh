@@ -4,7 +4,7 @@
 # earlier files as they were.
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
-plan 30
+plan 33
 
 # Relative, as in test_roots.sh: nothing in a golden depends on the checkout's path.
 xml=../../topo/hostbridges.xml
@@ -31,7 +31,15 @@ cluster both-measured-phb NCCL_NET_GDR_LEVEL=PHB -- --root both --topology-xml "
 # A level NCCL does not name: no level label, never a guess; failed checks counted.
 cluster pitfalls NCCL_NET_GDR_LEVEL=FAR NCCL_IB_DISABLE=1 -- --root dmabuf-node
 
-# Every metrics file the tests write passes promtool (Debian's prometheus package).
+# Every metrics file the tests write passes promtool (Debian's prometheus package),
+# the unit test's too (its escaping and its bench rows: tests/unit/test_prom.c).
+unit=$top_builddir/tests/unit/test_prom
+if [ -x "$unit" ]; then
+	GDRPERF_PROM_KEEP=$WORK "$unit" >"$WORK/unit.log" 2>&1 && [ -s "$WORK/unit-bench-rows.prom" ] &&
+		ok "test_prom left its metrics" || not_ok "test_prom left its metrics" "$WORK/unit.log"
+else
+	skip "test_prom left its metrics" "tests/unit/test_prom not built (no cmocka)"
+fi
 if command -v promtool >/dev/null 2>&1; then
 	for f in "$WORK"/*.prom; do
 		check "promtool check metrics $(basename "$f")" sh -c 'promtool check metrics <"$1"' sh "$f"
