@@ -207,7 +207,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		{ .name = "version", .has_arg = 0, .val = 'V' },
 		{}
 	};
-	int c, e;
+	int c, e, on_stdout;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":r:e:j:hV", longopts, NULL)) != -1) {
@@ -268,12 +268,15 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		return -EINVAL;
 	}
 	if ((o->nfd || o->prom) && (o->measure || (o->nccl_log && !o->root && !o->topology_xml))) {
-		gdr_err("%s: the node's verdict is what it writes: not with %s", o->nfd ? "--nfd" : "--prom",
-			o->measure ? "--measure" : "--nccl-log alone (add --root or --topology-xml)");
+		gdr_err("%s: the node's verdict is what it writes: not with %s",
+			o->nfd ? "--nfd" : "--prom",
+			o->measure ? "--measure"
+				   : "--nccl-log alone (add --root or --topology-xml)");
 		return -EINVAL;
 	}
-	if ((o->json && gdr_out_fd(o->json) == 1) + (o->nfd && gdr_out_fd(o->nfd) == 1) +
-		(o->prom && gdr_out_fd(o->prom) == 1) > 1) {
+	on_stdout = (o->json && gdr_out_fd(o->json) == 1) + (o->nfd && gdr_out_fd(o->nfd) == 1) +
+		    (o->prom && gdr_out_fd(o->prom) == 1);
+	if (on_stdout > 1) {
 		gdr_err("only one of --json, --nfd and --prom can go to stdout");
 		return -EINVAL;
 	}

@@ -45,8 +45,8 @@ void gdr_doctor_nccl_summary(const struct gdr_doctor *doc, struct gdr_doctor_ncc
 	int level_ok, worst = -1;
 
 	memset(s, 0, sizeof(*s));
-	level_ok = !gdr_nccl_parse_level(getenv("NCCL_NET_GDR_LEVEL"), &env.level, why,
-					 sizeof(why));
+	level_ok =
+	    !gdr_nccl_parse_level(getenv("NCCL_NET_GDR_LEVEL"), &env.level, why, sizeof(why));
 	if (level_ok)
 		gdr_strlcpy(s->gdr_level, gdr_nccl_level_name(env.level), sizeof(s->gdr_level));
 	if (gdr_nccl_node_topo(&t, doc->topology_xml, doc->root, why, sizeof(why)))
@@ -64,7 +64,7 @@ void gdr_doctor_nccl_summary(const struct gdr_doctor *doc, struct gdr_doctor_ncc
 			    sizeof(s->gpu_nic_worst));
 		if (level_ok)
 			gdr_strlcpy(s->nccl_gdr,
-				    !j.refused		    ? "all"
+				    !j.refused		      ? "all"
 				    : j.refused == j.measured ? "none"
 							      : "some",
 				    sizeof(s->nccl_gdr));

@@ -80,9 +80,8 @@ static void row_labels(const struct gdr_result *r, struct gdr_prom_label *l, cha
 static int same_labels(const struct gdr_result *a, const struct gdr_result *b)
 {
 	return a->size_bytes == b->size_bytes && !strcmp(a->host, b->host) &&
-	       !strcmp(a->peer, b->peer) && !strcmp(a->role, b->role) &&
-	       !strcmp(a->gpu, b->gpu) && !strcmp(a->nic, b->nic) &&
-	       !strcmp(a->path, b->path) && !strcmp(a->verb, b->verb);
+	       !strcmp(a->peer, b->peer) && !strcmp(a->role, b->role) && !strcmp(a->gpu, b->gpu) &&
+	       !strcmp(a->nic, b->nic) && !strcmp(a->path, b->path) && !strcmp(a->verb, b->verb);
 }
 
 static size_t col_index(const char *name)
@@ -124,7 +123,7 @@ static void column_family(struct gdr_prom *p, const struct gdr_result *rows, con
 int gdr_prom_rows_render(struct gdr_prom *p, const struct gdr_result *rows, size_t n)
 {
 	static const char *const lat[][2] = {
-		{ "min", "lat_min_us" }, { "p50", "lat_p50_us" }, { "p90", "lat_p90_us" },
+		{ "min", "lat_min_us" }, { "p50", "lat_p50_us" },   { "p90", "lat_p90_us" },
 		{ "p99", "lat_p99_us" }, { "p999", "lat_p999_us" }, { "max", "lat_max_us" },
 		{ "avg", "lat_avg_us" },
 	};
@@ -140,22 +139,23 @@ int gdr_prom_rows_render(struct gdr_prom *p, const struct gdr_result *rows, size
 		for (size_t j = 0; j < i && keep[i]; j++)
 			if (keep[j] && same_labels(&rows[i], &rows[j])) {
 				keep[i] = 0;
-				gdr_warn("--prom: the %s %s row of %llu bytes (%s %s, %s) repeats an "
-					 "earlier row's labels: left out of the metrics",
-					 rows[i].verb, rows[i].path,
-					 (unsigned long long)rows[i].size_bytes, rows[i].gpu,
-					 rows[i].nic, rows[i].status);
+				gdr_warn(
+				    "--prom: the %s %s row of %llu bytes (%s %s, %s) repeats an "
+				    "earlier row's labels: left out of the metrics",
+				    rows[i].verb, rows[i].path,
+				    (unsigned long long)rows[i].size_bytes, rows[i].gpu,
+				    rows[i].nic, rows[i].status);
 			}
 	}
 	column_family(p, rows, keep, n, "gdrperf_bw_gbps",
 		      "Average bandwidth over the repeats, Gb/s (10^9 bit/s); CSV bw_avg_gbps.",
 		      "bw_avg_gbps", NULL, "", 0);
 	column_family(p, rows, keep, n, "gdrperf_bw_peak_gbps",
-		      "Peak bandwidth of the repeats, Gb/s; CSV bw_peak_gbps.", "bw_peak_gbps", NULL,
-		      "", 0);
-	column_family(p, rows, keep, n, "gdrperf_bw_ceiling_gbps",
-		      "The GPU-NIC pair's expected ceiling, Gb/s; CSV ceiling_gbps.", "ceiling_gbps",
+		      "Peak bandwidth of the repeats, Gb/s; CSV bw_peak_gbps.", "bw_peak_gbps",
 		      NULL, "", 0);
+	column_family(p, rows, keep, n, "gdrperf_bw_ceiling_gbps",
+		      "The GPU-NIC pair's expected ceiling, Gb/s; CSV ceiling_gbps.",
+		      "ceiling_gbps", NULL, "", 0);
 	column_family(p, rows, keep, n, "gdrperf_bw_of_ceiling_percent",
 		      "gdrperf_bw_gbps as a percentage of the ceiling; CSV pct_of_ceiling.",
 		      "pct_of_ceiling", NULL, "", 0);

@@ -4,7 +4,7 @@
 # earlier files as they were.
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
-plan 33
+plan 35
 
 # Relative, as in test_roots.sh: nothing in a golden depends on the checkout's path.
 xml=../../topo/hostbridges.xml
@@ -79,6 +79,14 @@ if [ -w /dev/full ]; then
 else
 	skip "--nfd /dev/full" "no writable /dev/full"
 fi
+# --nfd - is all that goes to stdout; two files on stdout are a usage error.
+doctor_env "$DOCTOR" --root dmabuf-node --nfd - >"$WORK/stdout.nfd" 2>"$WORK/stdout.err"
+rc=$?
+[ $rc = 0 ] && cmp -s "$WORK/stdout.nfd" "$EXPECTED/cluster-dmabuf-node.nfd" &&
+	ok "--nfd -: the feature lines alone on stdout" ||
+	not_ok "--nfd -: the feature lines alone on stdout (exit $rc)" "$WORK/stdout.nfd" "$WORK/stdout.err"
+doctor_env "$DOCTOR" --root dmabuf-node --json - --prom /dev/stdout >"$WORK/two.out" 2>&1
+status_is "--json - --prom /dev/stdout" 2 "$?"
 # Not without a node verdict.
 doctor_env "$DOCTOR" --measure --prom "$WORK/m.prom" >"$WORK/m.log" 2>&1
 status_is "--prom with --measure" 2 "$?"

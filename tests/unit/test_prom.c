@@ -85,12 +85,11 @@ static void test_escaping(void **state)
 	gdr_prom_sample_u(&p, NULL, 0, 42);
 	text = gdr_prom_text(&p, &len);
 	assert_non_null(text);
-	assert_string_equal(text,
-			    "# HELP gdrperf_x help with \\\\ and\\nnewline and \"quotes\"\n"
-			    "# TYPE gdrperf_x gauge\n"
-			    "gdrperf_x{a=\"back\\\\slash \\\"quoted\\\"\\nline\","
-			    "b=\"tab here \xef\xbf\xbd bad, \xc3\xa9 good\",c=\"\"} 1\n"
-			    "gdrperf_x 42\n");
+	assert_string_equal(text, "# HELP gdrperf_x help with \\\\ and\\nnewline and \"quotes\"\n"
+				  "# TYPE gdrperf_x gauge\n"
+				  "gdrperf_x{a=\"back\\\\slash \\\"quoted\\\"\\nline\","
+				  "b=\"tab here \xef\xbf\xbd bad, \xc3\xa9 good\",c=\"\"} 1\n"
+				  "gdrperf_x 42\n");
 	assert_int_equal(len, strlen(text));
 	keep("escaping", text);
 	gdr_prom_free(&p);
