@@ -18,47 +18,31 @@
 #include <string.h>
 
 struct gdr_prom_rows {
-	struct gdr_result *rows;
-	size_t n, cap;
-	char path[4096];
+	struct gdr_rows_keep k;
 };
 
 int gdr_prom_rows_open(struct gdr_prom_rows **out, const char *path, char *why, size_t wlen)
 {
-	struct gdr_prom_rows *pr;
+	struct gdr_prom_rows *pr = calloc(1, sizeof(*pr));
 	int r;
 
 	*out = NULL;
-	if (strlen(path) >= sizeof(pr->path)) {
-		snprintf(why, wlen, "%.64s...: %s", path, strerror(ENAMETOOLONG));
-		return -ENAMETOOLONG;
-	}
-	r = gdr_out_check(path, why, wlen);
-	if (r)
-		return r;
-	pr = calloc(1, sizeof(*pr));
 	if (!pr) {
 		snprintf(why, wlen, "%s: %s", path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	gdr_strlcpy(pr->path, path, sizeof(pr->path));
+	r = gdr_keep_open(&pr->k, path, why, wlen);
+	if (r) {
+		free(pr);
+		return r;
+	}
 	*out = pr;
 	return 0;
 }
 
 int gdr_prom_rows_add(struct gdr_prom_rows *pr, const struct gdr_result *r)
 {
-	if (pr->n == pr->cap) {
-		size_t cap = pr->cap ? pr->cap * 2 : 64;
-		struct gdr_result *rows = realloc(pr->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return -ENOMEM;
-		pr->rows = rows;
-		pr->cap = cap;
-	}
-	pr->rows[pr->n++] = *r;
-	return 0;
+	return gdr_keep_add(&pr->k, r);
 }
 
 /* The labels every sample of a row has; size_bytes rendered into size. */
@@ -184,15 +168,15 @@ int gdr_prom_rows_close(struct gdr_prom_rows *pr, char *why, size_t wlen)
 
 	if (!pr)
 		return 0;
-	if (!pr->n)
+	if (!pr->k.n)
 		goto out_free;
 	ret = gdr_prom_init(&p);
 	if (!ret)
-		gdr_prom_rows_render(&p, pr->rows, pr->n);
-	ret = gdr_prom_write(&p, pr->path, why, wlen);
+		gdr_prom_rows_render(&p, pr->k.rows, pr->k.n);
+	ret = gdr_prom_write(&p, pr->k.path, why, wlen);
 	gdr_prom_free(&p);
 out_free:
-	free(pr->rows);
+	gdr_keep_free(&pr->k);
 	free(pr);
 	return ret;
 }
