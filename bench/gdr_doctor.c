@@ -9,6 +9,7 @@
 #include "input.h"
 #include "nccl_log.h"
 #include "options.h"
+#include "prom.h"
 #include "text.h"
 #include "topo.h"
 #include "util.h"
@@ -27,6 +28,8 @@ enum { EXIT_MET = GDR_EXIT_OK, EXIT_NOT_MET = GDR_EXIT_FAIL, EXIT_USAGE = GDR_EX
 struct doctor_opts {
 	const char *root;
 	const char *json;
+	const char *nfd;  /* --nfd: the verdict as NFD feature lines */
+	const char *prom; /* --prom: checks and paths as Prometheus metrics */
 	const char *nccl_log;
 	enum gdr_expect expect;
 	int quiet;
@@ -57,6 +60,11 @@ static void usage(FILE *out)
 		"                        then nothing else goes to stdout, even with --quiet);\n"
 		"                        a regular FILE is replaced whole only when the run has\n"
 		"                        its report, never truncated by a failed run\n"
+		"      --nfd FILE|-      also write the verdict as node-feature-discovery\n"
+		"                        labels (gdrperf.dmabuf=ready|possible|blocked, ...;\n"
+		"                        docs/cluster-outputs.md), replaced whole like --json\n"
+		"      --prom FILE|-     also write each check and path state as Prometheus\n"
+		"                        metrics (textfile collector format), replaced whole\n"
 		"      --nccl-log FILE|- read an NCCL_DEBUG=INFO log (- = stdin) instead of\n"
 		"                        checking the node; with --root or --topology-xml, check\n"
 		"                        the node too and say whether NCCL did what the node\n"
@@ -125,6 +133,8 @@ static int check_paths(const struct doctor_opts *o)
 	} paths[] = {
 		{ "--root", offsetof(struct doctor_opts, root) },
 		{ "--json", offsetof(struct doctor_opts, json) },
+		{ "--nfd", offsetof(struct doctor_opts, nfd) },
+		{ "--prom", offsetof(struct doctor_opts, prom) },
 		{ "--nccl-log", offsetof(struct doctor_opts, nccl_log) },
 		{ "--topology-xml", offsetof(struct doctor_opts, topology_xml) },
 	};
@@ -170,7 +180,15 @@ static int check_topology_xml(const struct doctor_opts *o)
 	return 0;
 }
 
-enum { OPT_NCCL_LOG = 256, OPT_QUIET, OPT_TOPOLOGY_XML, OPT_BUFFER_SIZE, OPT_MEASURE };
+enum {
+	OPT_NCCL_LOG = 256,
+	OPT_QUIET,
+	OPT_TOPOLOGY_XML,
+	OPT_BUFFER_SIZE,
+	OPT_MEASURE,
+	OPT_NFD,
+	OPT_PROM
+};
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
 {
@@ -184,11 +202,13 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		{ .name = "topology-xml", .has_arg = 1, .val = OPT_TOPOLOGY_XML },
 		{ .name = "buffer-size", .has_arg = 1, .val = OPT_BUFFER_SIZE },
 		{ .name = "measure", .has_arg = 0, .val = OPT_MEASURE },
+		{ .name = "nfd", .has_arg = 1, .val = OPT_NFD },
+		{ .name = "prom", .has_arg = 1, .val = OPT_PROM },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
 		{ .name = "version", .has_arg = 0, .val = 'V' },
 		{}
 	};
-	int c, e;
+	int c, e, on_stdout;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":r:e:j:hV", longopts, NULL)) != -1) {
@@ -225,6 +245,12 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		case OPT_MEASURE:
 			o->measure = 1;
 			break;
+		case OPT_NFD:
+			o->nfd = optarg;
+			break;
+		case OPT_PROM:
+			o->prom = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_MET);
@@ -242,45 +268,90 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		gdr_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
+	if ((o->nfd || o->prom) && (o->measure || (o->nccl_log && !o->root && !o->topology_xml))) {
+		gdr_err("%s: the node's verdict is what it writes: not with %s",
+			o->nfd ? "--nfd" : "--prom",
+			o->measure ? "--measure"
+				   : "--nccl-log alone (add --root or --topology-xml)");
+		return -EINVAL;
+	}
+	on_stdout = (o->json && gdr_out_fd(o->json) == 1) + (o->nfd && gdr_out_fd(o->nfd) == 1) +
+		    (o->prom && gdr_out_fd(o->prom) == 1);
+	if (on_stdout > 1) {
+		gdr_err("only one of --json, --nfd and --prom can go to stdout");
+		return -EINVAL;
+	}
 	return check_paths(o);
 }
 
-/* A bad --json path fails before any work, and creates nothing. */
-static int check_out(const char *path)
+/* A bad --json, --nfd or --prom path fails before any work, and creates nothing. */
+static int check_out(const char *path, const char *what)
 {
 	char why[512];
 
-	if (gdr_out_check(path, why, sizeof(why))) {
-		gdr_err("cannot write the JSON report: %s", why);
+	if (path && gdr_out_check(path, why, sizeof(why))) {
+		gdr_err("cannot write the %s: %s", what, why);
 		return -1;
 	}
 	return 0;
 }
 
-/* JSON on stdout is all that goes there, even with --quiet. */
+/* A file on stdout is all that goes there, even with --quiet. */
 static int json_on_stdout(const struct doctor_opts *o)
 {
-	return o->json && gdr_out_fd(o->json) == 1;
+	return (o->json && gdr_out_fd(o->json) == 1) || (o->nfd && gdr_out_fd(o->nfd) == 1) ||
+	       (o->prom && gdr_out_fd(o->prom) == 1);
 }
 
 /*
  * The report is built in memory and written whole (gdr_out_replace): a run
  * that fails leaves an earlier report as it was.
  */
-static int write_out(const char *path, FILE *mem, char **buf, size_t *len)
+static int write_out(const char *path, const char *what, FILE *mem, char **buf, size_t *len)
 {
 	char why[512];
 	int r;
 
 	if (!mem || fclose(mem)) {
-		gdr_err("%s: cannot write the JSON report: %s", path, strerror(ENOMEM));
+		gdr_err("%s: cannot write the %s: %s", path, what, strerror(ENOMEM));
 		free(*buf);
 		return -ENOMEM;
 	}
 	r = gdr_out_replace(path, *buf, *len, why, sizeof(why));
 	free(*buf);
 	if (r)
-		gdr_err("cannot write the JSON report: %s", why);
+		gdr_err("cannot write the %s: %s", what, why);
+	return r;
+}
+
+/* --nfd and --prom, each written whole; 0, or -1 when either failed (and said why). */
+static int write_cluster(const struct doctor_opts *o, const struct gdr_doctor *doc,
+			 const struct gdr_verdict *v)
+{
+	struct gdr_prom p;
+	char why[512];
+	int r = 0;
+
+	fflush(stdout);
+	if (o->nfd) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+
+		if (mem)
+			gdr_doctor_nfd(mem, doc, v);
+		if (write_out(o->nfd, "NFD feature file", mem, &buf, &len))
+			r = -1;
+	}
+	if (o->prom) {
+		if (gdr_prom_init(&p) == 0)
+			gdr_doctor_prom(&p, doc, v);
+		if (gdr_prom_write(&p, o->prom, why, sizeof(why))) {
+			gdr_err("cannot write the Prometheus metrics: %s", why);
+			r = -1;
+		}
+		gdr_prom_free(&p);
+	}
 	return r;
 }
 
@@ -364,7 +435,7 @@ static int run_nccl_log(const struct doctor_opts *o)
 	FILE *js;
 	int met;
 
-	if (o->json && check_out(o->json))
+	if (check_out(o->json, "JSON report"))
 		return EXIT_USAGE;
 	log = read_log(o, name);
 	if (!log)
@@ -384,7 +455,7 @@ static int run_nccl_log(const struct doctor_opts *o)
 		js = open_memstream(&buf, &len);
 		if (js)
 			gdr_nccl_log_json(js, log, name);
-		if (write_out(o->json, js, &buf, &len)) {
+		if (write_out(o->json, "JSON report", js, &buf, &len)) {
 			free(log);
 			return EXIT_USAGE;
 		}
@@ -402,7 +473,8 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 	int met;
 
 	/* A bad --json path fails before the checks run, and creates nothing. */
-	if (o->json && check_out(o->json))
+	if (check_out(o->json, "JSON report") || check_out(o->nfd, "NFD feature file") ||
+	    check_out(o->prom, "Prometheus metrics"))
 		return EXIT_USAGE;
 	doc = malloc(sizeof(*doc));
 	if (!doc) {
@@ -450,10 +522,15 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 		js = open_memstream(&buf, &len);
 		if (js)
 			gdr_doctor_json(js, doc, &v);
-		if (write_out(o->json, js, &buf, &len)) {
+		if (write_out(o->json, "JSON report", js, &buf, &len)) {
+			write_cluster(o, doc, &v);
 			free(doc);
 			return EXIT_USAGE;
 		}
+	}
+	if (write_cluster(o, doc, &v)) {
+		free(doc);
+		return EXIT_USAGE;
 	}
 	free(doc);
 	return met ? EXIT_MET : EXIT_NOT_MET;

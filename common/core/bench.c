@@ -35,12 +35,13 @@ static int data_on_stdout(struct gdr_opts *o, char *name, size_t len)
 {
 	int fd;
 
-	if (!(o->json && gdr_out_fd(o->json) == 1) && !(o->csv && gdr_out_fd(o->csv) == 1))
+	if (!(o->json && gdr_out_fd(o->json) == 1) && !(o->csv && gdr_out_fd(o->csv) == 1) &&
+	    !(o->prom && gdr_out_fd(o->prom) == 1))
 		return 0;
 	fflush(stdout);
 	fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0 || dup2(2, 1) < 0) {
-		gdr_err("stdout for --json/--csv: %s", strerror(errno));
+		gdr_err("stdout for --json/--csv/--prom: %s", strerror(errno));
 		return -1;
 	}
 	snprintf(name, len, "/dev/fd/%d", fd);
@@ -48,6 +49,8 @@ static int data_on_stdout(struct gdr_opts *o, char *name, size_t len)
 		o->json = name;
 	if (o->csv && gdr_out_fd(o->csv) == 1)
 		o->csv = name;
+	if (o->prom && gdr_out_fd(o->prom) == 1)
+		o->prom = name;
 	return 0;
 }
 

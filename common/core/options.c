@@ -59,6 +59,7 @@ enum {
 	OPT_CPU_UTIL,
 	OPT_SOURCE_IP,
 	OPT_WIDE,
+	OPT_PROM,
 };
 
 static const struct option long_opts[] = {
@@ -93,6 +94,7 @@ static const struct option long_opts[] = {
 	{ .name = "bounce-blocks", .has_arg = 1, .val = OPT_BOUNCE_BLOCKS },
 	{ .name = "csv", .has_arg = 1, .val = OPT_CSV },
 	{ .name = "json", .has_arg = 1, .val = OPT_JSON },
+	{ .name = "prom", .has_arg = 1, .val = OPT_PROM },
 	{ .name = "label", .has_arg = 1, .val = OPT_LABEL },
 	{ .name = "timeout", .has_arg = 1, .val = OPT_TIMEOUT },
 	{ .name = "topology-xml", .has_arg = 1, .val = OPT_TOPOLOGY_XML },
@@ -365,6 +367,11 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			if (!*optarg)
 				return gdr_opt_bad("--json", optarg, "empty file name");
 			o->json = optarg;
+			break;
+		case OPT_PROM:
+			if (!*optarg)
+				return gdr_opt_bad("--prom", optarg, "empty file name");
+			o->prom = optarg;
 			break;
 		case OPT_LABEL:
 			r = gdr_opt_label(optarg);

@@ -77,6 +77,8 @@ struct gdr_opts {
 	int bounce_copy;	    /* enum gdr_bounce_copy: --bounce-copy */
 	unsigned int bounce_blocks; /* --bounce-blocks: SM copy kernel blocks */
 	const char *csv, *json, *label;
+	/* --prom: the rows as Prometheus metrics (docs/cluster-outputs.md) */
+	const char *prom;
 	double timeout; /* seconds for connect and for any wait on the peer */
 	const char *topology_xml;
 	int hugepages;

@@ -121,6 +121,25 @@ void gdr_doctor_print(FILE *out, const struct gdr_doctor *doc, const struct gdr_
 /* JSON object {"root":..., "checks":[...], "verdict":{...}} with trailing newline. */
 void gdr_doctor_json(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v);
 
+/*
+ * For the cluster outputs (doctor_cluster.c, docs/cluster-outputs.md): NCCL's
+ * effective NCCL_NET_GDR_LEVEL ("PXB"), the worst distance from a GPU to its
+ * nearest NIC ("NODE") and for how many GPUs NCCL would use GPUDirect RDMA
+ * ("all", "some", "none"); "" where not known (a level NCCL does not name,
+ * distances not measured).
+ */
+struct gdr_doctor_nccl {
+	char gdr_level[8];
+	char gpu_nic_worst[8];
+	char nccl_gdr[8];
+};
+void gdr_doctor_nccl_summary(const struct gdr_doctor *doc, struct gdr_doctor_nccl *s);
+/* The verdict as NFD feature lines (name=value, one a line). */
+void gdr_doctor_nfd(FILE *out, const struct gdr_doctor *doc, const struct gdr_verdict *v);
+struct gdr_prom;
+/* Every check and path state as Prometheus families; 0 or p's error. */
+int gdr_doctor_prom(struct gdr_prom *p, const struct gdr_doctor *doc, const struct gdr_verdict *v);
+
 /* Parse "5.15.0-91-generic" into major/minor; 0 or -EINVAL. */
 int gdr_kernel_version_parse(const char *release, int *major, int *minor);
 /* Extract the driver version and flavour from /proc/driver/nvidia/version text. */

@@ -153,6 +153,8 @@ struct gdr_launched {
 	const char *csv_path, *json_path;
 	struct gdr_csv *csv;
 	struct gdr_json *json;
+	const char *prom_path; /* --prom, written like --json */
+	struct gdr_prom_rows *prom;
 	struct gdr_rank_rows mine;
 	int gbits;
 	/* --sweep: one rank per node; names and server addresses of every rank. */

@@ -83,6 +83,10 @@ static int write_rows(struct gdr_launched *x, const char *all, const int *lens)
 			}
 			if (x->json)
 				gdr_json_add(x->json, &rr->rows[j]);
+			if (x->prom && gdr_prom_rows_add(x->prom, &rr->rows[j])) {
+				gdr_err("--prom: could not keep a row: out of memory");
+				bad = 1;
+			}
 			written++;
 		}
 	}
@@ -109,6 +113,11 @@ static void close_outputs(struct gdr_launched *x, int *verdict)
 		*verdict = 1;
 	}
 	x->json = NULL;
+	if (x->prom && gdr_prom_rows_close(x->prom, why, sizeof(why))) {
+		gdr_err("--prom %s: %s", x->prom_path, why);
+		*verdict = 1;
+	}
+	x->prom = NULL;
 	if (x->csv)
 		gdr_csv_close(x->csv);
 	x->csv = NULL;
@@ -262,7 +271,7 @@ int gdr_launch_finish(struct gdr_launched *x, int status)
 	free(x->alive);
 	x->names = x->addrs = NULL;
 	x->alive = NULL;
-	if (x->csv || x->json)
+	if (x->csv || x->json || x->prom)
 		close_outputs(x, &status);
 	if (!x->mpi)
 		return status;

@@ -280,6 +280,8 @@ static int gather_setup(struct gdr_launched *x, const struct gdr_opts *o)
 	x->gbits = o->gbits;
 	x->run.csv = NULL;
 	x->run.json = NULL;
+	x->prom_path = o->prom;
+	x->run.prom = NULL;
 	x->sync.row = keep_row;
 	if (x->l.rank != 0)
 		return 0;
@@ -289,6 +291,10 @@ static int gather_setup(struct gdr_launched *x, const struct gdr_opts *o)
 	}
 	if (x->json_path && gdr_json_open(&x->json, x->json_path, why, sizeof(why))) {
 		gdr_err("--json %s: %s", x->json_path, why);
+		return -EIO;
+	}
+	if (x->prom_path && gdr_prom_rows_open(&x->prom, x->prom_path, why, sizeof(why))) {
+		gdr_err("--prom %s: %s", x->prom_path, why);
 		return -EIO;
 	}
 	return 0;

@@ -112,6 +112,20 @@ int gdr_json_add(struct gdr_json *js, const struct gdr_result *r);
  */
 int gdr_json_close(struct gdr_json *js, char *why, size_t wlen);
 
+struct gdr_prom_rows;
+struct gdr_prom;
+/*
+ * Results as Prometheus metrics (docs/cluster-outputs.md), written whole at
+ * close like JSON: open checks path now and creates nothing; with no rows
+ * close writes nothing. render writes the families of rows[0..n) to p
+ * (0 or p's error); a row whose labels repeat an earlier one's is left out
+ * with a warning.
+ */
+int gdr_prom_rows_open(struct gdr_prom_rows **out, const char *path, char *why, size_t wlen);
+int gdr_prom_rows_add(struct gdr_prom_rows *pr, const struct gdr_result *r);
+int gdr_prom_rows_close(struct gdr_prom_rows *pr, char *why, size_t wlen);
+int gdr_prom_rows_render(struct gdr_prom *p, const struct gdr_result *rows, size_t n);
+
 /*
  * Human table. flags: GDR_TABLE_GBITS for Gb/s (10^9 bit/s) instead of MB/sec
  * (perftest's 2^20 bytes/s), as --report_gbits asks; GDR_TABLE_WIDE for the

@@ -13,4 +13,17 @@ const char *gdr_report_col_name(size_t i);
 /* Column i of r rendered into buf: unknown (""), a number, or text. */
 enum gdr_val_type gdr_report_col_value(const struct gdr_result *r, size_t i, char *buf, size_t len);
 
+/*
+ * Rows kept for a file written whole at the end (report_json.c,
+ * report_prom.c): open checks path now (gdr_out_check) and creates nothing.
+ */
+struct gdr_rows_keep {
+	struct gdr_result *rows;
+	size_t n, cap;
+	char path[4096];
+};
+int gdr_keep_open(struct gdr_rows_keep *k, const char *path, char *why, size_t wlen);
+int gdr_keep_add(struct gdr_rows_keep *k, const struct gdr_result *r);
+void gdr_keep_free(struct gdr_rows_keep *k);
+
 #endif

@@ -17,48 +17,65 @@
 #include <string.h>
 
 struct gdr_json {
-	struct gdr_result *rows;
-	size_t n, cap;
-	char path[4096];
+	struct gdr_rows_keep k;
 };
 
-int gdr_json_open(struct gdr_json **out, const char *path, char *why, size_t wlen)
+int gdr_keep_open(struct gdr_rows_keep *k, const char *path, char *why, size_t wlen)
 {
-	struct gdr_json *js;
-	int r;
-
-	*out = NULL;
-	if (strlen(path) >= sizeof(js->path)) {
+	memset(k, 0, sizeof(*k));
+	if (strlen(path) >= sizeof(k->path)) {
 		snprintf(why, wlen, "%.64s...: %s", path, strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
+	gdr_strlcpy(k->path, path, sizeof(k->path));
 	/* The file is written at close: whatever would stop it then must fail now. */
-	r = gdr_out_check(path, why, wlen);
-	if (r)
-		return r;
-	js = calloc(1, sizeof(*js));
+	return gdr_out_check(path, why, wlen);
+}
+
+int gdr_keep_add(struct gdr_rows_keep *k, const struct gdr_result *r)
+{
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 64;
+		struct gdr_result *rows = realloc(k->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		k->rows = rows;
+		k->cap = cap;
+	}
+	k->rows[k->n++] = *r;
+	return 0;
+}
+
+void gdr_keep_free(struct gdr_rows_keep *k)
+{
+	free(k->rows);
+	k->rows = NULL;
+	k->n = k->cap = 0;
+}
+
+int gdr_json_open(struct gdr_json **out, const char *path, char *why, size_t wlen)
+{
+	struct gdr_json *js = calloc(1, sizeof(*js));
+	int r;
+
+	*out = NULL;
 	if (!js) {
 		snprintf(why, wlen, "%s: %s", path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	gdr_strlcpy(js->path, path, sizeof(js->path));
+	r = gdr_keep_open(&js->k, path, why, wlen);
+	if (r) {
+		free(js);
+		return r;
+	}
 	*out = js;
 	return 0;
 }
 
 int gdr_json_add(struct gdr_json *js, const struct gdr_result *r)
 {
-	if (js->n == js->cap) {
-		size_t cap = js->cap ? js->cap * 2 : 64;
-		struct gdr_result *rows = realloc(js->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return -ENOMEM;
-		js->rows = rows;
-		js->cap = cap;
-	}
-	js->rows[js->n++] = *r;
-	return 0;
+	return gdr_keep_add(&js->k, r);
 }
 
 static void json_object(FILE *f, const struct gdr_result *r)
@@ -96,29 +113,29 @@ int gdr_json_close(struct gdr_json *js, char *why, size_t wlen)
 
 	if (!js)
 		return 0;
-	if (!js->n)
+	if (!js->k.n)
 		goto out_free;
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		ret = -ENOMEM;
-		snprintf(why, wlen, "%s: %s", js->path, strerror(ENOMEM));
+		snprintf(why, wlen, "%s: %s", js->k.path, strerror(ENOMEM));
 		goto out_free;
 	}
 	fputc('[', mem);
-	for (i = 0; i < js->n; i++) {
+	for (i = 0; i < js->k.n; i++) {
 		fputs(i ? ",\n  " : "\n  ", mem);
-		json_object(mem, &js->rows[i]);
+		json_object(mem, &js->k.rows[i]);
 	}
 	fputs("\n]\n", mem);
 	if (fclose(mem)) {
 		ret = -ENOMEM;
-		snprintf(why, wlen, "%s: %s", js->path, strerror(ENOMEM));
+		snprintf(why, wlen, "%s: %s", js->k.path, strerror(ENOMEM));
 		goto out_free;
 	}
-	ret = gdr_out_replace(js->path, buf, len, why, wlen);
+	ret = gdr_out_replace(js->k.path, buf, len, why, wlen);
 out_free:
 	free(buf);
-	free(js->rows);
+	gdr_keep_free(&js->k);
 	free(js);
 	return ret;
 }

@@ -41,6 +41,13 @@ void gdr_json_str_buf(struct gdr_obuf *o, const char *s);
 /* s as one CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
 void gdr_csv_field(FILE *out, const char *s);
 void gdr_csv_field_buf(struct gdr_obuf *o, const char *s);
+/*
+ * s as a Prometheus label value (without its quotes) or HELP text: \\, \n
+ * and, in a label value, \" escaped; other control bytes become spaces and
+ * bytes that are not UTF-8 U+FFFD (common/output/prom.h writes the rest).
+ */
+void gdr_prom_label_value(FILE *out, const char *s);
+void gdr_prom_help_text(FILE *out, const char *s);
 
 /*
  * This process's own descriptor when path names one: "-" and /dev/stdout are

@@ -168,3 +168,50 @@ void gdr_csv_field_buf(struct gdr_obuf *o, const char *s)
 
 	csv_field(&k, s);
 }
+
+/*
+ * A Prometheus label value (text format 0.0.4) or HELP text: backslash and
+ * line feed escaped, the quote too in a label value; other control bytes
+ * become spaces (the format has no escape for them), bytes that are not
+ * UTF-8 become U+FFFD.
+ */
+static void prom_text(const struct sink *k, const char *s, int label)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		if (*p == '\\') {
+			put(k, "\\\\", 2);
+		} else if (*p == '\n') {
+			put(k, "\\n", 2);
+		} else if (*p == '"' && label) {
+			put(k, "\\\"", 2);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			put(k, " ", 1);
+		} else if (*p < 0x80) {
+			put(k, (const char *)p, 1);
+		} else if ((n = utf8_len(p)) != 0) {
+			put(k, (const char *)p, n);
+			p += n;
+			continue;
+		} else {
+			put(k, "\xef\xbf\xbd", 3);
+		}
+		p++;
+	}
+}
+
+void gdr_prom_label_value(FILE *out, const char *s)
+{
+	const struct sink k = { .f = out };
+
+	prom_text(&k, s, 1);
+}
+
+void gdr_prom_help_text(FILE *out, const char *s)
+{
+	const struct sink k = { .f = out };
+
+	prom_text(&k, s, 0);
+}

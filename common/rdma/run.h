@@ -43,6 +43,7 @@ struct gdr_run {
 	const char *gpu;	/* --gpu as given or this rank's item of it; NULL: none */
 	const char *label;	/* the rows' label column; NULL: none */
 	const char *csv, *json; /* the files this process writes; NULL: none */
+	const char *prom;	/* --prom, written whole at the end like json */
 	double duration;	/* -D, or the one --time-budget chose; 0: iteration mode */
 	const struct gdr_sync *sync; /* the launcher's hooks; NULL when run by hand */
 };
@@ -58,6 +59,7 @@ static inline void gdr_run_from_opts(struct gdr_run *r, const struct gdr_opts *o
 		.label = o->label,
 		.csv = o->csv,
 		.json = o->json,
+		.prom = o->prom,
 		.duration = o->duration,
 	};
 }

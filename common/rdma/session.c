@@ -221,6 +221,11 @@ int gdr_session_run(const struct gdr_opts *o, const struct gdr_run *run,
 		r = 1;
 		goto out_csv;
 	}
+	if (run->prom && gdr_prom_rows_open(&s->prom, run->prom, why, sizeof(why))) {
+		gdr_err("--prom %s: %s", run->prom, why);
+		r = 1;
+		goto out_json;
+	}
 
 	r = gdr_sess_place(s);
 	/*
@@ -297,6 +302,14 @@ out_json:
 		if (jr) {
 			gdr_err("--json %s: %s", run->json, why);
 			r = r ? r : jr;
+		}
+	}
+	if (s->prom) {
+		int pr = gdr_prom_rows_close(s->prom, why, sizeof(why));
+
+		if (pr) {
+			gdr_err("--prom %s: %s", run->prom, why);
+			r = r ? r : pr;
 		}
 	}
 out_csv:

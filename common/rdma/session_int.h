@@ -80,6 +80,7 @@ struct sess {
 	char cuda_why[256];
 	struct gdr_csv *csv;
 	struct gdr_json *json;
+	struct gdr_prom_rows *prom;
 	struct gdr_topo_pair topo; /* GPU-NIC placement for the CSV columns */
 	int have_topo;
 	struct gdr_topo *topo_t; /* loaded on first use */

@@ -1,6 +1,7 @@
 /* Rows: the repeats of one size summed up, and one row per size to the table, CSV and JSON. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -118,6 +119,8 @@ static void record(struct sess *s, const struct gdr_result *r)
 		gdr_warn("--csv: could not append a row: %s", gdr_csv_error(s->csv));
 	if (s->json)
 		gdr_json_add(s->json, r);
+	if (s->prom && gdr_prom_rows_add(s->prom, r))
+		gdr_warn("--prom: could not keep a row: %s", strerror(ENOMEM));
 	if (s->run->sync && s->run->sync->row)
 		s->run->sync->row(s->run->sync->ctx, r);
 }

@@ -106,11 +106,30 @@ check "write -a: 23 sizes from 2 B to 8 MiB ($ends)" [ "$CRC/$SRC/$ends" = "0/0/
 
 # JSON output parses and holds the same rows.
 server gdr_read_bw --timeout 20
-client gdr_read_bw --timeout 20 -n 50 --sizes 4K:8K --json "$TMP/r.json"
+client gdr_read_bw --timeout 20 -n 50 --sizes 4K:8K --json "$TMP/r.json" --prom "$TMP/r.prom"
 wait_server
 check "read --json: a JSON array of 2 results" python3 -c "
 import json, sys
 d = json.load(open('$TMP/r.json'))
 sys.exit(0 if len(d) == 2 and d[1]['size_bytes'] == 8192 and d[0]['status'] == 'ok' else 1)"
+# --prom (docs/cluster-outputs.md): the same rows as gauges, labelled as the rows are.
+check "read --prom: gdrperf_bw_gbps per size equals the JSON's bw_avg_gbps" python3 -c "
+import json, re, sys
+d = json.load(open('$TMP/r.json'))
+got = {}
+for line in open('$TMP/r.prom'):
+    m = re.match(r'gdrperf_bw_gbps\{(.*)\} (\S+)$', line)
+    if m:
+        labels = dict(re.findall(r'(\w+)=\"([^\"]*)\"', m.group(1)))
+        if labels['path'] != 'host' or labels['verb'] != 'read' or labels['role'] != 'client':
+            sys.exit('labels ' + m.group(1))
+        got[int(labels['size_bytes'])] = float(m.group(2))
+want = {r['size_bytes']: round(r['bw_avg_gbps'], 3) for r in d}
+sys.exit(0 if got == want and len(got) == 2 else 'prom %s json %s' % (got, want))"
+if command -v promtool >/dev/null; then
+	check "read --prom: promtool check metrics passes" sh -c "promtool check metrics <'$TMP/r.prom'"
+else
+	skip "read --prom: promtool check metrics" "promtool not installed"
+fi
 
 finish

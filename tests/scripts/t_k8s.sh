@@ -5,6 +5,8 @@ src=${top_srcdir:-.}
 manifest=$src/scripts/k8s/gdrperf-mpijob.yaml
 dockerfile=$src/scripts/k8s/Dockerfile
 gate=$src/scripts/k8s/gdrperf-gate-init.yaml
+nfd=$src/scripts/k8s/gdrperf-nfd-daemonset.yaml
+doctor=${top_builddir:-.}/bench/gdr_doctor
 ab=$src/scripts/gdr-ab
 fx=$src/tests/scripts/fixtures
 . "$(dirname "$0")/../tap.sh"
@@ -15,7 +17,8 @@ fi
 
 # The checks are Python (YAML); each prints one line, "pass NAME" or "fail NAME"
 # (then "# DIAG" lines), that tap.sh turns into TAP below.
-python3 - "$manifest" "$dockerfile" "$gate" "$ab" "$fx" "$src" >"$tmp/checks" 2>&1 <<'PY'
+python3 - "$manifest" "$dockerfile" "$gate" "$ab" "$fx" "$src" "$nfd" "$doctor" "$tmp" \
+	>"$tmp/checks" 2>&1 <<'PY'
 import os
 import re
 import shlex
@@ -192,6 +195,68 @@ check("debian/rules configures --with-mpi", re.search(r"dh_auto_configure\b[^\n]
 check("Dockerfile builds the Debian package", re.search(r"dpkg-buildpackage\b", df))
 check("the image installs the .deb (programs in /usr/bin, gdr_doctor for the init step)",
       re.search(r"apt-get install[^\n]*gdrperf_\*\.deb", df) and "/opt/gdrperf" not in df)
+
+# The NFD DaemonSet (docs/cluster-outputs.md): gdr_doctor --nfd into NFD's
+# features.d and --prom into node_exporter's textfile directory, both mounted
+# from the host, run here with the manifest's own arguments on a fixture root.
+nfd_manifest, doctor, tmp = sys.argv[7:10]
+FEATURES_D = "/etc/kubernetes/node-feature-discovery/features.d"
+try:
+    ndocs = [d for d in yaml.safe_load_all(open(nfd_manifest)) if d]
+except (OSError, yaml.YAMLError) as e:
+    ndocs = []
+    print(f"# {nfd_manifest}: {e}")
+check("nfd manifest: one apps/v1 DaemonSet", len(ndocs) == 1
+      and ndocs[0].get("apiVersion") == "apps/v1" and ndocs[0].get("kind") == "DaemonSet")
+nspec = ((ndocs[0].get("spec") or {}).get("template") or {}).get("spec") or {} if ndocs else {}
+nc = nspec.get("containers") or []
+ncmd = " ".join(str(x) for c in nc for x in (c.get("command") or []) + (c.get("args") or []))
+m = re.search(r"(\S*gdr_doctor)\s([^;]*);", ncmd)
+check("nfd manifest: runs the installed /usr/bin/gdr_doctor, again and again",
+      m is not None and m.group(1) == "/usr/bin/gdr_doctor" and "while" in ncmd
+      and re.search(r"sleep \d+", ncmd), ncmd)
+dargs = shlex.split(m.group(2)) if m else []
+
+
+def opt(name):
+    return dargs[dargs.index(name) + 1] if name in dargs[:-1] else ""
+
+
+nfd_file, prom_file = opt("--nfd"), opt("--prom")
+nmounts = {mt.get("mountPath"): mt.get("name") for c in nc for mt in c.get("volumeMounts") or []}
+nvols = {v.get("name"): v for v in nspec.get("volumes") or []}
+
+
+def host_dir(path):
+    """The host directory the container's directory of path is mounted from."""
+    vol = nvols.get(nmounts.get(os.path.dirname(path))) or {}
+    return (vol.get("hostPath") or {}).get("path", "")
+
+
+check("nfd manifest: --nfd writes into NFD's features.d, mounted from the host's",
+      os.path.dirname(nfd_file) == FEATURES_D and host_dir(nfd_file) == FEATURES_D
+      and not os.path.basename(nfd_file).startswith("."), f"{nfd_file} {nmounts} {nvols}")
+check("nfd manifest: --prom writes a *.prom into a directory mounted from the host",
+      prom_file.endswith(".prom") and host_dir(prom_file).startswith("/"), f"{prom_file}")
+if os.access(doctor, os.X_OK) and nfd_file and prom_file:
+    run = [doctor] + [os.path.join(tmp, "nfd-out") if a == nfd_file
+                      else os.path.join(tmp, "out.prom") if a == prom_file else a for a in dargs]
+    run += ["--root", os.path.join(src, "tests", "doctor", "roots", "dmabuf-node")]
+    p = subprocess.run(run, capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "GDRPERF_LIBCUDA": "/nonexistent"})
+    try:
+        lines = open(os.path.join(tmp, "nfd-out")).read().splitlines()
+    except OSError:
+        lines = []
+    good = [ln for ln in lines
+            if re.fullmatch(r"gdrperf\.[a-z0-9][a-z0-9.-]{0,54}[a-z0-9]=[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?", ln)]
+    check("nfd manifest: its gdr_doctor arguments run (exit 0) and write both files",
+          p.returncode == 0 and lines and os.path.getsize(os.path.join(tmp, "out.prom")) > 0,
+          f"{run} exit {p.returncode} {p.stderr[-400:]}")
+    check("nfd manifest: every line a valid NFD feature (gdrperf.NAME=VALUE, <= 63 chars)",
+          lines and good == lines, f"{lines}")
+else:
+    print(f"# {doctor} not built: the manifest's arguments not run")
 
 PY
 rc=$?

@@ -66,6 +66,30 @@ for tool in gdr_write_bw gdr_read_bw; do
 		grep -q "no/such/dir/x.json.*No such file or directory" "$d/out"
 done
 
+# --prom (docs/cluster-outputs.md) as --json: a failed run creates none and keeps an earlier one.
+for tool in gdr_write_bw gdr_write_lat; do
+	bin=$builddir/bench/$tool
+	d=$tmp/prom-$tool
+	mkdir -p "$d"
+	printf 'gdrperf_bw_gbps 1\n' >"$d/old.prom"
+	cp "$d/old.prom" "$d/old.prom.orig"
+	ip=$(stat -c %i "$d/old.prom")
+	"$bin" --timeout 1 -p 1 --prom "$d/old.prom" --json "$d/new.json" 127.0.0.1 >"$d/out" 2>&1
+	rc=$?
+	if [ $rc != 0 ] && same_inode "$d/old.prom" "$d/old.prom.orig" "$ip" &&
+		[ "$(ls -A "$d" | wc -l)" = 3 ]; then
+		ok "$tool: a failed run leaves an existing --prom byte-identical, creates nothing"
+	else
+		show "$d/out"
+		ls -la "$d" | sed 's/^/# /'
+		not_ok "$tool: a failed run leaves an existing --prom byte-identical, creates nothing"
+	fi
+	"$bin" --prom "$d/no/such/dir/x.prom" 127.0.0.1 >"$d/out" 2>&1
+	rc=$?
+	check "$tool: an unwritable --prom names the file and the errno text (exit $rc)" \
+		grep -q "^.*--prom .*no/such/dir/x.prom.*No such file or directory" "$d/out"
+done
+
 # gdr_doctor on a root whose /proc files hold control bytes and invalid UTF-8.
 root=$tmp/root
 cp -r "$srcdir/tests/doctor/roots/both" "$root"
