@@ -75,27 +75,33 @@ def nodes_of(pairs):
 
 
 def matrix(rows):
-    """{verb: {path: {(host, peer): Gb/s}}}: each node pair's median over the
-    sizes the summary judges on (>= 1 MiB, else the largest) of its cells."""
-    from .table import Table, summary_window
+    """({verb: {path: {(host, peer): Gb/s}}}, {verb: window name}): each node
+    pair's median of its cells over the sizes the summary and the gate judge
+    on (table.window, over the sizes of every pair of that verb)."""
+    from .table import Table, window
 
+    tables = {hp: Table(grp, BW) for hp, grp in node_pairs(rows).items()}
+    all_sizes = {}
+    for t in tables.values():
+        for verb in t.verbs():
+            all_sizes.setdefault(verb, set()).update(t.cells[verb])
+    wins = {verb: window(sz, BW) for verb, sz in all_sizes.items()}
     out = {}
-    for (host, peer), grp in node_pairs(rows).items():
-        t = Table(grp, BW)
+    for (host, peer), t in tables.items():
         for verb in t.verbs():
             sizes = t.cells[verb]
-            big = [s for s in sorted(sizes) if s >= (1 << 20)] or sorted(sizes)[-1:]
+            big = [s for s in wins[verb][0] if s in sizes]
             for path in {p for c in sizes.values() for p in c}:
                 vals = [sizes[s][path].value for s in big
                         if path in sizes[s] and sizes[s][path].value is not None]
                 cell = out.setdefault(verb, {}).setdefault(path, {})
                 cell[(host, peer)] = statistics.median(vals) if vals else None
-    return out
+    return out, {verb: w[1] for verb, w in wins.items()}
 
 
 def print_matrix(out, rows):
     """Per verb and path, a node x node table (rows: the measuring node, columns: its peer)."""
-    m = matrix(rows)
+    m, where = matrix(rows)
     pairs = node_pairs(rows)
     if not pairs:
         print("matrix: no rows with both host and peer", file=out)
@@ -106,8 +112,7 @@ def print_matrix(out, rows):
         for path in ordered(m[verb], PATH_ORDER):
             cells = m[verb][path]
             print(f"{verb} {path}: node x node, Gb/s (median of {BW_COLUMN} over the sizes "
-                  f">= {fmt_size(1 << 20)}, else the largest); row = host, column = peer",
-                  file=out)
+                  f"{where[verb]}, as the summary); row = host, column = peer", file=out)
             print(f"{'':>{width}}" + "".join(f"{n:>{width}}" for n in names), file=out)
             for h in names:
                 line = ""

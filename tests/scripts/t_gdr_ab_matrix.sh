@@ -3,7 +3,7 @@
 # a 3-node sweep with node-c slow on dmabuf) as a node x node matrix per verb
 # and path, the heatmap PNG, and --expect checked per node pair. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 9
+plan 11
 S="$fx/ab-sweep.csv"
 
 run m --no-plot --matrix "$S"
@@ -28,5 +28,23 @@ else
 	skip "heatmap PNG" "no matplotlib for $PYTHON"
 	skip "heatmap valid PNG" "no matplotlib for $PYTHON"
 fi
+
+# Under 1 MiB the matrix judges on the summary's window (the largest third of
+# the sizes, at least two), not the largest size alone: the 1 MiB rows
+# relabelled 512 KiB and the 8 MiB ones 32 KiB give a window of 64 KiB..512 KiB,
+# each cell the median of both (node-a -> node-b: 87.25 and 96.95; the largest
+# size alone would say 96.950).
+sed 's/,1048576,/,524288,/; s/,8388608,/,32768,/' "$S" >"$tmp/small.csv"
+run small --no-plot --matrix "$tmp/small.csv"
+check "matrix under 1 MiB: the header names the summary's window" \
+	grep -q '^write host: node x node, .* over the sizes 64 KiB\.\.512 KiB, the largest 2 of 3 sizes, as the summary' "$tmp/small.out"
+want=$($PYTHON -c '
+import csv, statistics, sys
+v = [float(r["bw_avg_gbps"]) for r in csv.DictReader(open(sys.argv[1]))
+     if r["size_bytes"] in ("65536", "524288") and r["role"] == "client" and r["verb"] == "write" and r["path"] == "host"
+     and r["host"] == "node-a" and r["peer"] == "node-b"]
+print("%.3f" % statistics.median(v))' "$tmp/small.csv")
+check "matrix under 1 MiB: node-a -> node-b is the median over both sizes ($want)" \
+	sh -c "sed -n '/^write host: node x node/,/^\$/p' '$tmp/small.out' | grep -Eq '^ +node-a +- +$want '"
 
 done_testing
