@@ -11,6 +11,11 @@ where and what to do:
   one after another  rows of different paths at one size that did not
                 overlap in time (t_start_s..t_end_s), so drift landed on one
 
+Per verb (latency tables, lat_verb_anomalies):
+
+  below host    a GPU path's median latency under host memory's fastest
+                sample at the same size (its p50 below host's min)
+
 and over the inputs: rows pooled from different hosts, NICs, GPUs, labels or
 gdrperf versions, and an input given twice.
 """
@@ -87,6 +92,39 @@ def _above_host(path, cells):
                         if len(blind) > 1 else "")
                      + f" with one repeat, no spread to judge: {why}: noise or an impaired "
                        f"host path; rerun with --repeat 5")
+    return lines
+
+
+def lat_verb_anomalies(table, verb):
+    """Lines for one verb of a latency Table; marks the cells it names. A
+    latency row is one run of many samples: its spread is its percentiles, so
+    a GPU path is 'below host' only when its median lies under host's fastest
+    sample (lat_min_us) at that size, not when the medians merely differ."""
+    sizes = table.cells[verb]
+    paths = ordered({p for c in sizes.values() for p in c}, PATH_ORDER)
+    lines = []
+    for p in paths:
+        if p == "host":
+            continue
+        below = []
+        for s in sorted(sizes):
+            c, h = sizes[s].get(p), sizes[s].get("host")
+            if c is None or h is None or c.value is None:
+                continue
+            host_min = h.metrics.get("min_us")
+            if host_min is not None and c.value < host_min:
+                below.append((s, c, host_min))
+        if not below:
+            continue
+        for _, c, _m in below:
+            _flag(c, "below host")
+        s, c, m = min(below, key=lambda x: x[1].value / x[2])
+        why = WHY_ABOVE.get(p, "a GPU path cannot beat host memory on the same NIC")
+        lines.append(f"{p} p50 {c.value:.2f} us at {fmt_size(s)}, under host's fastest sample "
+                     f"({m:.2f} us)"
+                     + (f"; also at {_sizes([x for x, _, _ in below if x != s])}"
+                        if len(below) > 1 else "")
+                     + f": {why}: noise or an impaired host path; rerun")
     return lines
 
 

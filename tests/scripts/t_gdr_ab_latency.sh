@@ -5,7 +5,7 @@
 # columns are read by name, today's 34-column files and the new layout alike.
 # TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 20
+plan 24
 C="$fx/ab-ceiling.csv"
 L="$fx/ab-latency.csv"
 
@@ -76,5 +76,28 @@ PY
 else
 	for t in 1 2 3 4 5 6 7 8 9 10; do skip "plot check $t" "no matplotlib for $PYTHON"; done
 fi
+
+# A GPU path's median under host's fastest sample at the same size: named
+# (below host), marked in the table, counted by --strict; a median merely
+# below host's median is not (the fixture's own rows, above, have none).
+"$PYTHON" - "$L" "$tmp/below.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+for r in rows:
+    if r["path"] == "dmabuf" and r["size_bytes"] == "4096" and r["verb"] == "write":
+        r["lat_p50_us"] = "2.500"  # host's min there is 2.610
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[0]), lineterminator="\n")
+w.writeheader()
+w.writerows(rows)
+PY
+run below --no-plot "$tmp/below.csv"
+check "latency below host: one line names the path, size, p50 and host's min" \
+	grep -q "^  ! dmabuf p50 2.50 us at 4 KiB, under host's fastest sample (2.61 us): GPU memory cannot beat host memory" "$tmp/below.out"
+check "latency below host: counted with the anomalies, exit 0 without --strict" \
+	sh -c "[ \$(cat '$tmp/below.rc') = 0 ] && grep -q '^anomalies: 1 (marked !)' '$tmp/below.out'"
+run belows --no-plot --strict "$tmp/below.csv"
+check "latency below host: --strict exits 1" rc_is belows 1
+check "latency: the fixture's own medians (none under host's min) raise no anomaly" \
+	sh -c "! grep -q 'anomal' '$tmp/lat.out'"
 
 done_testing
