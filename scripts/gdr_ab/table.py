@@ -132,12 +132,13 @@ def title(verb, kind):
 
 def ratio_text(cell, path):
     """'0.93x 0.91-0.95', '≈ host 0.97-1.05' or '1.29x n=1'; the host
-    itself and a cell without a host ratio show their Gb/s interval."""
+    itself and a cell without a host ratio show their Gb/s interval in
+    parentheses (host's ratio is 1 by definition: not printed, so that an
+    interval and a mark fit the column)."""
     if cell.ratio is None or path == "host":
-        ratio = "1.00x" if cell.ratio is not None else ""
         if cell.lo is None:
-            return (ratio + (" n=1" if cell.n_rep == 1 else "")).strip()
-        return (ratio + f" ({num(cell.lo)}-{num(cell.hi)})").strip()
+            return "n=1" if cell.n_rep == 1 else ""
+        return f"({num(cell.lo)}-{num(cell.hi)})"
     if cell.rlo is None:
         return f"{cell.ratio:4.2f}x" + (" n=1" if cell.n_rep == 1 else "")
     head = "≈ host" if holds(cell.rlo, cell.rhi, 1.0) else f"{cell.ratio:4.2f}x"
@@ -146,10 +147,11 @@ def ratio_text(cell, path):
 
 def cell_text(cell, path="", kind=None):
     if cell is None:
-        return "-"
+        return "-  "
     if cell.value is None:
-        return cell.status
-    mark = ("!" if cell.flags else "") + ("*" if cell.best else " ")
+        return cell.status + "  "
+    # Two characters always (anomaly, best), so that marked cells line up.
+    mark = f"{('!' if cell.flags else '') + ('*' if cell.best else ''):<2}"
     if kind is not BW:
         ratio = f"{cell.ratio:5.2f}x" if cell.ratio is not None else "     -"
         return f"{cell.value:9.3f} {ratio}{mark}"
@@ -167,15 +169,16 @@ def print_verb_table(out, table, verb):
               f"size and role, then its interval", file=out)
         reps = Counter(c.n_rep for cs in sizes.values() for c in cs.values() if c.lo is not None)
         n = reps.most_common(1)[0][0] if reps else 0
-        held = (f" of {n}, distribution-free: holds the median {100 * coverage(n):.0f} % of the time"
-                if n else ", distribution-free")
-        print(f"  (interval: lowest..highest repeat{held};\n"
-              f"   ≈ host: it holds 1.0; n=1: one repeat, no interval; * best beyond the spread;"
-              f" ! anomaly, below)", file=out)
+        held = (f" of {n}, distribution-free: holds the median\n"
+                f"   {100 * coverage(n):.0f} % of the time" if n else ", distribution-free")
+        print(f"  (interval: lowest..highest repeat{held}; host: (its Gb/s interval);\n"
+              f"   ≈ host: the ratio's holds 1.0; n=1: one repeat, no interval;\n"
+              f"   * best beyond the spread; ! anomaly, below)", file=out)
     else:
         print(f"{verb} latency: us = median over rows of {kind.column}; ratio to host at the "
               f"same size and role; * = lowest", file=out)
-    print(f"{'size':>9}  " + "".join(f"{p:>{width}}" for p in paths).rstrip(), file=out)
+    # Each name over its cells' text, not over their two mark characters.
+    print(f"{'size':>9}  " + "".join(f"{p + '  ':>{width}}" for p in paths).rstrip(), file=out)
     for size in sorted(sizes):
         cells = sizes[size]
         print(f"{fmt_size(size):>9}  "
