@@ -444,7 +444,7 @@ static int other_devices(struct gdr_check *c, const struct gdr_doctor *doc,
 		/* Say what was compared: the log's devices, each found on the node. */
 		size_t n = strlen(scope);
 		char bdf[GDR_NCCL_MAX_DEVS][GDR_BUSID_LEN];
-		const char *gp[GDR_NCCL_MAX_DEVS], *np[GDR_NCCL_MAX_DEVS];
+		const char *gp[GDR_NCCL_MAX_DEVS] = { 0 }, *np[GDR_NCCL_MAX_DEVS] = { 0 };
 
 		for (unsigned int i = 0; i < ld.ngpu; i++)
 			gp[i] = gdr_nccl_busid_text(ld.gpu[i], bdf[i], sizeof(bdf[i]));

@@ -35,8 +35,9 @@ struct sink {
 
 static void put(const struct sink *k, const char *p, size_t n)
 {
-	if (k->f) {
-		fwrite(p, 1, n, k->f);
+	if (!k->o) {
+		if (k->f)
+			fwrite(p, 1, n, k->f);
 		return;
 	}
 	while (n--)
