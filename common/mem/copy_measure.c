@@ -154,7 +154,9 @@ uint64_t gdr_copy_chunk_bytes(uint64_t chunk)
 {
 	uint64_t n = chunk ? GDR_COPY_CHUNK_BYTES / chunk : 0;
 
-	n = n < GDR_COPY_CHUNK_MIN ? GDR_COPY_CHUNK_MIN : n > GDR_COPY_CHUNK_MAX ? GDR_COPY_CHUNK_MAX : n;
+	n = n < GDR_COPY_CHUNK_MIN   ? GDR_COPY_CHUNK_MIN
+	    : n > GDR_COPY_CHUNK_MAX ? GDR_COPY_CHUNK_MAX
+				     : n;
 	return n * chunk;
 }
 
@@ -176,8 +178,8 @@ int gdr_copy_measure_chunk(struct gdr_cuda *cu, int mode, unsigned int blocks, u
 	if (mode == GDR_BOUNCE_COPY_SM)
 		e = gdr_cuda_copy_kernel_load(cu, &b.k, why, wlen);
 	for (int d = 0; d < 2 && !e; d++) {
-		e = one_case(cu, &b, bytes, GDR_COPY_CHUNK_REPS, mode == GDR_BOUNCE_COPY_SM, d, chunk,
-			     &gbps[d]);
+		e = one_case(cu, &b, bytes, GDR_COPY_CHUNK_REPS, mode == GDR_BOUNCE_COPY_SM, d,
+			     chunk, &gbps[d]);
 		if (e)
 			snprintf(why, wlen, "%s", gdr_cuda_last_error(cu));
 	}

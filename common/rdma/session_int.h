@@ -106,7 +106,8 @@ struct sess {
 	uint64_t t0_ns;		       /* the run began (t_start_s, t_end_s) */
 	volatile sig_atomic_t *stop;
 	const struct gdr_path_ops *path_ops; /* NULL: the real paths; unit tests: a fake */
-	struct gdr_sess_copy copies[GDR_SESS_COPIES]; /* bounce ceilings: measured once each */
+	/* Bounce ceilings: each copy rate measured once. */
+	struct gdr_sess_copy copies[GDR_SESS_COPIES];
 	unsigned int ncopies;
 	char why[WHY];
 };

@@ -97,8 +97,9 @@ static void test_bounce_ceiling(void **state)
 	b.stand_in = 1;
 	b.chunk = 65536;
 	assert_true(fabs(gdr_ceiling_bounce(&b, note, sizeof(note)) - 10) < 1e-9);
-	assert_string_equal(note, "ceiling 10.0 Gb/s, port-bound (port 10.0; copy 10.0 = D2H 1.2 "
-				  "GB/s at 64 KiB chunks, ce, fake driver: a CPU memcpy, not a GPU)");
+	assert_string_equal(note,
+			    "ceiling 10.0 Gb/s, port-bound (port 10.0; copy 10.0 = D2H 1.2 "
+			    "GB/s at 64 KiB chunks, ce, fake driver: a CPU memcpy, not a GPU)");
 	/* A stand-in's slow copy decides as a GPU's would, and says whose it is. */
 	b = bounce_case(10, "port", 0.5, 0.6);
 	b.stand_in = 1;
@@ -117,8 +118,9 @@ static void test_bounce_ceiling(void **state)
 	/* The NIC side unknown: no ceiling, even with a copy figure (never half a minimum). */
 	b = bounce_case(0, "", 50.4, 46.9);
 	assert_true(gdr_ceiling_bounce(&b, note, sizeof(note)) == 0);
-	assert_string_equal(note, "ceiling unknown: NIC side unknown (copy 375.2 = H2D 46.9 GB/s at "
-				  "1 MiB chunks, ce, measured now)");
+	assert_string_equal(note,
+			    "ceiling unknown: NIC side unknown (copy 375.2 = H2D 46.9 GB/s at "
+			    "1 MiB chunks, ce, measured now)");
 }
 
 /* The short measurement's size: 32 MiB a way, 2 to 64 copies of the chunk. */
@@ -136,52 +138,59 @@ static void test_chunk_bytes(void **state)
 
 #include "fake_cuda_env.h"
 
-/* The bench's measurement at one chunk on the fake at a set rate, and its failures. */
-static void test_fake_chunk(void **state)
+/* One chunk on the fake at 8 Gb/s: both ways measured, at or under 1 GB/s. */
+static void chunk_ok(struct fake_gpu *f, int mode, unsigned int blocks, uint64_t chunk)
+{
+	double g[2];
+	char why[256] = "";
+
+	if (gdr_copy_measure_chunk(f->cu, mode, blocks, chunk, g, why, sizeof(why)))
+		fail_msg("mode %d chunk %llu: %s", mode, (unsigned long long)chunk, why);
+	for (int d = 0; d < 2; d++)
+		if (!(g[d] > 0.001 && g[d] <= 1.05))
+			fail_msg("mode %d way %d: %.3f GB/s, <= 1 expected", mode, d, g[d]);
+}
+
+/* With the fake's entry point fn failing (NULL: none): no figure, and why names want. */
+static void chunk_fails(const char *fn, int mode, unsigned int blocks, const char *want)
 {
 	struct fake_gpu f;
 	double g[2];
 	char why[256] = "";
 
+	if (fn)
+		setenv("GDRPERF_FAKE_CUDA_FAIL", fn, 1);
+	fake_gpu_up(&f, "/");
+	assert_true(gdr_copy_measure_chunk(f.cu, mode, blocks, 65536, g, why, sizeof(why)) < 0);
+	assert_true(isnan(g[0]) && isnan(g[1]));
+	if (!strstr(why, want))
+		fail_msg("'%s' does not say '%s'", why, want);
+	fake_gpu_down(&f);
+	unsetenv("GDRPERF_FAKE_CUDA_FAIL");
+}
+
+/* The bench's measurement at one chunk on the fake at a set rate, and its failures. */
+static void test_fake_chunk(void **state)
+{
+	struct fake_gpu f;
+
 	(void)state;
 	setenv("GDRPERF_FAKE_CUDA_COPY_GBPS", "8", 1);
 	fake_gpu_up(&f, "/");
-	assert_int_equal(gdr_copy_measure_chunk(f.cu, GDR_BOUNCE_COPY_CE, 0, 256 << 10, g, why,
-						sizeof(why)),
-			 0);
-	for (int d = 0; d < 2; d++)
-		if (!(g[d] > 0.001 && g[d] <= 1.05))
-			fail_msg("ce way %d: %.3f GB/s, <= 1 expected", d, g[d]);
-	assert_int_equal(gdr_copy_measure_chunk(f.cu, GDR_BOUNCE_COPY_SM, 2, 12288, g, why,
-						sizeof(why)),
-			 0);
-	for (int d = 0; d < 2; d++)
-		if (!(g[d] > 0.001 && g[d] <= 1.05))
-			fail_msg("sm way %d: %.3f GB/s, <= 1 expected", d, g[d]);
-	assert_int_equal(gdr_copy_measure_chunk(f.cu, GDR_BOUNCE_COPY_SM, 0, 12288, g, why,
-						sizeof(why)),
-			 -EINVAL);
-	assert_true(isnan(g[0]) && isnan(g[1]));
+	chunk_ok(&f, GDR_BOUNCE_COPY_CE, 0, 256 << 10);
+	chunk_ok(&f, GDR_BOUNCE_COPY_SM, 2, 12288);
 	fake_gpu_down(&f);
+	chunk_fails(NULL, GDR_BOUNCE_COPY_SM, 0, "no blocks");
 	/* The kernel does not load: sm has no figure, and says why; ce still measures. */
+	chunk_fails("cuModuleLoadData=CUDA_ERROR_INVALID_PTX", GDR_BOUNCE_COPY_SM, 2,
+		    "cuModuleLoadData");
 	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuModuleLoadData=CUDA_ERROR_INVALID_PTX", 1);
 	fake_gpu_up(&f, "/");
-	assert_true(gdr_copy_measure_chunk(f.cu, GDR_BOUNCE_COPY_SM, 2, 65536, g, why,
-					   sizeof(why)) < 0);
-	assert_true(isnan(g[0]) && isnan(g[1]));
-	assert_non_null(strstr(why, "cuModuleLoadData"));
-	assert_int_equal(gdr_copy_measure_chunk(f.cu, GDR_BOUNCE_COPY_CE, 0, 65536, g, why,
-						sizeof(why)),
-			 0);
+	chunk_ok(&f, GDR_BOUNCE_COPY_CE, 0, 65536);
 	fake_gpu_down(&f);
 	/* No memory for the buffers: why names the allocation. */
-	setenv("GDRPERF_FAKE_CUDA_FAIL", "cuMemAlloc=CUDA_ERROR_OUT_OF_MEMORY", 1);
-	fake_gpu_up(&f, "/");
-	assert_true(gdr_copy_measure_chunk(f.cu, GDR_BOUNCE_COPY_CE, 0, 65536, g, why,
-					   sizeof(why)) < 0);
-	assert_true(isnan(g[0]) && isnan(g[1]));
-	assert_non_null(strstr(why, "CUDA_ERROR_OUT_OF_MEMORY"));
-	fake_gpu_down(&f);
+	chunk_fails("cuMemAlloc=CUDA_ERROR_OUT_OF_MEMORY", GDR_BOUNCE_COPY_CE, 0,
+		    "CUDA_ERROR_OUT_OF_MEMORY");
 }
 
 /*
