@@ -224,7 +224,7 @@ double gdr_ceiling_bounce(const struct gdr_bounce_ceiling *b, char *note, size_t
 		snprintf(mode, sizeof(mode), "%s, %u blocks", b->copy, b->blocks);
 	else
 		snprintf(mode, sizeof(mode), "%s", b->copy);
-	snprintf(what, sizeof(what), "copy %.1f = %s %.1f GB/s at %s chunks, %s, %s", copy,
+	snprintf(what, sizeof(what), "copy %.1f = %s %.3g GB/s at %s chunks, %s, %s", copy,
 		 h2d ? "H2D" : "D2H", h2d ? b->h2d : b->d2h, gdr_fmt_size(b->chunk, ch, sizeof(ch)),
 		 mode, b->stand_in ? "fake driver: a CPU memcpy, not a GPU" : "measured now");
 	if (b->nic.gbps <= 0) {

@@ -23,6 +23,7 @@
 #include "bounce.h"
 #include "ceiling.h"
 #include "copy_measure.h"
+#include "session_int.h"
 
 static void test_arithmetic(void **state)
 {
@@ -90,7 +91,7 @@ static void test_bounce_ceiling(void **state)
 	b.blocks = 2;
 	b.chunk = 512 << 10;
 	assert_true(fabs(gdr_ceiling_bounce(&b, note, sizeof(note)) - 160) < 1e-9);
-	assert_string_equal(note, "ceiling 160.0 Gb/s, copy-bound (copy 160.0 = D2H 20.0 GB/s at "
+	assert_string_equal(note, "ceiling 160.0 Gb/s, copy-bound (copy 160.0 = D2H 20 GB/s at "
 				  "512 KiB chunks, sm, 2 blocks, measured now; NIC PCIe 252.1)");
 	/* 10 Gb/s (rxe) against 1.25 GB/s = 10 Gb/s exactly: the NIC is not beaten, it decides. */
 	b = bounce_case(10, "port", 1.25, 1.25);
@@ -98,7 +99,7 @@ static void test_bounce_ceiling(void **state)
 	b.chunk = 65536;
 	assert_true(fabs(gdr_ceiling_bounce(&b, note, sizeof(note)) - 10) < 1e-9);
 	assert_string_equal(note,
-			    "ceiling 10.0 Gb/s, port-bound (port 10.0; copy 10.0 = D2H 1.2 "
+			    "ceiling 10.0 Gb/s, port-bound (port 10.0; copy 10.0 = D2H 1.25 "
 			    "GB/s at 64 KiB chunks, ce, fake driver: a CPU memcpy, not a GPU)");
 	/* A stand-in's slow copy decides as a GPU's would, and says whose it is. */
 	b = bounce_case(10, "port", 0.5, 0.6);
@@ -191,6 +192,55 @@ static void test_fake_chunk(void **state)
 	/* No memory for the buffers: why names the allocation. */
 	chunk_fails("cuMemAlloc=CUDA_ERROR_OUT_OF_MEMORY", GDR_BOUNCE_COPY_CE, 0,
 		    "CUDA_ERROR_OUT_OF_MEMORY");
+}
+
+/*
+ * The bench's cache (session_rows.c): one measurement per chunk, copy mode and
+ * block count, kept for the run; without a GPU, no figure and why; more
+ * distinct chunks than slots reuse the last slot.
+ */
+static void test_sess_cache(void **state)
+{
+	struct sess *s = calloc(1, sizeof(*s));
+	const struct gdr_sess_copy *a, *b;
+	struct fake_gpu f;
+
+	(void)state;
+	assert_non_null(s);
+	s->env.bounce_chunk = GDR_BOUNCE_CHUNK_CAP;
+	s->env.bounce_copy = GDR_BOUNCE_COPY_CE;
+	a = gdr_sess_bounce_copy(s, 65536);
+	assert_true(isnan(a->gbps[0]) && isnan(a->gbps[1]));
+	assert_string_equal(a->why, "no GPU open");
+	setenv("GDRPERF_FAKE_CUDA_COPY_GBPS", "8", 1);
+	fake_gpu_up(&f, "/");
+	s->cuda = f.cu;
+	/* 8 MiB moves in 4 MiB chunks as 4 MiB does: one measurement; 6 MiB in 3 MiB: another. */
+	a = gdr_sess_bounce_copy(s, 8ull << 20);
+	assert_int_equal(a->chunk, 4ull << 20);
+	assert_true(a->gbps[0] > 0.001 && a->gbps[1] > 0.001);
+	assert_ptr_equal(gdr_sess_bounce_copy(s, 4ull << 20), a);
+	assert_int_equal(s->ncopies, 2);
+	b = gdr_sess_bounce_copy(s, 6ull << 20);
+	assert_ptr_not_equal(b, a);
+	assert_int_equal(b->chunk, 3ull << 20);
+	/* The same chunk by the copy kernel is another figure; its blocks are part of the key. */
+	s->env.bounce_copy = GDR_BOUNCE_COPY_SM;
+	s->env.bounce_blocks = 2;
+	b = gdr_sess_bounce_copy(s, 4ull << 20);
+	assert_ptr_not_equal(b, a);
+	assert_int_equal(b->copy, GDR_BOUNCE_COPY_SM);
+	assert_int_equal(b->blocks, 2);
+	assert_true(b->gbps[0] > 0.001 && b->gbps[1] > 0.001);
+	s->env.bounce_blocks = 4;
+	assert_ptr_not_equal(gdr_sess_bounce_copy(s, 4ull << 20), b);
+	assert_int_equal(s->ncopies, 5);
+	fake_gpu_down(&f);
+	s->cuda = NULL;
+	for (uint64_t size = 1; size <= 2 * GDR_SESS_COPIES; size++)
+		assert_int_equal(gdr_sess_bounce_copy(s, size)->chunk, size);
+	assert_int_equal(s->ncopies, GDR_SESS_COPIES);
+	free(s);
 }
 
 /*
@@ -289,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_chunk_bytes),
 #ifdef HAVE_CUDA
 		cmocka_unit_test_setup(test_fake_chunk, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_sess_cache, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_fake_rate, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_fake_no_sm, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_node, fake_gpu_reset_env),
