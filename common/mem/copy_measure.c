@@ -53,21 +53,22 @@ struct bufs {
 	void *host;
 	uint64_t host_d; /* its device address (mapped) */
 	size_t len;
+	unsigned int blocks; /* SM launches */
 	gdr_cuda_stream_t s;
 	struct gdr_cuda_kernel k;
 };
 
-/* One case, best of t->reps: t->bytes as copies of chunk, one stream. */
-static int one_case(struct gdr_cuda *cu, struct bufs *b, const struct gdr_copy_table *t, int sm,
+/* One case, best of reps: bytes as copies of chunk, one stream. */
+static int one_case(struct gdr_cuda *cu, struct bufs *b, uint64_t bytes, unsigned int reps, int sm,
 		    int to_gpu, uint64_t chunk, double *best)
 {
-	for (unsigned int r = 0; r < t->reps; r++) {
+	for (unsigned int r = 0; r < reps; r++) {
 		uint64_t t0 = gdr_now_ns(), done = 0;
 		double g;
 		int e = 0;
 
-		while (!e && done < t->bytes) {
-			uint64_t len = t->bytes - done < chunk ? t->bytes - done : chunk;
+		while (!e && done < bytes) {
+			uint64_t len = bytes - done < chunk ? bytes - done : chunk;
 			uint64_t off = done % b->len / chunk * chunk;
 
 			if (off + len > b->len)
@@ -75,8 +76,7 @@ static int one_case(struct gdr_cuda *cu, struct bufs *b, const struct gdr_copy_t
 			if (sm)
 				e = gdr_cuda_copy_kernel_launch(
 				    cu, &b->k, to_gpu ? b->dev + off : b->host_d + off,
-				    to_gpu ? b->host_d + off : b->dev + off, len,
-				    GDR_COPY_SM_BLOCKS, b->s);
+				    to_gpu ? b->host_d + off : b->dev + off, len, b->blocks, b->s);
 			else if (to_gpu)
 				e = gdr_cuda_htod_async(cu, b->dev + off, (uint8_t *)b->host + off,
 							len, b->s);
@@ -89,31 +89,51 @@ static int one_case(struct gdr_cuda *cu, struct bufs *b, const struct gdr_copy_t
 			e = gdr_cuda_stream_sync(cu, b->s);
 		if (e)
 			return e;
-		g = gdr_copy_gbps(t->bytes, gdr_now_ns() - t0);
+		g = gdr_copy_gbps(bytes, gdr_now_ns() - t0);
 		if (isnan(*best) || g > *best)
 			*best = g;
 	}
 	return 0;
 }
 
+/* b->len bytes on the GPU and mapped pinned on the host, a stream. */
+static int bufs_open(struct gdr_cuda *cu, struct bufs *b, char *why, size_t wlen)
+{
+	int e = gdr_cuda_alloc(cu, b->len, &b->dev, why, wlen);
+
+	if (e)
+		return e;
+	e = gdr_cuda_host_alloc_mapped(cu, b->len, &b->host, &b->host_d, why, wlen);
+	if (e)
+		goto out_dev;
+	e = gdr_cuda_stream_create(cu, &b->s);
+	if (!e)
+		return 0;
+	snprintf(why, wlen, "%s", gdr_cuda_last_error(cu));
+	gdr_cuda_host_free(cu, b->host);
+out_dev:
+	gdr_cuda_free(cu, b->dev);
+	return e;
+}
+
+static void bufs_close(struct gdr_cuda *cu, struct bufs *b)
+{
+	gdr_cuda_copy_kernel_unload(cu, &b->k);
+	gdr_cuda_stream_destroy(cu, b->s);
+	gdr_cuda_host_free(cu, b->host);
+	gdr_cuda_free(cu, b->dev);
+}
+
 int gdr_copy_measure(struct gdr_cuda *cu, struct gdr_gpu *gpu, struct gdr_copy_table *t, char *why,
 		     size_t wlen)
 {
-	struct bufs b = { .len = t->chunk[GDR_COPY_NCHUNKS - 1] };
+	struct bufs b = { .len = t->chunk[GDR_COPY_NCHUNKS - 1], .blocks = GDR_COPY_SM_BLOCKS };
 	int e;
 
 	(void)gpu;
-	e = gdr_cuda_alloc(cu, b.len, &b.dev, why, wlen);
+	e = bufs_open(cu, &b, why, wlen);
 	if (e)
 		return e;
-	e = gdr_cuda_host_alloc_mapped(cu, b.len, &b.host, &b.host_d, why, wlen);
-	if (e)
-		goto out_dev;
-	e = gdr_cuda_stream_create(cu, &b.s);
-	if (e) {
-		snprintf(why, wlen, "%s", gdr_cuda_last_error(cu));
-		goto out_host;
-	}
 	if (gdr_cuda_copy_kernel_load(cu, &b.k, t->sm_why, sizeof(t->sm_why)) == 0)
 		t->sm_why[0] = '\0';
 	for (int m = 0; m < 2 && !e; m++) {
@@ -121,16 +141,49 @@ int gdr_copy_measure(struct gdr_cuda *cu, struct gdr_gpu *gpu, struct gdr_copy_t
 			break;
 		for (int d = 0; d < 2 && !e; d++)
 			for (int c = 0; c < GDR_COPY_NCHUNKS && !e; c++)
-				e = one_case(cu, &b, t, m, d, t->chunk[c], &t->gbps[m][d][c]);
+				e = one_case(cu, &b, t->bytes, t->reps, m, d, t->chunk[c],
+					     &t->gbps[m][d][c]);
 	}
 	if (e)
 		snprintf(why, wlen, "%s", gdr_cuda_last_error(cu));
-	gdr_cuda_copy_kernel_unload(cu, &b.k);
-	gdr_cuda_stream_destroy(cu, b.s);
-out_host:
-	gdr_cuda_host_free(cu, b.host);
-out_dev:
-	gdr_cuda_free(cu, b.dev);
+	bufs_close(cu, &b);
+	return e;
+}
+
+uint64_t gdr_copy_chunk_bytes(uint64_t chunk)
+{
+	uint64_t n = chunk ? GDR_COPY_CHUNK_BYTES / chunk : 0;
+
+	n = n < GDR_COPY_CHUNK_MIN   ? GDR_COPY_CHUNK_MIN
+	    : n > GDR_COPY_CHUNK_MAX ? GDR_COPY_CHUNK_MAX
+				     : n;
+	return n * chunk;
+}
+
+int gdr_copy_measure_chunk(struct gdr_cuda *cu, int mode, unsigned int blocks, uint64_t chunk,
+			   double gbps[2], char *why, size_t wlen)
+{
+	struct bufs b = { .len = chunk, .blocks = blocks };
+	uint64_t bytes = gdr_copy_chunk_bytes(chunk);
+	int e;
+
+	gbps[0] = gbps[1] = NAN;
+	if (chunk == 0 || (mode == GDR_BOUNCE_COPY_SM && blocks == 0)) {
+		snprintf(why, wlen, "no chunk or no blocks to copy with");
+		return -EINVAL;
+	}
+	e = bufs_open(cu, &b, why, wlen);
+	if (e)
+		return e;
+	if (mode == GDR_BOUNCE_COPY_SM)
+		e = gdr_cuda_copy_kernel_load(cu, &b.k, why, wlen);
+	for (int d = 0; d < 2 && !e; d++) {
+		e = one_case(cu, &b, bytes, GDR_COPY_CHUNK_REPS, mode == GDR_BOUNCE_COPY_SM, d,
+			     chunk, &gbps[d]);
+		if (e)
+			snprintf(why, wlen, "%s", gdr_cuda_last_error(cu));
+	}
+	bufs_close(cu, &b);
 	return e;
 }
 
@@ -166,14 +219,21 @@ void gdr_copy_table_print(FILE *out, const struct gdr_copy_table *t)
 			GDR_COPY_SM_BLOCKS);
 }
 
+const char *gdr_copy_stand_in(void)
+{
+	const char *e = getenv("GDRPERF_LIBCUDA");
+
+	return e && *e ? e : NULL;
+}
+
 int gdr_copy_measure_node(FILE *out)
 {
-	const char *stand_in = getenv("GDRPERF_LIBCUDA");
+	const char *stand_in = gdr_copy_stand_in();
 	struct gdr_cuda *cu;
 	char why[512], ver[32];
 	int n = 0, drv = 0, measured = 0;
 	/* A stand-in driver copies with the CPU: less of it, and said so. */
-	uint64_t bytes = stand_in && *stand_in ? 64ull << 20 : 1ull << 30;
+	uint64_t bytes = stand_in ? 64ull << 20 : 1ull << 30;
 
 	if (gdr_cuda_load(&cu, why, sizeof(why))) {
 		fprintf(out, "copy rates: not measured: %s\n", why);
@@ -182,7 +242,7 @@ int gdr_copy_measure_node(FILE *out)
 	gdr_cuda_driver_version(cu, &drv);
 	snprintf(ver, sizeof(ver), "%d.%d", drv / 1000, drv % 1000 / 10);
 	gdr_cuda_device_count(cu, &n);
-	if (stand_in && *stand_in)
+	if (stand_in)
 		fprintf(out,
 			"copy rates: source: a stand-in driver (GDRPERF_LIBCUDA), not a GPU's "
 			"figures\n  library: %s, CUDA %s\n",

@@ -56,6 +56,16 @@ struct gdr_sess_path {
 	int order;	       /* the current size: position in the rotation at its first repeat */
 };
 
+/* A bounce copy rate measured for the rows (session_rows.c), kept for the run. */
+struct gdr_sess_copy {
+	uint64_t chunk;
+	int copy;	     /* enum gdr_bounce_copy */
+	unsigned int blocks; /* sm launches */
+	double gbps[2];	     /* D2H, H2D, GB/s; NAN when it failed */
+	char why[160];	     /* why it failed */
+};
+#define GDR_SESS_COPIES 64
+
 /* Where slot k of the run's timed repeats falls (gdr_sess_slot). */
 struct gdr_slot {
 	unsigned int entry; /* index into sess.paths */
@@ -96,6 +106,9 @@ struct sess {
 	uint64_t t0_ns;		       /* the run began (t_start_s, t_end_s) */
 	volatile sig_atomic_t *stop;
 	const struct gdr_path_ops *path_ops; /* NULL: the real paths; unit tests: a fake */
+	/* Bounce ceilings: each copy rate measured once. */
+	struct gdr_sess_copy copies[GDR_SESS_COPIES];
+	unsigned int ncopies;
 	char why[WHY];
 };
 
@@ -184,6 +197,12 @@ void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p);
 void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r);
 void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_path *p,
 			 uint64_t size);
+/*
+ * A bounce row's ceiling (docs/bounce.md): the copy rate at the row's chunk,
+ * measured on first use per chunk and copy mode; the server calls it before
+ * its last RESULT so that the two sides never measure at once.
+ */
+const struct gdr_sess_copy *gdr_sess_bounce_copy(struct sess *s, uint64_t size);
 /* Add one repeat; a validation mismatch on either side ends the size as failed. */
 int gdr_sess_record_repeat(struct sess *s, const struct gdr_path *p, uint64_t size,
 			   const struct gdr_msg_meas *cli, const struct gdr_msg_meas *srv);

@@ -9,6 +9,7 @@
 #include "bidir.h"
 #include "bounce.h"
 #include "ceiling.h"
+#include "copy_measure.h"
 #include "session_int.h"
 #include "stats.h"
 #include "util.h"
@@ -157,9 +158,59 @@ void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)
 	record(s, &rr);
 }
 
+const struct gdr_sess_copy *gdr_sess_bounce_copy(struct sess *s, uint64_t size)
+{
+	uint64_t chunk = gdr_bounce_chunk(size, s->env.bounce_chunk);
+	int copy = s->env.bounce_copy;
+	unsigned int blocks = copy == GDR_BOUNCE_COPY_SM ? s->env.bounce_blocks : 0;
+	struct gdr_sess_copy *c;
+
+	for (unsigned int i = 0; i < s->ncopies; i++) {
+		c = &s->copies[i];
+		if (c->chunk == chunk && c->copy == copy && c->blocks == blocks)
+			return c;
+	}
+	/* Full (more distinct chunks than slots): the last slot is measured again. */
+	c = &s->copies[s->ncopies < GDR_SESS_COPIES ? s->ncopies++ : GDR_SESS_COPIES - 1];
+	memset(c, 0, sizeof(*c));
+	c->chunk = chunk;
+	c->copy = copy;
+	c->blocks = blocks;
+	c->gbps[0] = c->gbps[1] = NAN;
+	if (!s->cuda)
+		snprintf(c->why, sizeof(c->why), "no GPU open");
+	else
+		gdr_copy_measure_chunk(s->cuda, copy, blocks, chunk, c->gbps, c->why,
+				       sizeof(c->why));
+	return c;
+}
+
+/* A bounce row: min(NIC, copy at the row's chunk) in place of the links' ceiling. */
+static void bounce_ceiling(struct sess *s, struct gdr_result *r, uint64_t size, char *note,
+			   size_t len)
+{
+	const struct gdr_sess_copy *c = gdr_sess_bounce_copy(s, size);
+	struct gdr_bounce_ceiling b = {
+		.links_gbps = r->ceiling_gbps,
+		.d2h = c->gbps[0],
+		.h2d = c->gbps[1],
+		.chunk = c->chunk,
+		.copy = gdr_bounce_copy_name(c->copy),
+		.blocks = c->blocks,
+		.stand_in = gdr_copy_stand_in() != NULL,
+		.why = c->why,
+	};
+
+	b.nic.limit = "";
+	if (s->conn.nic[0])
+		gdr_ceiling_live(s->conn.verbs, s->conn.port_num, s->conn.nic, NULL, &b.nic);
+	r->ceiling_gbps = gdr_ceiling_bounce(&b, note, len);
+}
+
 void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t size,
 			    const char *status, const char *note)
 {
+	char ceil_note[GDR_TEXT_MAX] = "";
 	const struct gdr_acc *a = &s->cur->acc;
 	struct gdr_result r;
 	struct gdr_stats st;
@@ -177,10 +228,17 @@ void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t s
 	    a->peak_bps > 0 ? (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9 : NAN;
 	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
 	r.cpu_util_pct = a->n ? a->cpu_sum / a->n : -1;
+	if (p->kind == GDR_MEM_BOUNCE && !s->plan.bidir)
+		bounce_ceiling(s, &r, size, ceil_note, sizeof(ceil_note));
 	gdr_ceiling_pct(&r);
 	gdr_strlcpy(r.status, status, sizeof(r.status));
 	if (note)
 		gdr_strlcpy(r.note, note, sizeof(r.note));
+	if (ceil_note[0]) {
+		size_t n = strlen(r.note);
+
+		snprintf(r.note + n, sizeof(r.note) - n, "%s%s", n ? "; " : "", ceil_note);
+	}
 	if (s->cur_mem && s->cur_mem->note[0]) {
 		size_t n = strlen(r.note);
 

@@ -110,6 +110,9 @@ static int server_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 		if (r && r != -EILSEQ)
 			return r;
 	}
+	/* The client is idle until this RESULT: our copy rate is measured now, alone. */
+	if (last && !s->plan.latency && !res.u.meas.status && p->kind == GDR_MEM_BOUNCE)
+		gdr_sess_bounce_copy(s, size);
 	r = gdr_sess_send(s, &res);
 	if (r)
 		return r;

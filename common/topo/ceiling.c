@@ -183,22 +183,62 @@ out_compute:
 	return rc;
 }
 
+void gdr_ceiling_live(struct ibv_context *verbs, unsigned int port, const char *nic,
+		      const char *gpu_bdf, struct gdr_ceiling *c)
+{
+	struct ibv_port_attr pa;
+
+	gdr_ceiling_sysfs(NULL, nic, (int)port, gpu_bdf, c);
+	/* The port rate as the provider reports it now (rxe: from its netdev). */
+	if (verbs && port && !ibv_query_port(verbs, (uint8_t)port, &pa))
+		c->port_gbps = gdr_ib_port_gbps(pa.active_speed, pa.active_width,
+						pa.link_layer == IBV_LINK_LAYER_ETHERNET);
+	gdr_ceiling_compute(c, gpu_bdf && *gpu_bdf);
+}
+
 void gdr_ceiling_row(struct ibv_context *verbs, unsigned int port, const char *nic,
 		     const char *gpu_bdf, struct gdr_result *r)
 {
-	struct ibv_port_attr pa;
 	struct gdr_ceiling c;
 
 	r->ceiling_gbps = 0;
 	if (!nic || !*nic)
 		return;
-	gdr_ceiling_sysfs(NULL, nic, (int)port, gpu_bdf, &c);
-	/* The port rate as the provider reports it now (rxe: from its netdev). */
-	if (verbs && port && !ibv_query_port(verbs, (uint8_t)port, &pa))
-		c.port_gbps = gdr_ib_port_gbps(pa.active_speed, pa.active_width,
-					       pa.link_layer == IBV_LINK_LAYER_ETHERNET);
-	gdr_ceiling_compute(&c, gpu_bdf && *gpu_bdf);
+	gdr_ceiling_live(verbs, port, nic, gpu_bdf, &c);
 	r->ceiling_gbps = c.gbps * (r->bidir ? 2 : 1);
+}
+
+double gdr_ceiling_bounce(const struct gdr_bounce_ceiling *b, char *note, size_t len)
+{
+	int known = b->d2h > 0 && b->h2d > 0; /* NAN compares false */
+	int h2d = known && b->h2d < b->d2h;
+	double copy = known ? (h2d ? b->h2d : b->d2h) * 8 : 0; /* GB/s -> Gb/s */
+	char ch[32], mode[32], what[160];
+
+	if (!known) {
+		snprintf(note, len, "copy rate not measured (%s): ceiling from the links only",
+			 b->why && *b->why ? b->why : "unknown");
+		return b->links_gbps;
+	}
+	if (b->blocks)
+		snprintf(mode, sizeof(mode), "%s, %u blocks", b->copy, b->blocks);
+	else
+		snprintf(mode, sizeof(mode), "%s", b->copy);
+	snprintf(what, sizeof(what), "copy %.1f = %s %.3g GB/s at %s chunks, %s, %s", copy,
+		 h2d ? "H2D" : "D2H", h2d ? b->h2d : b->d2h, gdr_fmt_size(b->chunk, ch, sizeof(ch)),
+		 mode, b->stand_in ? "fake driver: a CPU memcpy, not a GPU" : "measured now");
+	if (b->nic.gbps <= 0) {
+		snprintf(note, len, "ceiling unknown: NIC side unknown (%s)", what);
+		return 0;
+	}
+	if (copy < b->nic.gbps) {
+		snprintf(note, len, "ceiling %.1f Gb/s, copy-bound (%s; %s %.1f)", copy, what,
+			 b->nic.limit, b->nic.gbps);
+		return copy;
+	}
+	snprintf(note, len, "ceiling %.1f Gb/s, %s-bound (%s %.1f; %s)", b->nic.gbps, b->nic.limit,
+		 b->nic.limit, b->nic.gbps, what);
+	return b->nic.gbps;
 }
 
 void gdr_ceiling_pct(struct gdr_result *r)

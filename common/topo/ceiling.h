@@ -62,6 +62,35 @@ struct gdr_result;
  */
 void gdr_ceiling_row(struct ibv_context *verbs, unsigned int port, const char *nic,
 		     const char *gpu_bdf, struct gdr_result *r);
+/* The parts of that ceiling, gdr_ceiling_compute()d (with_gpu when gpu_bdf is given). */
+void gdr_ceiling_live(struct ibv_context *verbs, unsigned int port, const char *nic,
+		      const char *gpu_bdf, struct gdr_ceiling *c);
+
+/*
+ * The bounce path's ceiling (docs/bounce.md, "How the ceiling is computed"):
+ * the pipeline runs at its slowest stage, the RDMA from host memory (the
+ * port and the NIC's PCIe link: nic, computed without the GPU) or the
+ * GPU <-> staging copy, whose slower way, min(D2H, H2D), was measured at the
+ * row's chunk (the GPU's PCIe link is what that copy crosses: the measured
+ * rate takes its place).
+ */
+struct gdr_bounce_ceiling {
+	struct gdr_ceiling nic; /* port and NIC PCIe: gdr_ceiling_compute(.., 0) */
+	double links_gbps;	/* the row's ceiling from the links, GPU's included */
+	double d2h, h2d;	/* copy rates at chunk, GB/s (1e9 B/s); NAN or <= 0: none */
+	uint64_t chunk;
+	const char *copy;    /* "ce" or "sm" */
+	unsigned int blocks; /* sm: blocks per launch; 0 for ce */
+	int stand_in;	     /* figures from a stand-in driver (GDRPERF_LIBCUDA) */
+	const char *why;     /* no copy rates: why */
+};
+/*
+ * The row's ceiling, Gb/s: min(nic, 8 x min(D2H, H2D)); 0 when the NIC side
+ * is unknown; links_gbps when no copy rate. note says which bound decided
+ * and where the copy figure came from.
+ */
+double gdr_ceiling_bounce(const struct gdr_bounce_ceiling *b, char *note, size_t len);
+
 /* pct_of_ceiling from bw_avg_gbps, once the row's bandwidth is in; -1 when unknown. */
 void gdr_ceiling_pct(struct gdr_result *r);
 

@@ -142,9 +142,13 @@ def _above_ceiling(path, cells):
     for _, c, _, _ in over:
         _flag(c, "above ceiling")
     s, c, what, v = max(over, key=lambda x: x[3] / x[1].ceiling)
+    # A bounce ceiling may be the copy rate measured at the row's chunk (its note says).
+    why = ("a port rate or PCIe link misread, or the copy rate in the row's note read low"
+           if path == "bounce" else "a port rate or PCIe link misread")
+    fix = "gdr_doctor --measure" if path == "bounce" else "gdr_doctor"
     return [f"{path} {what} {v:.3f} Gb/s above the pair's ceiling {c.ceiling:.3f} Gb/s at "
-            f"{_sizes([x[0] for x in over])}: the ceiling is wrong (a port rate or PCIe "
-            f"link misread) or the timing is; check gdr_doctor"]
+            f"{_sizes([x[0] for x in over])}: the ceiling is wrong ({why}) or the timing is; "
+            f"check {fix}"]
 
 
 def _wide(path, cells, bound):

@@ -12,7 +12,7 @@ import warnings
 
 from .common import PATH_ORDER, fmt_size_short, ordered
 from .table import (BW, first_status, path_ceilings, ratio_phrase, reason_lines,
-                    summary_interval, summary_ratio, summary_window, title)
+                    summary_interval, summary_ratio, summary_window, title, varying_ceilings)
 
 # Fixed colours so that a path looks the same in every plot.
 STYLE = {
@@ -71,10 +71,13 @@ def plot_title(rows, head):
 
 
 def _ceilings(sizes, paths):
-    """{ceiling Gb/s: [paths]}: the paths that share each ceiling."""
+    """{ceiling Gb/s: [paths]}: the paths that share each ceiling (one that varies
+    with the size has no line: see varying_ceilings)."""
     out = {}
+    vary = varying_ceilings(sizes, paths)
     for p, v in path_ceilings(sizes, paths).items():
-        out.setdefault(round(v, 3), []).append(p)
+        if p not in vary:
+            out.setdefault(round(v, 3), []).append(p)
     return out
 
 
@@ -177,6 +180,8 @@ def _values_panel(ax, kind, verb, sizes, paths, notes, literal):
     if kind is BW:
         top = max(tops) if tops and max(tops) > 0 else None
         off = []
+        for p, (lo, hi) in varying_ceilings(sizes, paths).items():
+            off.append(f"{p} ceiling {lo:g}-{hi:g} Gb/s, by size (ceiling_gbps)")
         for ceil, who in sorted(_ceilings(sizes, paths).items()):
             label = (f"ceiling {ceil:g} Gb/s"
                      + ("" if len(who) == len(paths) else f" ({', '.join(who)})"))

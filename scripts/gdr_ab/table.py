@@ -204,10 +204,27 @@ def path_ceilings(sizes, paths):
     return out
 
 
+def varying_ceilings(sizes, paths):
+    """{path: (lowest, highest)} for the paths whose ceiling_gbps changes with the size
+    (bounce: min(NIC, the copy rate at each size's chunk)): no one line is their ceiling."""
+    out = {}
+    for p in paths:
+        got = [sizes[s][p].ceiling for s in sizes
+               if p in sizes[s] and sizes[s][p].ceiling is not None]
+        if got and max(got) > min(got) * 1.001:
+            out[p] = (min(got), max(got))
+    return out
+
+
 def ceiling_line(sizes, paths):
     ceil = path_ceilings(sizes, paths)
     if not ceil:
         return ""
+    vary = varying_ceilings(sizes, paths)
+    if vary:
+        return ("ceiling Gb/s (median of ceiling_gbps; by size where it varies): "
+                + ", ".join(f"{p} {vary[p][0]:.3f}..{vary[p][1]:.3f} by size" if p in vary
+                            else f"{p} {v:.3f}" for p, v in ceil.items()))
     if len(set(ceil.values())) == 1:
         who = "every path" if len(ceil) == len(paths) else ", ".join(ceil)
         return f"ceiling {next(iter(ceil.values())):.3f} Gb/s ({who}; median of ceiling_gbps)"

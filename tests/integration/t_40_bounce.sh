@@ -3,8 +3,9 @@
 # gdr_write_bw / gdr_read_bw with --validate at sizes across chunk boundaries
 # (a multiple of the chunk, a partial last chunk), 1- and multi-slot staging
 # rings, --mem host,bounce rows read back from the CSV, -q 2 (QP 0 only), and
-# -D (duration mode), --bounce-copy sm (the copy kernel on the fake), and the skip
-# reasons for what bounce does not do (-b, a side without a GPU).
+# -D (duration mode), --bounce-copy sm (the copy kernel on the fake), the skip
+# reasons for what bounce does not do (-b, a side without a GPU), and the bounce
+# ceiling: min(NIC, copy rate at the chunk), the copy figure said to be the fake's.
 . "$(dirname "$0")/lib.sh"
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 if [ ! -f "$FAKE" ]; then
@@ -16,13 +17,16 @@ export GDRPERF_LIBCUDA=$FAKE
 
 # rows CSV: "path,size,status,qps,note" per row, read with a real CSV parser (notes have
 # commas); bounce rows add ",chunk=N" (the bounce_chunk column), other rows must leave it empty.
+# The ceiling's clause of a measured bounce row's note (its figures vary) is checked at the end.
 rows() {
 	python3 - "$1" <<'PY'
-import csv, sys
+import csv, re, sys
+CEIL = re.compile(r"(; )?(ceiling [0-9.]+ Gb/s, [A-Za-z ]+-bound|ceiling unknown: NIC side "
+                  r"unknown|copy rate not measured \(.*\): ceiling from the links only)( \([^)]*\))?")
 for r in csv.DictReader(open(sys.argv[1], newline="")):
     extra = ",chunk=" + r["bounce_chunk"] if r["path"] == "bounce" else r["bounce_chunk"]
-    print("%s,%s,%s,%s,%s%s" % (r["path"], r["size_bytes"], r["status"], r["qps"], r["note"],
-                                extra))
+    note = CEIL.sub("", r["note"]) if r["path"] == "bounce" and r["status"] != "skipped" else r["note"]
+    print("%s,%s,%s,%s,%s%s" % (r["path"], r["size_bytes"], r["status"], r["qps"], note, extra))
 PY
 }
 # same_rows WANT CSV...: each CSV has exactly the rows in the file WANT, in any
@@ -180,5 +184,56 @@ rows "$TMP/c.csv" >"$TMP/r" 2>&1
 LOGS="$TMP/r $LOGS" check "server without a GPU: host ok, bounce skipped with the server's reason" bash -c "
 	[ $CRC = 0 -a $SRC = 0 ] && grep -q '^host,65536,ok,' '$TMP/r' &&
 	grep -q '^bounce,65536,skipped,1,server: .*CUDA_ERROR_NO_DEVICE' '$TMP/r'"
+
+# The bounce ceiling (docs/bounce.md): min(the NIC's ceiling, the copy rate measured at the
+# row's chunk), the figures in the note. The NIC side is rxe's port rate, the host row's
+# ceiling; the copy is the fake's CPU memcpy, said so. WANT: port or copy (the bound that
+# must decide), "" for either (the fake's memcpy under TCG may be slower than rxe or not).
+ceiling_rows() { # CSV WANT
+	python3 - "$1" "$2" <<'PY'
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+host = [float(r["ceiling_gbps"]) for r in rows if r["path"] == "host"]
+b = [r for r in rows if r["path"] == "bounce"]
+if len(b) != 1 or len(host) != 1 or b[0]["status"] != "ok":
+    sys.exit("want one host and one ok bounce row")
+r = b[0]
+m = re.search(r"ceiling ([0-9.]+) Gb/s, (port|copy)-bound \((.*)\)", r["note"])
+if not m or "fake driver: a CPU memcpy, not a GPU" not in m.group(3):
+    sys.exit("no ceiling clause with the fake named: " + r["note"])
+port = float(re.search(r"port ([0-9.]+)", m.group(3)).group(1))
+copy = float(re.search(r"copy ([0-9.]+) = (D2H|H2D) [0-9.]+ GB/s at 64 KiB chunks, ce",
+                       m.group(3)).group(1))
+ceil, pct, bw = float(r["ceiling_gbps"]), float(r["pct_of_ceiling"]), float(r["bw_avg_gbps"])
+print("port %.1f copy %.1f ceiling %.3f %s-bound" % (port, copy, ceil, m.group(2)))
+ok = (abs(port - host[0]) < 0.05 and copy > 0 and abs(ceil - min(port, copy)) < 0.051
+      and m.group(2) == ("copy" if copy < port else "port") and m.group(2) == (sys.argv[2] or m.group(2))
+      and abs(pct - 100 * bw / ceil) < 0.05 + 100 * 0.0005 / ceil + 1e-9)
+sys.exit(0 if ok else 1)
+PY
+}
+ceiling_both() { # WANT: both exit 0, the bounce row on either side
+	[ "$CRC" = 0 ] && [ "$SRC" = 0 ] && ceiling_rows "$TMP/c.csv" "$1" && ceiling_rows "$TMP/s.csv" "$2"
+}
+rm -f "$TMP/s.csv" "$TMP/c.csv" # --csv appends: no rows of the cases above
+server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
+client gdr_write_bw --timeout 30 --mem host,bounce -s 65536 -n 10 --warmup 2 --csv "$TMP/c.csv"
+wait_server
+ceiling_both "" "" >"$TMP/r" 2>&1
+LOGS="$TMP/r $LOGS" check "bounce ceiling = min(port, copy at 64 KiB), the fake named, both sides" \
+	ceiling_both "" ""
+rm -f "$TMP/s.csv" "$TMP/c.csv"
+# The client's fake copies at 2 Gb/s at most, below rxe's port (under TCG it may be slower
+# still): its copy decides, the figure <= 2 Gb/s; the server keeps its own.
+server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
+GDRPERF_FAKE_CUDA_COPY_GBPS=2 client gdr_write_bw --timeout 30 --mem host,bounce -s 65536 -n 4 \
+	--warmup 1 --csv "$TMP/c.csv"
+wait_server
+ceiling_both copy "" >"$TMP/r" 2>&1
+LOGS="$TMP/r $LOGS" check "fake copy at 2 Gb/s: the client's bounce row is copy-bound, copy <= 2" \
+	bash -c "grep -Eq '^port [0-9.]+ copy [0-2]\.[0-9] ceiling' '$TMP/r'"
+LOGS="$TMP/r $LOGS" check "fake copy at 2 Gb/s: ceilings still the min on both sides" \
+	ceiling_both copy ""
+rm -f "$TMP/s.csv" "$TMP/c.csv"
 
 finish

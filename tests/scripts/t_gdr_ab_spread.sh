@@ -7,7 +7,7 @@
 # errors; --baseline; --version; "did you mean"; --verb write-bidir; the PNG.
 # TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 57
+plan 60
 A="$fx/ab-bounce-above.csv"
 S="$fx/ab-spread.csv"
 O="$fx/ab-one-repeat.csv"
@@ -63,6 +63,13 @@ check "a peak above the pair's ceiling" \
 	line sp "^  ! dmabuf peak 101\.500 Gb/s above the pair's ceiling 100\.000 Gb/s at 8 MiB"
 check "a client CPU at >= 95 %" line sp '^  ! bounce: client CPU at 97 % \(>= 95 % at 64 KiB\)'
 check "repeats spread beyond the bound" line sp '^  ! bounce repeats spread 50 % at 8 MiB \(more than --max-spread 10 %\)'
+# A bounce ceiling from the copy rate at the row's chunk (docs/bounce.md) changes with the size.
+sed '/,bounce,bounce,65536,/s/,0\.1\.0,100\.000,/,0.1.0,50.000,/' "$S" >"$tmp/bounce-ceil.csv"
+run bceil --no-plot "$tmp/bounce-ceil.csv"
+check "a bounce ceiling that varies with the size: its range, not a median" \
+	line bceil '^  ceiling Gb/s \(median of ceiling_gbps; by size where it varies\): host 100\.000, dmabuf 100\.000, peermem 100\.000, bounce 50\.000\.\.100\.000 by size$'
+check "bounce above its ceiling: the copy rate named as a suspect, gdr_doctor --measure" \
+	line bceil "^  ! bounce average 60\.000 Gb/s above the pair's ceiling 50\.000 Gb/s at 64 KiB: the ceiling is wrong \(a port rate or PCIe link misread, or the copy rate in the row's note read low\) or the timing is; check gdr_doctor --measure$"
 run wide60 --no-plot --max-spread 60 "$S"
 check "--max-spread: a looser bound lets 50 % pass" \
 	sh -c "[ \$(cat '$tmp/wide60.rc') = 0 ] && grep -q 'one after another' '$tmp/wide60.out' && ! grep -q 'repeats spread' '$tmp/wide60.out'"
@@ -167,12 +174,12 @@ check "--verb write-bidir: accepted, only the bidirectional table" \
 
 # --- the PNG ---------------------------------------------------------------------
 if have_mpl; then
-	"$PYTHON" - "$srcdir/scripts" "$A" "$S" "$fx/ab-latency.csv" >"$tmp/fig" 2>&1 <<'PY'
+	"$PYTHON" - "$srcdir/scripts" "$A" "$S" "$fx/ab-latency.csv" "$tmp/bounce-ceil.csv" >"$tmp/fig" 2>&1 <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
 sys.dont_write_bytecode = True
 from gdr_ab import anomalies, plots, rows, table
-for path in sys.argv[2:4]:
+for path in sys.argv[2:4] + sys.argv[5:6]:
     rs = [r for r in rows.read_rows([path]) if r["kind"] == "bw"]
     t = table.Table(rs, table.BW)
     warn = anomalies.verb_anomalies(t, "write", 10.0)
@@ -203,12 +210,15 @@ PY
 		sh -c "grep -q '^ab-spread.csv panel Gb/s .* bars [1-9]' '$tmp/fig' && grep -q '^ab-spread.csv panel ratio to host .* bars [1-9]' '$tmp/fig'"
 	check "PNG: the anomalies printed on the figure, in red" \
 		grep -q '^ab-bounce-above.csv figtext ! bounce 1.32x host at 1 MiB.*| red$' "$tmp/fig"
+	check "PNG: a bounce ceiling that varies with the size: its range as a note, no line" \
+		sh -c "grep -q '^bounce-ceil.csv axtext bounce ceiling 50-100 Gb/s, by size (ceiling_gbps)' '$tmp/fig' &&
+		grep -q '^bounce-ceil.csv panel Gb/s (median of bw_avg_gbps; ylim 0.000 108.000' '$tmp/fig'"
 	check "PNG: latency log axis with labelled minor ticks" grep -q '^lat minor labels .*20 .*50' "$tmp/fig"
 	run png --out "$tmp/png" "$A"
 	check "PNG written for the issue's run, its anomalies in the table too" \
 		sh -c "grep -q '^anomalies: 2' '$tmp/png.out' && [ -s '$tmp/png/ab-bounce-above.png' ]"
 else
-	for t in 1 2 3 4 5 6 7; do skip "PNG check $t" "no matplotlib for $PYTHON"; done
+	for t in 1 2 3 4 5 6 7 8; do skip "PNG check $t" "no matplotlib for $PYTHON"; done
 fi
 
 done_testing
