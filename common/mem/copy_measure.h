@@ -45,13 +45,16 @@ int gdr_copy_measure(struct gdr_cuda *cu, struct gdr_gpu *gpu, struct gdr_copy_t
  * gdr_bounce_copy; blocks: SM launches). Each way moves
  * gdr_copy_chunk_bytes(chunk) as back-to-back copies of chunk on one stream,
  * best of GDR_COPY_CHUNK_REPS: 32 MiB, 2 to 64 copies (a few ms at 50 GB/s;
- * 2 GiB at a 1 GiB chunk, about 0.25 s for both ways and every repeat).
+ * 2 GiB at a 1 GiB chunk, about 0.25 s for both ways and every repeat);
+ * with a stand-in driver (gdr_copy_stand_in), at most
+ * GDR_COPY_STAND_IN_BYTES (two chunks at least) each way, once.
  * gbps[0] D2H, gbps[1] H2D in GB/s; 0, or -errno with why (both NAN).
  */
 #define GDR_COPY_CHUNK_BYTES (32ull << 20)
 #define GDR_COPY_CHUNK_MIN   2u
 #define GDR_COPY_CHUNK_MAX   64u
 #define GDR_COPY_CHUNK_REPS  3u
+#define GDR_COPY_STAND_IN_BYTES (4ull << 20)
 uint64_t gdr_copy_chunk_bytes(uint64_t chunk);
 int gdr_copy_measure_chunk(struct gdr_cuda *cu, int mode, unsigned int blocks, uint64_t chunk,
 			   double gbps[2], char *why, size_t wlen);
