@@ -176,8 +176,8 @@ int gdr_copy_measure_chunk(struct gdr_cuda *cu, int mode, unsigned int blocks, u
 
 	if (fake && bytes > GDR_COPY_STAND_IN_BYTES)
 		bytes = chunk * GDR_COPY_CHUNK_MIN > GDR_COPY_STAND_IN_BYTES
-				? chunk * GDR_COPY_CHUNK_MIN
-				: GDR_COPY_STAND_IN_BYTES / chunk * chunk;
+			    ? chunk * GDR_COPY_CHUNK_MIN
+			    : GDR_COPY_STAND_IN_BYTES / chunk * chunk;
 	int e;
 
 	gbps[0] = gbps[1] = NAN;
@@ -191,8 +191,7 @@ int gdr_copy_measure_chunk(struct gdr_cuda *cu, int mode, unsigned int blocks, u
 	if (mode == GDR_BOUNCE_COPY_SM)
 		e = gdr_cuda_copy_kernel_load(cu, &b.k, why, wlen);
 	for (int d = 0; d < 2 && !e; d++) {
-		e = one_case(cu, &b, bytes, reps, mode == GDR_BOUNCE_COPY_SM, d,
-			     chunk, &gbps[d]);
+		e = one_case(cu, &b, bytes, reps, mode == GDR_BOUNCE_COPY_SM, d, chunk, &gbps[d]);
 		if (e)
 			snprintf(why, wlen, "%s", gdr_cuda_last_error(cu));
 	}
