@@ -336,7 +336,7 @@ CUresult fake_MemFreeHost(void *p)
 		return rc;
 	pthread_mutex_lock(&g.lock);
 	for (pp = &g.pinned; *pp; pp = &(*pp)->next)
-		if ((*pp)->ptr == p) {
+		if ((*pp)->ptr == p && !(*pp)->registered) {
 			h = *pp;
 			*pp = h->next;
 			break;
@@ -345,6 +345,68 @@ CUresult fake_MemFreeHost(void *p)
 	if (!h)
 		return CUDA_ERROR_INVALID_VALUE;
 	free(h->ptr);
+	free(h);
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The driver's documented answers: 0 bytes or a NULL pointer INVALID_VALUE, a
+ * range overlapping pinned memory (registered or cuMemHostAlloc'ed)
+ * HOST_MEMORY_ALREADY_REGISTERED, unregistering anything but the start of a
+ * registration HOST_MEMORY_NOT_REGISTERED.
+ */
+CUresult fake_MemHostRegister(void *p, size_t size, unsigned int flags)
+{
+	CUresult rc = enter("cuMemHostRegister", true);
+	uintptr_t u = (uintptr_t)p;
+	struct fake_pinned *h;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!p || size == 0 ||
+	    (flags & ~(unsigned)(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+				 CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY)))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.lock);
+	for (h = g.pinned; h; h = h->next) {
+		uintptr_t b = (uintptr_t)h->ptr;
+
+		if (u < b + h->size && b < u + size)
+			break;
+	}
+	pthread_mutex_unlock(&g.lock);
+	if (h)
+		return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	h->ptr = p;
+	h->size = size;
+	h->registered = true;
+	pthread_mutex_lock(&g.lock);
+	h->next = g.pinned;
+	g.pinned = h;
+	pthread_mutex_unlock(&g.lock);
+	return CUDA_SUCCESS;
+}
+
+CUresult fake_MemHostUnregister(void *p)
+{
+	CUresult rc = enter("cuMemHostUnregister", true);
+	struct fake_pinned **pp, *h = NULL;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&g.lock);
+	for (pp = &g.pinned; *pp; pp = &(*pp)->next)
+		if ((*pp)->ptr == p && (*pp)->registered) {
+			h = *pp;
+			*pp = h->next;
+			break;
+		}
+	pthread_mutex_unlock(&g.lock);
+	if (!h)
+		return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 	free(h);
 	return CUDA_SUCCESS;
 }
