@@ -327,21 +327,30 @@ CUresult fake_MemHostAlloc(void **pp, size_t size, unsigned int flags)
 	return CUDA_SUCCESS;
 }
 
-CUresult fake_MemFreeHost(void *p)
+/* Unlink the pinned entry that starts at p, cuMemHostAlloc's or registered, or NULL. */
+static struct fake_pinned *pinned_take(const void *p, bool registered)
 {
-	CUresult rc = enter("cuMemFreeHost", true);
 	struct fake_pinned **pp, *h = NULL;
 
-	if (rc != CUDA_SUCCESS)
-		return rc;
 	pthread_mutex_lock(&g.lock);
 	for (pp = &g.pinned; *pp; pp = &(*pp)->next)
-		if ((*pp)->ptr == p && !(*pp)->registered) {
+		if ((*pp)->ptr == p && (*pp)->registered == registered) {
 			h = *pp;
 			*pp = h->next;
 			break;
 		}
 	pthread_mutex_unlock(&g.lock);
+	return h;
+}
+
+CUresult fake_MemFreeHost(void *p)
+{
+	CUresult rc = enter("cuMemFreeHost", true);
+	struct fake_pinned *h;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	h = pinned_take(p, false);
 	if (!h)
 		return CUDA_ERROR_INVALID_VALUE;
 	free(h->ptr);
@@ -393,18 +402,11 @@ CUresult fake_MemHostRegister(void *p, size_t size, unsigned int flags)
 CUresult fake_MemHostUnregister(void *p)
 {
 	CUresult rc = enter("cuMemHostUnregister", true);
-	struct fake_pinned **pp, *h = NULL;
+	struct fake_pinned *h;
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	pthread_mutex_lock(&g.lock);
-	for (pp = &g.pinned; *pp; pp = &(*pp)->next)
-		if ((*pp)->ptr == p && (*pp)->registered) {
-			h = *pp;
-			*pp = h->next;
-			break;
-		}
-	pthread_mutex_unlock(&g.lock);
+	h = pinned_take(p, true);
 	if (!h)
 		return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 	free(h);
