@@ -113,8 +113,7 @@ static int host_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, 
 		} else {
 			p = MAP_FAILED;
 			snprintf(m->note, sizeof(m->note), "host buffer on normal pages: %s", no);
-			gdr_warn("host: no 2 MiB huge pages for %s (%s): using normal pages",
-				 gdr_fmt_size(len, sz, sizeof(sz)), no);
+			gdr_warn("host: buffer on normal pages (%s)", no);
 		}
 	}
 	if (p == MAP_FAILED)
