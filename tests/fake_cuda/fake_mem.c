@@ -368,7 +368,7 @@ CUresult fake_MemHostRegister(void *p, size_t size, unsigned int flags)
 {
 	CUresult rc = enter("cuMemHostRegister", true);
 	uintptr_t u = (uintptr_t)p;
-	struct fake_pinned *h;
+	struct fake_pinned *h, *o;
 
 	if (rc != CUDA_SUCCESS)
 		return rc;
@@ -376,26 +376,24 @@ CUresult fake_MemHostRegister(void *p, size_t size, unsigned int flags)
 	    (flags & ~(unsigned)(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
 				 CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY)))
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&g.lock);
-	for (h = g.pinned; h; h = h->next) {
-		uintptr_t b = (uintptr_t)h->ptr;
-
-		if (u < b + h->size && b < u + size)
-			break;
-	}
-	pthread_mutex_unlock(&g.lock);
-	if (h)
-		return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	h->ptr = p;
-	h->size = size;
-	h->registered = true;
+	*h = (struct fake_pinned){ .ptr = p, .size = size, .registered = true };
+	/* The overlap check and the insertion under one lock: two threads cannot both pin. */
 	pthread_mutex_lock(&g.lock);
-	h->next = g.pinned;
-	g.pinned = h;
+	for (o = g.pinned; o; o = o->next)
+		if (u < (uintptr_t)o->ptr + o->size && (uintptr_t)o->ptr < u + size)
+			break;
+	if (!o) {
+		h->next = g.pinned;
+		g.pinned = h;
+	}
 	pthread_mutex_unlock(&g.lock);
+	if (o) {
+		free(h);
+		return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	}
 	return CUDA_SUCCESS;
 }
 
