@@ -137,6 +137,14 @@ int gdr_cuda_event_sync(struct gdr_cuda *cu, gdr_cuda_event_t e);
  */
 int gdr_cuda_host_alloc_mapped(struct gdr_cuda *cu, size_t len, void **ptr, uint64_t *dptr,
 			       char *why, size_t wlen);
+/*
+ * --hugepages (cuda_kernel.c): pin len bytes the caller mapped at ptr
+ * (cuMemHostRegister(PORTABLE [| DEVICEMAP])); mapped != 0 also gives the
+ * device address in *dptr. Undo with gdr_cuda_host_unregister, then munmap.
+ */
+int gdr_cuda_host_register(struct gdr_cuda *cu, void *ptr, size_t len, int mapped, uint64_t *dptr,
+			   char *why, size_t wlen);
+void gdr_cuda_host_unregister(struct gdr_cuda *cu, void *ptr);
 /* The copy kernel: its entry, threads per block (NCCL's SIMPLE protocol's 512), its PTX. */
 #define GDR_COPY_KERNEL	 "gdr_bounce_copy"
 #define GDR_COPY_THREADS 512u

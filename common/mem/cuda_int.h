@@ -78,6 +78,9 @@ struct gdr_cuda {
 	PFN_cuModuleUnload_v2000 ModuleUnload;
 	PFN_cuModuleGetFunction_v2000 ModuleGetFunction;
 	PFN_cuLaunchKernel_v4000 LaunchKernel;
+	/* --hugepages: the bounce ring on huge pages the driver pins (cuda_kernel.c). */
+	PFN_cuMemHostRegister_v6050 MemHostRegister;
+	PFN_cuMemHostUnregister_v4000 MemHostUnregister;
 	/* Shared by every thread using this handle: the text, not the decision, may race. */
 	char last_error[256];
 };

@@ -2,7 +2,9 @@
  * The bounce path's SM copy on the driver API: mapped pinned host memory
  * (cuMemHostAlloc(DEVICEMAP) + cuMemHostGetDevicePointer), the copy kernel's
  * PTX loaded with cuModuleLoadData (the driver JIT-compiles it: no toolkit at
- * run time), and its launch with cuLaunchKernel (docs/bounce.md).
+ * run time), and its launch with cuLaunchKernel (docs/bounce.md). Also the
+ * ring of --hugepages: memory the caller mapped, pinned (and mapped for the
+ * kernel) by cuMemHostRegister.
  */
 #include "config.h"
 
@@ -41,6 +43,43 @@ int gdr_cuda_host_alloc_mapped(struct gdr_cuda *cu, size_t len, void **ptr, uint
 	}
 	*dptr = (uint64_t)d;
 	return 0;
+}
+
+int gdr_cuda_host_register(struct gdr_cuda *cu, void *ptr, size_t len, int mapped, uint64_t *dptr,
+			   char *why, size_t wlen)
+{
+	unsigned int flags = CU_MEMHOSTREGISTER_PORTABLE;
+	CUdeviceptr d = 0;
+	char sz[32];
+	int ret;
+
+	*dptr = 0;
+	if (!cu->MemHostRegister || !cu->MemHostUnregister)
+		return gdr_cu_absent(cu, why, wlen, "cuMemHostRegister");
+	if (mapped && !cu->MemHostGetDevicePointer)
+		return gdr_cu_absent(cu, why, wlen, "cuMemHostGetDevicePointer");
+	if (mapped)
+		flags |= CU_MEMHOSTREGISTER_DEVICEMAP;
+	ret = gdr_cu_check(cu, why, wlen, cu->MemHostRegister(ptr, len, flags),
+			   "cuMemHostRegister(%s%s)", gdr_fmt_size(len, sz, sizeof(sz)),
+			   mapped ? ", DEVICEMAP" : "");
+	if (ret || !mapped)
+		return ret;
+	ret = gdr_cu_check(cu, why, wlen, cu->MemHostGetDevicePointer(&d, ptr, 0),
+			   "cuMemHostGetDevicePointer(%p)", ptr);
+	if (ret) {
+		cu->MemHostUnregister(ptr);
+		return ret;
+	}
+	*dptr = (uint64_t)d;
+	return 0;
+}
+
+void gdr_cuda_host_unregister(struct gdr_cuda *cu, void *ptr)
+{
+	if (ptr && cu->MemHostUnregister)
+		gdr_cu_check(cu, NULL, 0, cu->MemHostUnregister(ptr), "cuMemHostUnregister(%p)",
+			     ptr);
 }
 
 int gdr_cuda_copy_kernel_load(struct gdr_cuda *cu, struct gdr_cuda_kernel *k, char *why,

@@ -52,6 +52,9 @@
  *   cuModuleLoadData, cuModuleUnload, 2000   v1        PFN_..._v2000 (optional: SM copy)
  *   cuModuleGetFunction
  *   cuLaunchKernel                   4000    v1        PFN_cuLaunchKernel_v4000 (optional)
+ *   cuMemHostRegister                6050    _v2       PFN_..._v6050 (optional: --hugepages
+ *                                                      bounce ring)
+ *   cuMemHostUnregister              4000    v1        PFN_..._v4000 (optional)
  *
  * The rest of the loader: cuda_error.c (errors in words), cuda_gpu.c (GPU
  * selection, primary context), cuda_mem.c (device and pinned host memory,
@@ -133,6 +136,8 @@ static const struct gdr_cuda_sym gdr_cuda_syms[] = {
 	OPT(cuModuleUnload, 2000, ModuleUnload),
 	OPT(cuModuleGetFunction, 2000, ModuleGetFunction),
 	OPT(cuLaunchKernel, 4000, LaunchKernel),
+	OPT(cuMemHostRegister, 6050, MemHostRegister),
+	OPT(cuMemHostUnregister, 4000, MemHostUnregister),
 };
 
 static int cu_getproc(struct gdr_cuda *cu, const char *name, int version, void **fn)

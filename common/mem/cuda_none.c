@@ -137,6 +137,17 @@ int gdr_cuda_host_alloc_mapped(struct gdr_cuda *cu, size_t len, void **ptr, uint
 	return no_cuda(why, wlen);
 }
 
+int gdr_cuda_host_register(struct gdr_cuda *cu, void *ptr, size_t len, int mapped, uint64_t *dptr,
+			   char *why, size_t wlen)
+{
+	*dptr = 0;
+	return no_cuda(why, wlen);
+}
+
+void gdr_cuda_host_unregister(struct gdr_cuda *cu, void *ptr)
+{
+}
+
 int gdr_cuda_copy_kernel_load(struct gdr_cuda *cu, struct gdr_cuda_kernel *k, char *why,
 			      size_t wlen)
 {

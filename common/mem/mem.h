@@ -136,6 +136,14 @@ int gdr_peermem_detect(const char *root, char *found, size_t flen, char *why, si
 void gdr_explain_reg_errno(int err, size_t len, char *buf, size_t blen);
 
 /*
+ * --hugepages (mem_host.c): len bytes rounded up to 2 MiB (in *map_len) of
+ * MAP_HUGETLB memory, or NULL with why saying why not (usually no pages
+ * reserved in vm.nr_hugepages). Free with munmap(p, *map_len).
+ */
+#define GDR_HUGE_PAGE (2u << 20)
+void *gdr_huge_map(size_t len, size_t *map_len, char *why, size_t wlen);
+
+/*
  * Data direct (mem_data_direct.c): mlx5dv_get_data_direct_sysfs_path and
  * mlx5dv_reg_dmabuf_mr looked up at run time in libmlx5.so.1 (or the file
  * GDRPERF_LIBMLX5 names: a test hook), so that one binary uses them with an

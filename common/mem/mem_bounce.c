@@ -2,7 +2,9 @@
  * The bounce path's buffers: the GPU buffer the benchmark moves (never seen
  * by the NIC) and a pinned host staging ring of slots x chunk bytes, the only
  * thing registered; plus the stream and per-slot events of the pipeline in
- * bounce.c.
+ * bounce.c. With --hugepages the ring is MAP_HUGETLB memory the driver pins
+ * (cuMemHostRegister), else (and when that cannot be had) cuMemHostAlloc's;
+ * the row's note says which.
  */
 #include "config.h"
 
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bounce.h"
 #include "cuda.h"
@@ -20,6 +23,7 @@
 struct bounce_priv {
 	void *ring;
 	size_t ring_len;
+	size_t huge_len; /* > 0: the ring is gdr_huge_map's, registered with the driver */
 	size_t chunk;
 	unsigned int slots;
 	gdr_cuda_stream_t stream;
@@ -67,6 +71,33 @@ static int bounce_reg(struct gdr_mem *m, int access, char *why, size_t wlen)
 	return 0;
 }
 
+/*
+ * --hugepages: the ring on 2 MiB pages, pinned by the driver; the note says
+ * what the ring got. bp->ring stays NULL when they cannot be had: the caller
+ * falls back to cuMemHostAlloc.
+ */
+static void bounce_ring_huge(struct gdr_mem *m, struct bounce_priv *bp)
+{
+	char no[160];
+	size_t hl;
+	void *p = gdr_huge_map(bp->ring_len, &hl, no, sizeof(no));
+
+	if (p && gdr_cuda_host_register(m->env->cuda, p, hl, bp->sm, &bp->ring_dptr, no,
+					sizeof(no))) {
+		munmap(p, hl);
+		p = NULL;
+	}
+	if (!p) {
+		snprintf(m->note, sizeof(m->note), "bounce staging on normal pages: %s", no);
+		gdr_warn("bounce: staging ring on normal pages (%s)", no);
+		return;
+	}
+	bp->ring = p;
+	bp->huge_len = hl;
+	snprintf(m->note, sizeof(m->note),
+		 "bounce staging on 2 MiB huge pages (MAP_HUGETLB + cuMemHostRegister)");
+}
+
 static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, size_t wlen)
 {
 	const struct gdr_mem_env *env = m->env;
@@ -97,10 +128,13 @@ static int bounce_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why
 	r = gdr_mem_gpu_alloc(m, len, why, wlen);
 	if (r)
 		return r;
-	if (bp->sm)
+	r = 0;
+	if (env->hugepages)
+		bounce_ring_huge(m, bp);
+	if (!bp->ring && bp->sm)
 		r = gdr_cuda_host_alloc_mapped(cu, bp->ring_len, &bp->ring, &bp->ring_dptr, NULL,
 					       0);
-	else
+	else if (!bp->ring)
 		r = gdr_cuda_host_alloc(cu, bp->ring_len, &bp->ring, NULL, 0);
 	if (r) {
 		bp->ring = NULL;
@@ -190,8 +224,12 @@ static void bounce_free(struct gdr_mem *m)
 		gdr_cuda_copy_kernel_unload(cu, &bp->kernel);
 		if (bp->have_stream)
 			gdr_cuda_stream_destroy(cu, bp->stream);
-		if (bp->ring)
+		if (bp->ring && bp->huge_len) {
+			gdr_cuda_host_unregister(cu, bp->ring);
+			munmap(bp->ring, bp->huge_len);
+		} else if (bp->ring) {
 			gdr_cuda_host_free(cu, bp->ring);
+		}
 	}
 	if (bp) {
 		free(bp->events);

@@ -12,8 +12,6 @@
 #include "mem.h"
 #include "util.h"
 
-#define HUGE_PAGE (2u << 20)
-
 struct host_priv {
 	size_t map_len;
 };
@@ -57,6 +55,26 @@ int gdr_mem_relaxed_flag(void)
 #endif
 }
 
+void *gdr_huge_map(size_t len, size_t *map_len, char *why, size_t wlen)
+{
+	size_t hl = (len + GDR_HUGE_PAGE - 1) / GDR_HUGE_PAGE * GDR_HUGE_PAGE;
+	char sz[32];
+	void *p;
+	int e;
+
+	p = mmap(NULL, hl, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1,
+		 0);
+	if (p != MAP_FAILED) {
+		*map_len = hl;
+		return p;
+	}
+	e = errno;
+	snprintf(why, wlen, "mmap(MAP_HUGETLB, %s): %s%s", gdr_fmt_size(hl, sz, sizeof(sz)),
+		 strerror(e),
+		 e == ENOMEM ? " (reserve pages: sysctl vm.nr_hugepages=N)" : "");
+	return NULL;
+}
+
 static int host_reg(struct gdr_mem *m, int access, char *why, size_t wlen)
 {
 	char sz[32], err[256];
@@ -87,15 +105,16 @@ static int host_alloc_reg(struct gdr_mem *m, size_t len, int access, char *why, 
 	m->priv = hp;
 	hp->map_len = (len + page - 1) / page * page;
 	if (m->env->hugepages) {
-		size_t hl = (len + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+		char no[160];
 
-		p = mmap(NULL, hl, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
-		if (p != MAP_FAILED)
-			hp->map_len = hl;
-		else
-			gdr_warn("host: no 2 MiB huge pages for %s (%s): using normal pages",
-				 gdr_fmt_size(len, sz, sizeof(sz)), strerror(errno));
+		p = gdr_huge_map(len, &hp->map_len, no, sizeof(no));
+		if (p) {
+			snprintf(m->note, sizeof(m->note), "host buffer on 2 MiB huge pages");
+		} else {
+			p = MAP_FAILED;
+			snprintf(m->note, sizeof(m->note), "host buffer on normal pages: %s", no);
+			gdr_warn("host: buffer on normal pages (%s)", no);
+		}
 	}
 	if (p == MAP_FAILED)
 		p = mmap(NULL, hp->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,

@@ -195,8 +195,8 @@ int gdr_conn_connect(struct gdr_conn *c, const struct gdr_opts *o, const struct 
 	gdr_conn_addr_str((struct sockaddr *)&dst, c->peer, sizeof(c->peer));
 	/* --bind on a client: the source address, which is how rdma_cm picks the NIC. */
 	if (ep->bind_addr) {
-		const struct addrinfo sh = { .ai_family = dst.ss_family,
-					     .ai_flags = AI_NUMERICHOST };
+		/* A name too (perftest's --source_ip takes one), in the server's family. */
+		const struct addrinfo sh = { .ai_family = dst.ss_family };
 
 		snprintf(what, sizeof(what), "--bind %.100s", ep->bind_addr);
 		r = gdr_conn_resolve(what, ep->bind_addr, 0, &sh, &src, why, wlen);

@@ -149,6 +149,8 @@ static const struct {
 	{ "cuMemFree", 3020, (void *)fake_MemFree },
 	{ "cuMemHostAlloc", 2020, (void *)fake_MemHostAlloc },
 	{ "cuMemFreeHost", 2000, (void *)fake_MemFreeHost },
+	{ "cuMemHostRegister", 6050, (void *)fake_MemHostRegister },
+	{ "cuMemHostUnregister", 4000, (void *)fake_MemHostUnregister },
 	{ "cuMemcpyHtoD", 3020, (void *)fake_MemcpyHtoD },
 	{ "cuMemcpyDtoH", 3020, (void *)fake_MemcpyDtoH },
 	{ "cuMemcpyHtoDAsync", 3020, (void *)fake_MemcpyHtoDAsync },

@@ -100,6 +100,7 @@ struct fake_alloc {
 struct fake_pinned {
 	void *ptr;
 	size_t size;
+	bool registered; /* cuMemHostRegister: the caller's memory, not ours to free */
 	struct fake_pinned *next;
 };
 
@@ -202,6 +203,8 @@ CUresult fake_MemAlloc(CUdeviceptr *dptr, size_t size);
 CUresult fake_MemFree(CUdeviceptr d);
 CUresult fake_MemHostAlloc(void **pp, size_t size, unsigned int flags);
 CUresult fake_MemFreeHost(void *p);
+CUresult fake_MemHostRegister(void *p, size_t size, unsigned int flags);
+CUresult fake_MemHostUnregister(void *p);
 CUresult fake_PointerSetAttribute(const void *value, CUpointer_attribute attr, CUdeviceptr p);
 CUresult fake_PointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr p);
 

@@ -327,24 +327,86 @@ CUresult fake_MemHostAlloc(void **pp, size_t size, unsigned int flags)
 	return CUDA_SUCCESS;
 }
 
-CUresult fake_MemFreeHost(void *p)
+/* Unlink the pinned entry that starts at p, cuMemHostAlloc's or registered, or NULL. */
+static struct fake_pinned *pinned_take(const void *p, bool registered)
 {
-	CUresult rc = enter("cuMemFreeHost", true);
 	struct fake_pinned **pp, *h = NULL;
 
-	if (rc != CUDA_SUCCESS)
-		return rc;
 	pthread_mutex_lock(&g.lock);
 	for (pp = &g.pinned; *pp; pp = &(*pp)->next)
-		if ((*pp)->ptr == p) {
+		if ((*pp)->ptr == p && (*pp)->registered == registered) {
 			h = *pp;
 			*pp = h->next;
 			break;
 		}
 	pthread_mutex_unlock(&g.lock);
+	return h;
+}
+
+CUresult fake_MemFreeHost(void *p)
+{
+	CUresult rc = enter("cuMemFreeHost", true);
+	struct fake_pinned *h;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	h = pinned_take(p, false);
 	if (!h)
 		return CUDA_ERROR_INVALID_VALUE;
 	free(h->ptr);
+	free(h);
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The driver's documented answers: 0 bytes or a NULL pointer INVALID_VALUE, a
+ * range overlapping pinned memory (registered or cuMemHostAlloc'ed)
+ * HOST_MEMORY_ALREADY_REGISTERED, unregistering anything but the start of a
+ * registration HOST_MEMORY_NOT_REGISTERED.
+ */
+CUresult fake_MemHostRegister(void *p, size_t size, unsigned int flags)
+{
+	CUresult rc = enter("cuMemHostRegister", true);
+	uintptr_t u = (uintptr_t)p;
+	struct fake_pinned *h, *o;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	if (!p || size == 0 ||
+	    (flags & ~(unsigned)(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+				 CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY)))
+		return CUDA_ERROR_INVALID_VALUE;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*h = (struct fake_pinned){ .ptr = p, .size = size, .registered = true };
+	/* The overlap check and the insertion under one lock: two threads cannot both pin. */
+	pthread_mutex_lock(&g.lock);
+	for (o = g.pinned; o; o = o->next)
+		if (u < (uintptr_t)o->ptr + o->size && (uintptr_t)o->ptr < u + size)
+			break;
+	if (!o) {
+		h->next = g.pinned;
+		g.pinned = h;
+	}
+	pthread_mutex_unlock(&g.lock);
+	if (o) {
+		free(h);
+		return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	}
+	return CUDA_SUCCESS;
+}
+
+CUresult fake_MemHostUnregister(void *p)
+{
+	CUresult rc = enter("cuMemHostUnregister", true);
+	struct fake_pinned *h;
+
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	h = pinned_take(p, true);
+	if (!h)
+		return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 	free(h);
 	return CUDA_SUCCESS;
 }

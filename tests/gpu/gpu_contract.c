@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cuda.h"
@@ -327,6 +328,8 @@ static void other_cases(void)
 {
 	typedef CUresult (*hostalloc_t)(void **, size_t, unsigned int);
 	typedef CUresult (*freehost_t)(void *);
+	typedef CUresult (*hostreg_t)(void *, size_t, unsigned int);
+	typedef CUresult (*hostunreg_t)(void *);
 	typedef CUresult (*sync_t)(CUstream);
 	typedef CUresult (*flush_t)(CUflushGPUDirectRDMAWritesTarget,
 				    CUflushGPUDirectRDMAWritesScope);
@@ -335,8 +338,27 @@ static void other_cases(void)
 
 	rc = CALL(hostalloc_t, "cuMemHostAlloc")(&p, MiB, CU_MEMHOSTALLOC_PORTABLE);
 	answer("cuMemHostAlloc(PORTABLE): %d", (int)rc);
-	if (!rc)
+	if (!rc) {
+		/* Pinned memory cannot be pinned twice (the --hugepages ring is mmap'ed, never this). */
+		answer("cuMemHostRegister(cuMemHostAlloc'ed memory): %d",
+		       (int)CALL(hostreg_t, "cuMemHostRegister")(p, MiB, CU_MEMHOSTREGISTER_PORTABLE));
 		CALL(freehost_t, "cuMemFreeHost")(p);
+	}
+	/* The --hugepages bounce ring: the caller's mmap, pinned and mapped by the driver. */
+	p = mmap(NULL, 2 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED) {
+		rc = CALL(hostreg_t, "cuMemHostRegister")(
+		    p, 2 * MiB, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+		answer("cuMemHostRegister(mmap 2 MiB, PORTABLE | DEVICEMAP): %d", (int)rc);
+		answer("cuMemHostRegister(the same range again): %d",
+		       (int)CALL(hostreg_t, "cuMemHostRegister")(p, 2 * MiB,
+								 CU_MEMHOSTREGISTER_PORTABLE));
+		answer("cuMemHostUnregister(registered): %d",
+		       (int)CALL(hostunreg_t, "cuMemHostUnregister")(p));
+		answer("cuMemHostUnregister(no longer registered): %d",
+		       (int)CALL(hostunreg_t, "cuMemHostUnregister")(p));
+		munmap(p, 2 * MiB);
+	}
 	rc = CALL(sync_t, "cuStreamSynchronize")(NULL);
 	answer("cuStreamSynchronize(legacy default stream): %d", (int)rc);
 	rc = CALL(flush_t, "cuFlushGPUDirectRDMAWrites")(

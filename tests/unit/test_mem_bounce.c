@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bounce.h"
 #include "cuda.h"
@@ -205,6 +206,46 @@ static void test_backend_sm(void **state)
 	fake_gpu_down(&f);
 }
 
+/*
+ * --hugepages: the ring on 2 MiB pages when this kernel has some (pinned by
+ * cuMemHostRegister), else cuMemHostAlloc's; the note says which, with the
+ * reason (on most hosts none are reserved). Freed either way: a ring left
+ * registered would make the next round's registration fail.
+ */
+static void test_hugepages(void **state)
+{
+	struct fake_gpu f;
+	struct gdr_mem m;
+	char why[256], no[160] = "", want[256];
+	size_t hl = 0;
+	void *p = gdr_huge_map(8 * 256 * 1024, &hl, no, sizeof(no));
+
+	(void)state;
+	if (p) {
+		munmap(p, hl);
+		snprintf(want, sizeof(want),
+			 "bounce staging on 2 MiB huge pages (MAP_HUGETLB + cuMemHostRegister)");
+	} else {
+		snprintf(want, sizeof(want), "bounce staging on normal pages: %s", no);
+		assert_non_null(strstr(no, "mmap(MAP_HUGETLB, 2 MiB): "));
+	}
+	up(&f);
+	for (int i = 0; i < 4; i++) {
+		f.env.hugepages = i < 3;
+		f.env.bounce_copy = i % 2 ? GDR_BOUNCE_COPY_SM : GDR_BOUNCE_COPY_CE;
+		memset(&m, 0, sizeof(m));
+		m.ops = &gdr_mem_bounce_ops;
+		m.env = &f.env;
+		/* Built up to the registration, which needs a PD this host does not have. */
+		assert_int_equal(gdr_mem_bounce_ops.alloc_reg(&m, 1u << 20, 0, why, sizeof(why)),
+				 -EINVAL);
+		assert_string_equal(m.note, f.env.hugepages ? want : "");
+		gdr_mem_bounce_ops.free(&m);
+		assert_null(m.priv);
+	}
+	fake_gpu_down(&f);
+}
+
 /* --validate reads and writes the GPU buffer (not the staging ring), bounded by its length. */
 static void test_write_read(void **state)
 {
@@ -255,6 +296,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_ring, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_backend_sm, fake_gpu_reset_env),
 		cmocka_unit_test_setup(test_write_read, fake_gpu_reset_env),
+		cmocka_unit_test_setup(test_hugepages, fake_gpu_reset_env),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
