@@ -458,7 +458,10 @@ static int other_devices(struct gdr_check *c, const struct gdr_doctor *doc,
 			snprintf(scope + n, slen - n, "%sthe log's %s %s %s%s", n ? "; " : "", lost,
 				 (cmp_gpu ? ld.ngpu : 0) + (cmp_nic ? ld.nnic : 0) == 1 ? "is"
 											: "are",
-				 nv == 2 ? "the topology's and the tree" : views[0].who, "'s");
+				 nv == 2   ? "the topology's and the tree"
+				 : nv == 1 ? views[0].who
+					   : "the node",
+				 "'s");
 		gdr_topo_free(t);
 		return 0;
 	}
