@@ -194,7 +194,7 @@ int gdr_lb_verdict(const struct gdr_lb_pair *p, const enum gdr_mem_kind *mem, un
 							 : "no result");
 			failed = 1;
 		} else {
-			append(ok, sizeof(ok), "%s%s %.1f", ok[0] ? ", " : "", name, best);
+			append(ok, sizeof(ok), "%s%s %.3g", ok[0] ? ", " : "", name, best);
 		}
 	}
 	if (server_cause) {
@@ -244,8 +244,8 @@ static void lb_row(void *ctx, const struct gdr_result *r)
 }
 
 /* The server child: quiet on stdout, its stderr into errfd; exits with its status. */
-static pid_t start_server(const struct gdr_opts *o, const struct gdr_lb_pair *p, int errfd,
-			  volatile sig_atomic_t *stop)
+static pid_t start_server(const struct gdr_opts *o, const struct gdr_lb_pair *p, unsigned int port,
+			  int errfd, volatile sig_atomic_t *stop)
 {
 	pid_t parent = getpid(), pid;
 
@@ -261,7 +261,7 @@ static pid_t start_server(const struct gdr_opts *o, const struct gdr_lb_pair *p,
 	if (nul < 0 || dup2(nul, 1) < 0 || dup2(errfd, 2) < 0)
 		_exit(1);
 	struct gdr_run run = {
-		.port = o->port,
+		.port = port,
 		.dev = p->dev,
 		.gpu = p->gpu[0] ? p->gpu : NULL,
 		.duration = o->duration,
@@ -340,8 +340,8 @@ static const char *server_end(pid_t pid, int client_rc, double timeout, int errf
 }
 
 /* One pair: the server child, the client here, the verdict into line. 0 ok, 1 failed. */
-static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, struct lb_out *out,
-		    volatile sig_atomic_t *stop, char *line, size_t len)
+static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, unsigned int port,
+		    struct lb_out *out, volatile sig_atomic_t *stop, char *line, size_t len)
 {
 	char addr[64], why[256], cause[512];
 	const char *server_cause;
@@ -363,8 +363,8 @@ static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, struc
 		return 1;
 	}
 	printf("loopback: %s%s%s%s (%s port %u), server and client on this node\n",
-	       p->gpu[0] ? "GPU " : "", p->gpu, p->gpu[0] ? " <-> " : "", p->dev, addr, o->port);
-	pid = start_server(o, p, fileno(errf), stop);
+	       p->gpu[0] ? "GPU " : "", p->gpu, p->gpu[0] ? " <-> " : "", p->dev, addr, port);
+	pid = start_server(o, p, port, fileno(errf), stop);
 	if (pid < 0) {
 		snprintf(line, len, "loopback %s: FAIL: fork: %s", p->dev, strerror(errno));
 		fclose(errf);
@@ -373,7 +373,7 @@ static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, struc
 	struct gdr_sync sync = { .point = lb_point, .row = lb_row, .ctx = out };
 	struct gdr_run run = {
 		.server = addr,
-		.port = o->port,
+		.port = port,
 		.dev = p->dev,
 		.gpu = p->gpu[0] ? p->gpu : NULL,
 		.label = o->label,
@@ -431,7 +431,8 @@ int gdr_loopback_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
 		goto out;
 	}
 	for (unsigned int i = 0; i < n && !(stop && *stop); i++, ran++)
-		nfailed += run_pair(o, &pairs[i], &out, stop, lines[i], sizeof(lines[i]));
+		nfailed +=
+		    run_pair(o, &pairs[i], o->port + i, &out, stop, lines[i], sizeof(lines[i]));
 	/* The verdicts last, together: what a health check's log shows first. */
 	printf("\n");
 	for (unsigned int i = 0; i < ran; i++)

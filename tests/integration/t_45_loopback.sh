@@ -20,7 +20,7 @@ LOGS="$TMP/lb.out $TMP/lb.err"
 lb() {
 	local prog=$1
 	shift
-	PORT=$((PORT + 1))
+	PORT=$((PORT + 2)) # a pair's port is -p + its index
 	timeout 100 "$B/$prog" --loopback -p "$PORT" --timeout 15 "$@" >"$TMP/lb.out" 2>"$TMP/lb.err"
 	RC=$?
 }
@@ -37,7 +37,7 @@ failed_with() { [ "$RC" = 1 ] && grep -Eq -- "$1" "$TMP/lb.out"; }
 usage_with() { [ "$RC" = 2 ] && grep -Eq -- "$1" "$TMP/lb.err"; }
 
 for verb in write read; do
-	lb gdr_${verb}_bw -d "$DEV" --mem host,bounce --sizes 4K:64K -n 20 --warmup 2 \
+	lb gdr_${verb}_bw -d "$DEV" --mem host,bounce --sizes 4K:16K -n 20 --warmup 2 \
 		--csv "$TMP/lb.csv" --json "$TMP/lb.json"
 	check "$verb --loopback --mem host,bounce: exit 0" [ "$RC" = 0 ]
 	check "$verb: one verdict line for the pair, ok with both paths" \

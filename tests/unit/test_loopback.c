@@ -152,10 +152,10 @@ static void test_verdict(void **state)
 	(void)state;
 	rows[0] = row("host", "ok", 20.0, "loopback");
 	rows[1] = row("host", "ok", 23.14, "loopback");
-	rows[2] = row("bounce", "ok", 11.0, "loopback");
+	rows[2] = row("bounce", "ok", 0.04561, "loopback");
 	/* ok: the best of each path, the GPU the rows name. */
 	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 3, 0, NULL, line, sizeof(line)), 0);
-	assert_string_equal(line, "loopback GPU 0 <-> rxe0: ok (host 23.1, bounce 11.0 Gb/s)");
+	assert_string_equal(line, "loopback GPU 0 <-> rxe0: ok (host 23.1, bounce 0.0456 Gb/s)");
 	/* A skipped path fails the pair and says why. */
 	rows[2] = row("bounce", "skipped", 0, "loopback; no CUDA driver");
 	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 3, 0, NULL, line, sizeof(line)), 1);
