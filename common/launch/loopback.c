@@ -1,7 +1,7 @@
 /*
  * --loopback: per GPU-NIC pair a server child bound to the NIC's own IPv4
- * address (it dies with us: PR_SET_PDEATHSIG) and the client here, through
- * the same NIC; the rows go to --csv/--json/--prom once for every pair, and
+ * address and a client child connecting to it, through the same NIC (both
+ * die with us: PR_SET_PDEATHSIG); the rows go to --csv/--json/--prom once for every pair, and
  * each pair ends with one verdict line.
  */
 #include "config.h"
@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "nccl_log.h" /* gdr_nccl_catf: one string appender for both */
 #include "placement.h"
 #include "run.h"
 #include "session.h"
@@ -138,19 +138,6 @@ static const char *own_note(const char *note)
 	return note + strspn(note, " ");
 }
 
-static void __attribute__((format(printf, 3, 4)))
-append(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	va_list ap;
-
-	if (n >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, len - n, fmt, ap);
-	va_end(ap);
-}
-
 int gdr_lb_verdict(const struct gdr_lb_pair *p, const enum gdr_mem_kind *mem, unsigned int nmem,
 		   const struct gdr_result *rows, unsigned int nrows, int client_rc,
 		   const char *server_cause, char *line, size_t len)
@@ -186,24 +173,25 @@ int gdr_lb_verdict(const struct gdr_lb_pair *p, const enum gdr_mem_kind *mem, un
 			snprintf(cause, sizeof(cause), "%s%s%s", first_bad->status,
 				 own_note(first_bad->note)[0] ? ": " : "",
 				 own_note(first_bad->note));
-			append(bad, sizeof(bad), "%s%s: %s", bad[0] ? "; " : "", name, cause);
+			gdr_nccl_catf(bad, sizeof(bad), "%s%s: %s", bad[0] ? "; " : "", name,
+				      cause);
 			failed = 1;
 		} else if (!seen) {
-			append(bad, sizeof(bad), "%s%s: %s", bad[0] ? "; " : "", name,
-			       server_cause || client_rc ? "no result (the run failed)"
-							 : "no result");
+			gdr_nccl_catf(bad, sizeof(bad), "%s%s: %s", bad[0] ? "; " : "", name,
+				      server_cause || client_rc ? "no result (the run failed)"
+								: "no result");
 			failed = 1;
 		} else {
-			append(ok, sizeof(ok), "%s%s %.3g", ok[0] ? ", " : "", name, best);
+			gdr_nccl_catf(ok, sizeof(ok), "%s%s %.3g", ok[0] ? ", " : "", name, best);
 		}
 	}
 	if (server_cause) {
-		append(bad, sizeof(bad), "%sserver: %s", bad[0] ? "; " : "", server_cause);
+		gdr_nccl_catf(bad, sizeof(bad), "%sserver: %s", bad[0] ? "; " : "", server_cause);
 		failed = 1;
 	}
 	if (client_rc && !failed) {
-		append(bad, sizeof(bad), "%sclient: the run failed (its error above)",
-		       bad[0] ? "; " : "");
+		gdr_nccl_catf(bad, sizeof(bad), "%sclient: the run failed (its error above)",
+			      bad[0] ? "; " : "");
 		failed = 1;
 	}
 	if (failed)
@@ -230,17 +218,40 @@ static int lb_point(void *ctx, char *why, size_t wlen)
 	return 0;
 }
 
+/* In the client child: keep the row for the parent. */
 static void lb_row(void *ctx, const struct gdr_result *r)
 {
-	struct lb_out *x = ctx;
+	gdr_rows_add(ctx, r);
+}
 
-	gdr_rows_add(&x->rows, r);
-	if (x->csv && gdr_csv_append(x->csv, r))
-		gdr_warn("--csv: could not append a row: %s", gdr_csv_error(x->csv));
-	if (x->json)
-		gdr_json_add(x->json, r);
-	if (x->prom && gdr_prom_rows_add(x->prom, r))
-		gdr_warn("--prom: could not keep a row: %s", strerror(ENOMEM));
+/* In the parent: the pair's rows, as the client child left them, to every output. */
+static int lb_write_rows(struct lb_out *x, FILE *rowf, char *why, size_t wlen)
+{
+	long len;
+	void *buf;
+	int r = -EPROTO;
+
+	if (fseek(rowf, 0, SEEK_END) || (len = ftell(rowf)) <= 0 || fseek(rowf, 0, SEEK_SET)) {
+		snprintf(why, wlen, "the client sent no rows");
+		return -EPROTO;
+	}
+	buf = malloc((size_t)len);
+	if (buf && fread(buf, 1, (size_t)len, rowf) == (size_t)len)
+		r = gdr_rows_unpack(buf, (size_t)len, &x->rows, why, wlen);
+	else
+		snprintf(why, wlen, "the client's rows could not be read back");
+	free(buf);
+	for (unsigned int i = 0; !r && i < x->rows.nrows; i++) {
+		const struct gdr_result *row = &x->rows.rows[i];
+
+		if (x->csv && gdr_csv_append(x->csv, row))
+			gdr_warn("--csv: could not append a row: %s", gdr_csv_error(x->csv));
+		if (x->json)
+			gdr_json_add(x->json, row);
+		if (x->prom && gdr_prom_rows_add(x->prom, row))
+			gdr_warn("--prom: could not keep a row: %s", strerror(ENOMEM));
+	}
+	return r;
 }
 
 /* The server child: quiet on stdout, its stderr into errfd; exits with its status. */
@@ -339,6 +350,73 @@ static const char *server_end(pid_t pid, int client_rc, double timeout, int errf
 	return cause;
 }
 
+/*
+ * The client, in a child too: this process never opens a verbs device, so
+ * that every child starts with none of its (a child forked after rdma_cm
+ * opened the devices shares their contexts, and rxe then refuses its work
+ * requests with EACCES). Its rows come back packed (launch_gather.c) in a
+ * temporary file. The client's exit status, 1 when its rows are lost.
+ */
+static int run_client(const struct gdr_opts *o, const struct gdr_lb_pair *p, const char *addr,
+		      unsigned int port, struct lb_out *out, volatile sig_atomic_t *stop)
+{
+	pid_t parent = getpid(), pid;
+	FILE *rowf = tmpfile();
+	char why[256];
+	int status = 0, rc;
+
+	if (!rowf) {
+		gdr_err("loopback: tmpfile for the client's rows: %s", strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		struct gdr_rank_rows mine = { 0 };
+		struct gdr_sync sync = { .point = lb_point, .row = lb_row, .ctx = &mine };
+		struct gdr_run run = {
+			.server = addr,
+			.port = port,
+			.dev = p->dev,
+			.gpu = p->gpu[0] ? p->gpu : NULL,
+			.label = o->label,
+			.duration = o->duration,
+			.sync = &sync,
+			.row_note = LB_NOTE,
+		};
+		void *buf;
+		size_t len;
+
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(1);
+		rc = gdr_session_run(o, &run, stop);
+		fflush(stdout);
+		if (gdr_rows_pack(&mine, &buf, &len) || fwrite(buf, 1, len, rowf) != len ||
+		    fflush(rowf))
+			rc = 1;
+		_exit(rc);
+	}
+	if (pid < 0) {
+		gdr_err("loopback: fork: %s", strerror(errno));
+		fclose(rowf);
+		return 1;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			break;
+		if (stop && *stop)
+			kill(pid, SIGTERM);
+	}
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	if (lb_write_rows(out, rowf, why, sizeof(why))) {
+		gdr_err("loopback: %s: %s", p->dev, why);
+		rc = rc ? rc : 1;
+	}
+	fclose(rowf);
+	return rc;
+}
+
 /* One pair: the server child, the client here, the verdict into line. 0 ok, 1 failed. */
 static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, unsigned int port,
 		    struct lb_out *out, volatile sig_atomic_t *stop, char *line, size_t len)
@@ -349,7 +427,7 @@ static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, unsig
 	pid_t pid;
 	int rc;
 
-	out->rows.nrows = 0;
+	gdr_rows_free(&out->rows);
 	if (gdr_nic_ipv4(p->dev, o->ib_port, addr, sizeof(addr), why, sizeof(why))) {
 		snprintf(cause, sizeof(cause), "%s (--loopback needs the NIC's IPv4 address)", why);
 		snprintf(line, len, "loopback %s%s%s%s: FAIL: %s", p->gpu[0] ? "GPU " : "", p->gpu,
@@ -370,19 +448,7 @@ static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, unsig
 		fclose(errf);
 		return 1;
 	}
-	struct gdr_sync sync = { .point = lb_point, .row = lb_row, .ctx = out };
-	struct gdr_run run = {
-		.server = addr,
-		.port = port,
-		.dev = p->dev,
-		.gpu = p->gpu[0] ? p->gpu : NULL,
-		.label = o->label,
-		.duration = o->duration,
-		.sync = &sync,
-		.row_note = LB_NOTE,
-	};
-	rc = gdr_session_run(o, &run, stop);
-	fflush(stdout);
+	rc = run_client(o, p, addr, port, out, stop);
 	server_cause = server_end(pid, rc, o->timeout, fileno(errf), cause, sizeof(cause));
 	fclose(errf);
 	return gdr_lb_verdict(p, o->mem, o->nmem, out->rows.rows, out->rows.nrows, rc, server_cause,

@@ -1,7 +1,7 @@
 /*
  * --loopback (issue 42): the one-node pre-job check. For every GPU-NIC pair
  * of this node (or those -d and --gpu name), a server child on the NIC's own
- * address and the client in this process, through the same NIC, every --mem
+ * address and a client child, through the same NIC, every --mem
  * path; then one verdict line per pair and an exit status a health check can
  * use (docs/exit-status.md).
  */
