@@ -88,11 +88,11 @@ PORT=$((PORT + 1))
 run_bg lbkill "$B/gdr_write_bw" --loopback -p "$PORT" --timeout 15 -d "$DEV" -s 64K -D 30
 wait_listen "$PORT"
 lb_pid=$(pgrep -P "${_bg_pid[lbkill]}" | head -n 1) # under run_bg's timeout
-srv_pid=$(pgrep -P "$lb_pid" | head -n 1)
-check "the check runs its server as a child" [ -n "$lb_pid" -a -n "$srv_pid" ]
+kids=$(pgrep -P "$lb_pid" | tr '\n' ' ') # its server and its client
+check "the check runs its server and client as children" [ -n "$lb_pid" -a "$(echo $kids | wc -w)" = 2 ]
 kill -9 "$lb_pid"
-_srv_gone() { ! kill -0 "$srv_pid" 2>/dev/null; }
-check "kill -9 of the check: its server child ends too (PR_SET_PDEATHSIG)" wait_until 20 _srv_gone
+_kids_gone() { ! kill -0 $kids 2>/dev/null; }
+check "kill -9 of the check: its children end too (PR_SET_PDEATHSIG)" wait_until 20 _kids_gone
 
 # Usage: with an address, and in the latency tools.
 "$B/gdr_write_bw" --loopback "$GDRPERF_RDMA_ADDR" >"$TMP/lb.out" 2>"$TMP/lb.err"
