@@ -12,6 +12,7 @@
 #include "exit_status.h"
 #include "lat_opts.h"
 #include "launch.h"
+#include "loopback.h"
 #include "pin.h"
 #include "session.h"
 #include "util.h"
@@ -23,6 +24,19 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
+}
+
+static void set_signals(void)
+{
+	struct sigaction sa;
+
+	/* No SA_RESTART: a blocking poll() must return so the run can unwind. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /*
@@ -86,13 +100,18 @@ static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 	struct gdr_opts parsed;
 	const struct gdr_opts *o = &parsed;
 	struct gdr_launched launch;
-	struct sigaction sa;
 	int r, usage;
 
 	gdr_set_progname(argv[0]);
 	r = parse(&parsed, argc, argv, verb, latency, data_out, sizeof(data_out));
 	if (r)
 		return r == 1 ? GDR_EXIT_OK : r == 2 ? GDR_EXIT_USAGE : GDR_EXIT_FAIL;
+	if (o->loopback) {
+		/* One node, every pair in turn: no launcher (docs/usage-bw.md, --loopback). */
+		set_signals();
+		r = gdr_loopback_run(o, &stop_flag);
+		return stop_flag ? GDR_EXIT_SIGNAL : r;
+	}
 	/* Under mpirun/srun: this rank's pair, role, port, GPU and server. */
 	r = gdr_launch_setup(&launch, o, &argc, &argv, &stop_flag, &usage);
 	if (r) {
@@ -100,13 +119,7 @@ static int bench_main(int argc, char **argv, enum gdr_verb verb, int latency)
 		return usage ? GDR_EXIT_USAGE : GDR_EXIT_FAIL;
 	}
 
-	/* No SA_RESTART: a blocking poll() must return so the run can unwind. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	set_signals();
 
 	r = launch.sweep ? gdr_sweep_run(&launch, o, &stop_flag)
 			 : gdr_session_run(o, &launch.run, &stop_flag);

@@ -60,6 +60,7 @@ enum {
 	OPT_SOURCE_IP,
 	OPT_WIDE,
 	OPT_PROM,
+	OPT_LOOPBACK,
 };
 
 static const struct option long_opts[] = {
@@ -126,6 +127,7 @@ static const struct option long_opts[] = {
 	{ .name = "cpu_util", .has_arg = 0, .val = OPT_CPU_UTIL },
 	{ .name = "use_hugepages", .has_arg = 0, .val = OPT_HUGEPAGES },
 	{ .name = "source_ip", .has_arg = 1, .val = OPT_SOURCE_IP },
+	{ .name = "loopback", .has_arg = 0, .val = OPT_LOOPBACK },
 	{ .name = "verbose", .has_arg = 0, .val = 'v' },
 	{ .name = "help", .has_arg = 0, .val = 'h' },
 	{ .name = "version", .has_arg = 0, .val = 'V' },
@@ -433,6 +435,10 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			break;
 		case OPT_PERSISTENT:
 			o->persistent = 1;
+			break;
+		case OPT_LOOPBACK:
+			o->loopback = 1;
+			o->set |= GDR_SET_LOOPBACK;
 			break;
 		case OPT_PEER:
 			if (!*optarg || strlen(optarg) > 4096)

@@ -91,6 +91,20 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 		gdr_err("--persistent is for the server (no SERVER argument)");
 		return -EINVAL;
 	}
+	if (o->loopback && o->server) {
+		gdr_err("--loopback and SERVER %s exclude each other: --loopback runs the server "
+			"and the client on this node",
+			o->server);
+		return -EINVAL;
+	}
+	if (o->loopback && (o->persistent || o->peer || o->sweep)) {
+		gdr_err("--loopback and %s exclude each other: --loopback runs one pair at a "
+			"time on this node",
+			o->persistent ? "--persistent"
+			: o->peer     ? "--peer"
+				      : "--sweep");
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -46,6 +46,7 @@ struct gdr_run {
 	const char *prom;	/* --prom, written whole at the end like json */
 	double duration;	/* -D, or the one --time-budget chose; 0: iteration mode */
 	const struct gdr_sync *sync; /* the launcher's hooks; NULL when run by hand */
+	const char *row_note;	     /* ahead of every row's note (--loopback); NULL: none */
 };
 
 /* The run the options describe, for a program started by hand. */

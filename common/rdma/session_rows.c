@@ -150,6 +150,13 @@ void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)
 	struct gdr_result rr = *r;
 
 	add_major_note(s, &rr);
+	if (s->run->row_note) {
+		char note[sizeof(rr.note)];
+
+		snprintf(note, sizeof(note), "%s%s%s", s->run->row_note, rr.note[0] ? "; " : "",
+			 rr.note);
+		gdr_strlcpy(rr.note, note, sizeof(rr.note));
+	}
 	if (s->plan.latency)
 		gdr_table_row_lat(stdout, &rr, gdr_opts_table(s->o));
 	else
