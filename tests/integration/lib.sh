@@ -117,6 +117,19 @@ listening() {
 # server, e.g. under valgrind, may take many seconds to get there; 40).
 wait_listen() { WAIT_STEP=0.2 wait_until "${2:-40}" listening "$1"; }
 
+# use_fake_cuda: the test-only fake libcuda.so.1 as every bench process's
+# CUDA driver (GDRPERF_LIBCUDA; its path in FAKE); without it built, the file
+# ends here with one failure.
+use_fake_cuda() {
+	FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
+	if [ ! -f "$FAKE" ]; then
+		not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
+		finish
+		exit 1
+	fi
+	export GDRPERF_LIBCUDA=$FAKE
+}
+
 # start_cost: seconds this build takes to start, find no server and exit
 # (a client with --timeout 0.1 on a port nobody serves), measured now, on
 # this machine, under its present load: a time limit on a whole process adds

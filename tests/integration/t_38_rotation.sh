@@ -6,13 +6,7 @@
 # and each row's `order` is its turn. For a bandwidth tool and a latency tool.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
-if [ ! -f "$FAKE" ]; then
-	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
-	finish
-	exit 1
-fi
-export GDRPERF_LIBCUDA=$FAKE
+use_fake_cuda
 export GDRPERF_ROOT=${top_srcdir:-.}/tests/cuda/roots/nvidia_peermem
 
 # interleaved CSV SIZES N_OK: at every size the ok rows (N_OK paths) overlap

@@ -7,13 +7,7 @@
 # reasons for what bounce does not do (-b, a side without a GPU), and the bounce
 # ceiling: min(NIC, copy rate at the chunk), the copy figure said to be the fake's.
 . "$(dirname "$0")/lib.sh"
-FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
-if [ ! -f "$FAKE" ]; then
-	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
-	finish
-	exit 1
-fi
-export GDRPERF_LIBCUDA=$FAKE
+use_fake_cuda
 
 # rows CSV: "path,size,status,qps,note" per row, read with a real CSV parser (notes have
 # commas); bounce rows add ",chunk=N" (the bounce_chunk column), other rows must leave it empty.

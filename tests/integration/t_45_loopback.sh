@@ -6,13 +6,7 @@
 # the check (PR_SET_PDEATHSIG); --loopback with an address is exit 2.
 . "$(dirname "$0")/lib.sh"
 require_rdma
-FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
-if [ ! -f "$FAKE" ]; then
-	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
-	finish
-	exit 1
-fi
-export GDRPERF_LIBCUDA=$FAKE
+use_fake_cuda
 DEV=$GDRPERF_RDMA_DEV
 LOGS="$TMP/lb.out $TMP/lb.err"
 
