@@ -38,7 +38,8 @@ struct gdr_result {
 	char gpu_numa[8];
 	char nic_numa[8];
 	char status[12]; /* "ok" | "skipped" | "failed" */
-	char note[256];	 /* reason for skipped/failed, warnings */
+	char note[512]; /* reason for skipped/failed, warnings; the bounce ceiling and staging notes
+			   together pass 256 */
 	char label[128];
 	char version[16];
 	/* GPU provenance and cost (docs/gpu-paths.md): empty / < 0 where not applicable. */
