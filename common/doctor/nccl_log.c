@@ -237,8 +237,10 @@ static int parse_nics(const struct sink *k, const char *msg)
 		if (!isdigit((unsigned char)*p))
 			continue;
 		p += strspn(p, "0123456789");
-		if (*p++ != ']')
+		/* Not past a NUL: "[12" at the end of the line is the end of it. */
+		if (*p != ']')
 			continue;
+		p++;
 		while (*p && *p != ' ' && *p != ';') {
 			size_t n = strcspn(p, ":+ ;/");
 

@@ -475,7 +475,7 @@ int gdr_loopback_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
 		free(pairs);
 		return r == -EINVAL ? 2 : 1;
 	}
-	lines = calloc(n, sizeof(*lines));
+	lines = calloc(n ? n : 1, sizeof(*lines)); /* n >= 1 when the pairs were found */
 	if (!lines) {
 		gdr_err("out of memory");
 		r = 1;
