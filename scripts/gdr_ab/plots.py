@@ -177,9 +177,9 @@ def _values_panel(ax, kind, verb, sizes, paths, notes, literal):
     _size_axis(ax, sorted(sizes))
     base, _, bidir = verb.partition(" ")
     name = f"RDMA {base.upper()}" + (" (bidirectional)" if bidir else "")
+    off = []
     if kind is BW:
         top = max(tops) if tops and max(tops) > 0 else None
-        off = []
         for p, (lo, hi) in varying_ceilings(sizes, paths).items():
             off.append(f"{p} ceiling {lo:g}-{hi:g} Gb/s, by size (ceiling_gbps)")
         for ceil, who in sorted(_ceilings(sizes, paths).items()):
@@ -193,9 +193,6 @@ def _values_panel(ax, kind, verb, sizes, paths, notes, literal):
             top = max(top or 0, ceil)
         # The axis fits the data (and a ceiling within reach), with room above.
         ax.set_ylim(bottom=0, top=top * 1.08 if top else None)
-        if off:
-            ax.text(0.01, 0.98, literal("\n".join(off)), transform=ax.transAxes, fontsize=8,
-                    va="top", ha="left", color="dimgray")
         ax.set_title(literal(name))
         ax.set_ylabel(f"Gb/s (median of {kind.column};\nbars: min-max of the repeats)",
                       fontsize=9)
@@ -206,7 +203,11 @@ def _values_panel(ax, kind, verb, sizes, paths, notes, literal):
         ax.set_ylabel(f"latency, us (median of {kind.column})")
         ax.set_xlabel("message size (bytes)")
     ax.grid(True, which="major", alpha=0.35)
-    ax.legend(loc="lower right" if kind is BW else "best", fontsize=8)
+    # Where it hides the fewest points: rising curves leave the lower right free, a
+    # slow path along the bottom (bounce under TCG) does not.
+    # The ceilings that are not drawn head the legend, so that it never hides them.
+    ax.legend(loc="best", fontsize=8, title=literal("\n".join(off)) if off else None,
+              title_fontsize=8, alignment="left")
 
 
 def _log_axis(ax):
