@@ -309,6 +309,15 @@ require_prog() {
 	done
 }
 
+# pyq ARGS...: python3 -S, for the checkers (csv, json, re: the standard
+# library only). Without the site step the interpreter starts in about 1 s
+# under TCG instead of 2.5-4 s (pyenv's site-packages import certifi through
+# a .pth file), and the suites start it hundreds of times: csv_all, gpu_rows.py,
+# the checks' heredocs. Exported: `check NAME bash -c "... $ROWS ..."` sees it.
+# gdr-ab (matplotlib) keeps the plain python3.
+pyq() { python3 -S "$@"; }
+export -f pyq
+
 # --- CSV, columns by name ---------------------------------------------------
 # RFC 4180 fields (quotes, doubled quotes, commas in quotes), one record per
 # line: the awk helpers need no python; the python ones use csv.DictReader.
@@ -343,7 +352,7 @@ csv_whole() {
 	local f=$1
 	[ -s "$f" ] || return 1
 	[ -z "$(tail -c1 "$f")" ] || return 1 # ends in a newline
-	python3 - "$f" <<'PY'
+	pyq - "$f" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline='')))
 sys.exit(0 if rows and all(len(r) == len(rows[0]) for r in rows) else 1)
@@ -388,7 +397,7 @@ csv_col() {
 
 # csv_vals FILE COLUMN: one column's values, space-separated, in row order.
 csv_vals() {
-	python3 - "$1" "$2" <<'PY'
+	pyq - "$1" "$2" <<'PY'
 import csv, sys
 print(" ".join(r[sys.argv[2]] for r in csv.DictReader(open(sys.argv[1], newline=''))))
 PY
@@ -397,7 +406,7 @@ PY
 # csv_all FILE PYEXPR: every data row r (a dict by column name) satisfies
 # PYEXPR, and there is at least one row; the offending rows are printed.
 csv_all() {
-	python3 - "$1" "$2" <<'PY'
+	pyq - "$1" "$2" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline='')))
 expr = compile("(" + sys.argv[2] + ")", "csv_all", "eval")
@@ -410,7 +419,7 @@ PY
 
 # csv_check FILE CHECK...: gpu_rows.py's checks on the rows by column name:
 #   all:EXPR  any:EXPR  count:N  count:N:EXPR   (r a row as a dict, num(v))
-csv_check() { python3 "$IT_DIR/gpu_rows.py" "$@"; }
+csv_check() { pyq "$IT_DIR/gpu_rows.py" "$@"; }
 
 # assert_csv_col FILE COLUMN AWK-CONDITION: every data row satisfies the
 # condition, in which v is the column's text and n its numeric value, e.g.

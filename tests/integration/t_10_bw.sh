@@ -108,12 +108,12 @@ check "write -a: 23 sizes from 2 B to 8 MiB ($ends)" [ "$CRC/$SRC/$ends" = "0/0/
 server gdr_read_bw --timeout 20
 client gdr_read_bw --timeout 20 -n 50 --sizes 4K:8K --json "$TMP/r.json" --prom "$TMP/r.prom"
 wait_server
-check "read --json: a JSON array of 2 results" python3 -c "
+check "read --json: a JSON array of 2 results" pyq -c "
 import json, sys
 d = json.load(open('$TMP/r.json'))
 sys.exit(0 if len(d) == 2 and d[1]['size_bytes'] == 8192 and d[0]['status'] == 'ok' else 1)"
 # --prom (docs/cluster-outputs.md): the same rows as gauges, labelled as the rows are.
-check "read --prom: gdrperf_bw_gbps per size equals the JSON's bw_avg_gbps" python3 -c "
+check "read --prom: gdrperf_bw_gbps per size equals the JSON's bw_avg_gbps" pyq -c "
 import json, re, sys
 d = json.load(open('$TMP/r.json'))
 got = {}

@@ -14,7 +14,7 @@ wait_server
 check "write: client and server exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 check "write: ceiling_gbps is the port rate of $dev ($rate Gb/s)" \
 	assert_csv_col "$TMP/w.csv" ceiling_gbps "n > 0 && n == $rate"
-check "write: pct_of_ceiling = 100 * bw_avg_gbps / ceiling_gbps" python3 -c "
+check "write: pct_of_ceiling = 100 * bw_avg_gbps / ceiling_gbps" pyq -c "
 import csv, sys
 rows = list(csv.DictReader(open('$TMP/w.csv')))
 # Both printed values are rounded: pct_of_ceiling to 0.1 (0.05 off at most),
@@ -23,7 +23,7 @@ tol = lambda r: 0.05 + 100 * 0.0005 / float(r['ceiling_gbps']) + 1e-9
 bad = [r for r in rows if abs(float(r['pct_of_ceiling']) -
        100 * float(r['bw_avg_gbps']) / float(r['ceiling_gbps'])) > tol(r)]
 sys.exit(1 if bad or not rows else 0)"
-check "write --json: ceiling_gbps and pct_of_ceiling are numbers" python3 -c "
+check "write --json: ceiling_gbps and pct_of_ceiling are numbers" pyq -c "
 import json, sys
 d = json.load(open('$TMP/w.json'))
 sys.exit(0 if d and all(isinstance(r['ceiling_gbps'], float) and

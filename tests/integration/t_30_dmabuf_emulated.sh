@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 FAKE_VERBS=$(cd "${top_builddir:-.}" && pwd)/tests/fake_verbs/libfake_verbs.so
-ROWS="python3 ${top_srcdir:-.}/tests/integration/gpu_rows.py"
+ROWS="pyq ${top_srcdir:-.}/tests/integration/gpu_rows.py"
 for f in "$FAKE" "$FAKE_VERBS"; do
 	if [ ! -f "$f" ]; then
 		not_ok "test library built ($f missing: run make check)"

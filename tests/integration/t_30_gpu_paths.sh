@@ -9,7 +9,7 @@
 # timeout: 900
 . "$(dirname "$0")/lib.sh"
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
-ROWS="python3 ${top_srcdir:-.}/tests/integration/gpu_rows.py"
+ROWS="pyq ${top_srcdir:-.}/tests/integration/gpu_rows.py"
 if [ ! -f "$FAKE" ]; then
 	not_ok "fake libcuda.so.1 built ($FAKE missing: run make check)"
 	finish

@@ -8,7 +8,7 @@ FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
 # lat_rows CSV N PATHS...: N rows; ok rows on the given paths have
 # 0 < min <= p50 <= p90 <= p99 <= p99.9 <= max, min <= avg <= max, no bandwidth.
 lat_rows() {
-	python3 - "$@" <<'PY'
+	pyq - "$@" <<'PY'
 import csv, sys
 f, n, paths = sys.argv[1], int(sys.argv[2]), set(sys.argv[3:])
 rows = list(csv.DictReader(open(f, newline='')))
@@ -49,7 +49,7 @@ client gdr_read_lat --timeout 20 -n 100 --sizes 8:64K --json "$TMP/r.json" --csv
 wait_server
 check "read_lat host: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 check "read_lat host: ordered percentiles" lat_rows "$TMP/r.csv" 14 host
-check "read_lat --json: latency keys, null bandwidth" python3 -c "
+check "read_lat --json: latency keys, null bandwidth" pyq -c "
 import json, sys
 d = json.load(open('$TMP/r.json'))
 sys.exit(0 if len(d) == 14 and d[0]['lat_p50_us'] > 0 and d[0]['bw_avg_gbps'] is None else 1)"
@@ -80,7 +80,7 @@ if command -v mpirun >/dev/null; then
 	MRC=$?
 	PORT=$((PORT + 10))
 	LOGS="$TMP/m.out" check "mpirun -np 4 gdr_write_lat: exit 0, 2 pairs x 2 sides x 2 sizes ok latency rows" bash -c "
-		[ $MRC = 0 ] && python3 - '$TMP/m.csv' <<'PY'
+		[ $MRC = 0 ] && pyq - '$TMP/m.csv' <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline='')))
 ok = [r for r in rows if r['status'] == 'ok' and float(r['lat_p50_us']) > 0 and not r['bw_avg_gbps']]

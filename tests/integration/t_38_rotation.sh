@@ -14,7 +14,7 @@ export GDRPERF_ROOT=${top_srcdir:-.}/tests/cuda/roots/nvidia_peermem
 # and the turns move on from one size to the next (the rotation goes on);
 # skipped rows carry no times.
 interleaved() {
-	python3 - "$@" <<'PY'
+	pyq - "$@" <<'PY'
 import csv, sys
 f, nsizes, n_ok = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rows = list(csv.DictReader(open(f, newline='')))
@@ -48,7 +48,7 @@ PY
 # sizes_in_order CSV: every ok row has times, and a size's rows start after the
 # rows of the size before it end.
 sizes_in_order() {
-	python3 - "$1" <<'PY'
+	pyq - "$1" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1], newline='')) if r["status"] == "ok"]
 if not rows or not all(0 <= float(r["t_start_s"]) < float(r["t_end_s"]) for r in rows):

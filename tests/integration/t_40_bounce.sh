@@ -13,7 +13,7 @@ use_fake_cuda
 # commas); bounce rows add ",chunk=N" (the bounce_chunk column), other rows must leave it empty.
 # The ceiling's clause of a measured bounce row's note (its figures vary) is checked at the end.
 rows() {
-	python3 - "$1" <<'PY'
+	pyq - "$1" <<'PY'
 import csv, re, sys
 CEIL = re.compile(r"(; )?(ceiling [0-9.]+ Gb/s, [A-Za-z ]+-bound|ceiling unknown: NIC side "
                   r"unknown|copy rate not measured \(.*\): ceiling from the links only)( \([^)]*\))?")
@@ -77,7 +77,7 @@ printf '%s\n' host,65536,ok,1,validated host,131072,ok,1,validated host,262144,o
 check "host,bounce: one row per path and size, on both sides" \
 	same_rows "$TMP/want" "$TMP/c.csv" "$TMP/s.csv"
 check "host,bounce: whole CSV rows, bandwidth > 0, path_remote, GPU named on bounce rows" \
-	python3 - "$TMP/c.csv" <<'PY'
+	pyq - "$TMP/c.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 bad = [r for r in rows if not float(r["bw_avg_gbps"]) > 0 or r["role"] != "client"
@@ -110,7 +110,7 @@ for verb in write read; do
 		"bounce,65536,ok,1,validated; staging 3 x 16 KiB (48 KiB per side),chunk=16384" >"$TMP/want"
 	check "$verb -D 1 --mem host,bounce --validate: both exit 0, validated rows on both sides" both_ok
 	check "$verb -D 1: the bounce row counts the messages the second moved (iters > 0, bandwidth > 0)" \
-		python3 - "$TMP/c.csv" <<'PY'
+		pyq - "$TMP/c.csv" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["path"] == "bounce"]
 sys.exit(0 if len(rows) == 1 and int(rows[0]["iters"]) > 0 and float(rows[0]["bw_avg_gbps"]) > 0 else 1)
@@ -122,7 +122,7 @@ done
 # driver loads the shipped PTX and runs each launch on the CPU in stream order. Both
 # sides SM, both GPU allocators, 3 chunks a message through 3 slots; every byte checked.
 sm_rows() { # CSV ROWS: ROWS validated sm rows, 4 blocks, 16K chunks, both allocators
-	python3 - "$1" "$2" <<'PY'
+	pyq - "$1" "$2" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["path"] == "bounce"]
 ok = [r for r in rows if r["status"] == "ok" and r["note"].startswith("validated;")
@@ -151,7 +151,7 @@ client gdr_write_bw --timeout 30 --mem bounce --validate -s 1M -n 8 --warmup 2 -
 wait_server
 check "write sm -s 1M: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 check "write sm -s 1M: client sm x 2 blocks, server ce, both in 512K chunks of an 8 x 512K ring" \
-	python3 - "$TMP/c.csv" "$TMP/s.csv" <<'PY'
+	pyq - "$TMP/c.csv" "$TMP/s.csv" <<'PY'
 import csv, sys
 c, s = (list(csv.DictReader(open(f, newline=""))) for f in sys.argv[1:3])
 want = lambda r, copy, blocks: (r["status"] == "ok" and r["bounce_chunk"] == "524288"
@@ -184,7 +184,7 @@ LOGS="$TMP/r $LOGS" check "server without a GPU: host ok, bounce skipped with th
 # ceiling; the copy is the fake's CPU memcpy, said so. WANT: port or copy (the bound that
 # must decide), "" for either (the fake's memcpy under TCG may be slower than rxe or not).
 ceiling_rows() { # CSV WANT
-	python3 - "$1" "$2" <<'PY'
+	pyq - "$1" "$2" <<'PY'
 import csv, re, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 host = [float(r["ceiling_gbps"]) for r in rows if r["path"] == "host"]

@@ -44,7 +44,7 @@ check "-m $got (the path MTU): runs" [ "$CRC" = 0 -a "$SRC" = 0 ]
 # One plan: --gpu-alloc all and --disable_pcie_relaxed given to the client only
 # (before, the server ran memalloc only and both ended in "expected BYE, got BUF").
 FAKE=${top_builddir:-.}/tests/fake_cuda/libcuda.so.1
-ROWS="python3 ${top_srcdir:-.}/tests/integration/gpu_rows.py"
+ROWS="pyq ${top_srcdir:-.}/tests/integration/gpu_rows.py"
 if [ -f "$FAKE" ]; then
 	export GDRPERF_LIBCUDA=$FAKE
 	export GDRPERF_ROOT=${top_srcdir:-.}/tests/cuda/roots/nvidia_peermem
@@ -146,7 +146,7 @@ bind_pair() {
 	wait_server
 	check "$label: server --bind $bind, client to $dest from $opt $bind: both exit 0" \
 		[ "$CRC" = 0 -a "$SRC" = 0 ]
-	check "$label: one ok row on each side, the peer $words" python3 -c "
+	check "$label: one ok row on each side, the peer $words" pyq -c "
 import csv, sys
 for f in ('$f.c.csv', '$f.s.csv'):
     rows = list(csv.DictReader(open(f, newline='')))

@@ -38,7 +38,7 @@ for verb in write read; do
 		grep -Eq "^loopback GPU 0 <-> $DEV: ok \(host [0-9.]+, bounce [0-9.]+ Gb/s\)$" "$TMP/lb.out"
 	check "$verb: exactly one verdict line, then '1 of 1 pair(s) ok'" one_ok
 	check "$verb: --csv has the 6 client rows, ok, note 'loopback', peer the NIC's address" \
-		python3 - "$TMP/lb.csv" "$GDRPERF_RDMA_ADDR" "$verb" <<'PY'
+		pyq - "$TMP/lb.csv" "$GDRPERF_RDMA_ADDR" "$verb" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 bad = [r for r in rows if r["status"] != "ok" or r["role"] != "client"
@@ -47,7 +47,7 @@ bad = [r for r in rows if r["status"] != "ok" or r["role"] != "client"
 paths = sorted({r["path"] for r in rows})
 sys.exit(1 if bad or len(rows) != 6 or paths != ["bounce", "host"] else 0)
 PY
-	check "$verb: --json holds the same 6 rows" python3 -c '
+	check "$verb: --json holds the same 6 rows" pyq -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = d["results"] if isinstance(d, dict) else d

@@ -53,14 +53,14 @@ launch() {
 # check_rows CSV NPAIRS [gathered]: the rows of NPAIRS launched pairs, one by
 # one; gathered: written by rank 0 alone, pair by pair (server, then client).
 check_rows() {
-	python3 "${top_srcdir:-.}/tests/integration/check_rows.py" "$1" "$2" \
+	pyq "${top_srcdir:-.}/tests/integration/check_rows.py" "$1" "$2" \
 		--verb write --peer "$ADDR" ${3:+--gathered}
 }
 
 # sums CSV: "verb path size pairs total" per line, each pair's client row (ok
 # only) summed, as rank 0 and gdr-ab --aggregate should.
 sums() {
-	python3 - "$1" <<'PY'
+	pyq - "$1" <<'PY'
 import csv, sys
 tot = {}
 for r in csv.DictReader(open(sys.argv[1], newline="")):
@@ -78,7 +78,7 @@ PY
 # against the sums of the CSV rows (Gb/s, --report_gbits).
 check_aggregate() {
 	sums "$2" >"$TMP/sums" || return 1
-	python3 - "$1" "$TMP/sums" "$3" <<'PY'
+	pyq - "$1" "$TMP/sums" "$3" <<'PY'
 import re, sys
 out, sums, npairs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 lines = open(out, errors="replace").read().splitlines()
@@ -129,7 +129,7 @@ PY
 check_gdr_ab() {
 	python3 "${top_srcdir:-.}/scripts/gdr-ab" --no-plot --aggregate "$1" >"$TMP/ab.out" 2>&1 || return 1
 	sums "$1" >"$TMP/sums" || return 1
-	python3 - "$TMP/ab.out" "$TMP/sums" "$2" <<'PY'
+	pyq - "$TMP/ab.out" "$TMP/sums" "$2" <<'PY'
 import sys
 ab, sums, npairs = open(sys.argv[1]).read(), sys.argv[2], int(sys.argv[3])
 bad = []
@@ -179,7 +179,7 @@ if [ $mpi = 1 ]; then
 			check_rows "$TMP/mpi$np.csv" $npairs gathered
 		check "MPI -np $np: rank 0's aggregate table = sum over pairs of the client rows, skipped pairs named" \
 			check_aggregate "$out" "$TMP/mpi$np.csv" $npairs
-		check "MPI -np $np: JSON from rank 0 holds the same $((np * 12)) rows" python3 -c "
+		check "MPI -np $np: JSON from rank 0 holds the same $((np * 12)) rows" pyq -c "
 import json, sys
 d = json.load(open('$TMP/mpi$np.json'))
 rows = d if isinstance(d, list) else d.get('results', d.get('rows'))

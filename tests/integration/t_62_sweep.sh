@@ -45,7 +45,7 @@ check "node C is named slow, with its NIC" grep -q '^sweep: slow node: node-c (N
 check "only node C is named" [ "$(grep -c '^sweep: slow node:' "$TMP/pairs.out")" = 1 ]
 check "rank 0's CSV: 6 rows (3 pairs x client and server)" [ "$(csv_rows "$TMP/pairs.csv")" = 6 ]
 check "rank 0's CSV: every row ok" csv_all "$TMP/pairs.csv" 'r["status"] == "ok"'
-check "every node pair appears once, node names in host/peer" [ "$(python3 - "$TMP/pairs.csv" <<'PY'
+check "every node pair appears once, node names in host/peer" [ "$(pyq - "$TMP/pairs.csv" <<'PY'
 import csv, sys
 pairs = sorted({tuple(sorted((r["host"], r["peer"]))) for r in csv.DictReader(open(sys.argv[1]))})
 print(" ".join("-".join(p) for p in pairs))
@@ -62,7 +62,7 @@ sweep "$TMP/ring.out" --sweep=ring --timeout 30 -s 64K -n 200 --csv "$TMP/ring.c
 LOGS="$TMP/ring.out"
 check "ring sweep of 3 nodes: exit 0, 3 rounds" bash -c "[ $MRC = 0 ] &&
 	grep -q '^sweep: ring, 3 nodes, 3 round(s)' '$TMP/ring.out'"
-check "ring: a -> b, b -> c, c -> a measured (client sends)" [ "$(python3 - "$TMP/ring.csv" <<'PY'
+check "ring: a -> b, b -> c, c -> a measured (client sends)" [ "$(pyq - "$TMP/ring.csv" <<'PY'
 import csv, sys
 e = sorted("%s>%s" % (r["host"], r["peer"]) for r in csv.DictReader(open(sys.argv[1])) if r["role"] == "client")
 print(" ".join(e))
@@ -76,7 +76,7 @@ sweep "$TMP/dead.out" --sweep=pairs --timeout 8 -s 64K -n 100 --csv "$TMP/dead.c
 ip link set swBp up
 LOGS="$TMP/dead.out"
 check "node B unreachable: the job fails (exit $MRC) but ends" bash -c "[ $MRC != 0 ] && [ $MRC != 124 ]"
-check "node B unreachable: its pairs are failed rows, A-C is ok" [ "$(python3 - "$TMP/dead.csv" <<'PY'
+check "node B unreachable: its pairs are failed rows, A-C is ok" [ "$(pyq - "$TMP/dead.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 ok = sorted({tuple(sorted((r["host"], r["peer"]))) for r in rows if r["status"] == "ok"})

@@ -167,7 +167,7 @@ check "node-c is named slow, with its NIC" grep -q '^0: sweep: slow node: node-c
 check "only node-c is named" [ "$(grep -c 'sweep: slow node:' "$TMP/pairs.out")" = 1 ]
 check "rank 0's CSV: 6 rows (3 pairs x client and server)" [ "$(csv_rows "$TMP/pairs.csv")" = 6 ]
 check "rank 0's CSV: every row ok" csv_all "$TMP/pairs.csv" 'r["status"] == "ok"'
-check "every node pair once, the host names in host/peer" [ "$(python3 - "$TMP/pairs.csv" <<'PY'
+check "every node pair once, the host names in host/peer" [ "$(pyq - "$TMP/pairs.csv" <<'PY'
 import csv, sys
 pairs = sorted({tuple(sorted((r["host"], r["peer"]))) for r in csv.DictReader(open(sys.argv[1]))})
 print(" ".join("-".join(p) for p in pairs))
@@ -195,7 +195,7 @@ check "the job ends (exit $SRC, not a timeout) and says node-b failed" bash -c "
 	[ $SRC != 0 ] && [ $SRC != 124 ] && grep -q 'node-b: task 1: Killed' '$TMP/dead.out'"
 check "rank 0 drops node-b and goes on" grep -q '^0: .*sweep: node node-b (rank 1): .*its connection closed' "$TMP/dead.out"
 check "rank 0 still writes its CSV" [ -s "$TMP/dead.csv" ]
-check "node-b's pairs are failed rows, the pair without it measured" [ "$(python3 - "$TMP/dead.csv" <<'PY'
+check "node-b's pairs are failed rows, the pair without it measured" [ "$(pyq - "$TMP/dead.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 ok = sorted({tuple(sorted((r["host"], r["peer"]))) for r in rows if r["status"] == "ok"})

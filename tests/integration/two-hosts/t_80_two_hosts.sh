@@ -93,7 +93,7 @@ csv_ready() {
 # BASE.csv.  A rank that wrote no file is not an error here (a gathering
 # rank 0 may write them all); check_rows counts the rows.
 merge_csv() {
-	python3 - "$1" "$2" <<'PY'
+	pyq - "$1" "$2" <<'PY'
 import csv, os, sys
 base, np = sys.argv[1], int(sys.argv[2])
 header, out, bad = None, [], []
@@ -125,7 +125,7 @@ PY
 # check_rows CSV NPAIRS VERB: the rows of NPAIRS pairs, servers on A and
 # clients on B, one by one.
 check_rows() {
-	python3 "${top_srcdir:-.}/tests/integration/check_rows.py" "$1" "$2" \
+	pyq "${top_srcdir:-.}/tests/integration/check_rows.py" "$1" "$2" \
 		--verb "$3" --peer "$SA" --hosts "$HA,$HB"
 }
 
