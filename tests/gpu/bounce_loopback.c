@@ -200,12 +200,15 @@ int main(int argc, char **argv)
 	}
 	in = malloc(size);
 	out = malloc(size);
-	if (!in || !out)
+	if (!in || !out) {
+		free(in);
+		free(out);
 		return 1;
+	}
 	for (uint64_t i = 0; i < size; i++)
 		in[i] = (uint8_t)(i * 2654435761u >> 13);
 	if (gdr_cuda_htod(l.cu, l.src, in, size))
-		return 1;
+		goto fail;
 	/* One message untimed (JIT, first touch), then the timed run. */
 	e = pipeline(&l, size, chunk, (size + chunk - 1) / chunk, memcpy_step);
 	t0 = gdr_now_ns();
@@ -214,10 +217,10 @@ int main(int argc, char **argv)
 	ns = gdr_now_ns() - t0;
 	if (e) {
 		fprintf(stderr, "bounce_loopback: %s\n", gdr_cuda_last_error(l.cu));
-		return 1;
+		goto fail;
 	}
 	if (gdr_cuda_dtoh(l.cu, out, l.dst, size))
-		return 1;
+		goto fail;
 	e = memcmp(in, out, size) != 0;
 	printf("copy-pipeline loopback (not a network number; %s): %s",
 	       memcpy_step ? "staging A -> B by memcpy in place of RDMA" : "no RDMA step",
@@ -231,4 +234,8 @@ int main(int argc, char **argv)
 	free(in);
 	free(out);
 	return e;
+fail:
+	free(in);
+	free(out);
+	return 1;
 }

@@ -256,7 +256,7 @@ static void test_two_runs_judged_per_process(void **state)
 		"new:2:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0/GDRDMA\n",
 		NULL,
 	};
-	static const char *const b[] = { a[2], a[3], a[4], a[0], a[1], NULL };
+	const char *const b[] = { a[2], a[3], a[4], a[0], a[1], NULL };
 	struct gdr_nccl_log log;
 
 	(void)state;

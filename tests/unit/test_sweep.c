@@ -13,6 +13,16 @@
  * meets exactly once per pass (pairs) and every ring edge once, in the
  * fewest rounds; with both, each pair meets once in each direction.
  */
+/* 3.7^k: budgets from 1 s to 480,000 s (an integer loop counter). */
+static double budget_k(int k)
+{
+	double b = 1;
+
+	while (k-- > 0)
+		b *= 3.7;
+	return b;
+}
+
 static void check_schedule(enum gdr_sweep_mode mode, unsigned int m, int both)
 {
 	unsigned int rounds = gdr_sweep_rounds(mode, m, both);
@@ -223,7 +233,8 @@ static void test_budget(void **state)
 		for (unsigned int nmem = 1; nmem <= 3; nmem++)
 			for (unsigned int nsizes = 1; nsizes <= 23; nsizes += 11)
 				for (unsigned int rep = 1; rep <= 5; rep += 2)
-					for (double b = 1; b < 1e6; b *= 3.7) {
+					for (int k = 0; k < 11; k++) {
+						double b = budget_k(k);
 						int r = gdr_sweep_budget(b, rounds, nmem, nsizes,
 									 rep, &d, why, sizeof(why));
 						double t = gdr_sweep_time(rounds, nmem, nsizes, rep,
