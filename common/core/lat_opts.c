@@ -22,7 +22,6 @@ static const struct {
 	{ GDR_SET_DURATION, "-D/--duration" },
 	{ GDR_SET_VALIDATE, "--validate" },
 	{ GDR_SET_PIN, "--pin/--no-pin" },
-	{ GDR_SET_LOOPBACK, "--loopback" },
 };
 
 /* Is the long option at opt ("--qp=N  ...") one of refused[]? */
@@ -133,12 +132,6 @@ int gdr_lat_wants_help(int argc, char **argv)
 
 int gdr_lat_opts_check(const struct gdr_opts *o)
 {
-	if (o->loopback) {
-		/* Not a ping-pong limit: the one-node check is only in the bandwidth tools yet. */
-		gdr_err("--loopback: not in the latency tools yet (gdr_write_bw --loopback and "
-			"gdr_read_bw --loopback check every GPU-NIC pair of this node)");
-		return -EINVAL;
-	}
 	for (size_t i = 0; i < GDR_ARRAY_SIZE(refused); i++) {
 		if (o->set & refused[i].bit) {
 			gdr_err("%s: not a latency option (one message is in flight on QP 0; "

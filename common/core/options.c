@@ -61,6 +61,7 @@ enum {
 	OPT_WIDE,
 	OPT_PROM,
 	OPT_LOOPBACK,
+	OPT_NFD,
 };
 
 static const struct option long_opts[] = {
@@ -128,6 +129,7 @@ static const struct option long_opts[] = {
 	{ .name = "use_hugepages", .has_arg = 0, .val = OPT_HUGEPAGES },
 	{ .name = "source_ip", .has_arg = 1, .val = OPT_SOURCE_IP },
 	{ .name = "loopback", .has_arg = 0, .val = OPT_LOOPBACK },
+	{ .name = "nfd", .has_arg = 1, .val = OPT_NFD },
 	{ .name = "verbose", .has_arg = 0, .val = 'v' },
 	{ .name = "help", .has_arg = 0, .val = 'h' },
 	{ .name = "version", .has_arg = 0, .val = 'V' },
@@ -439,6 +441,11 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 		case OPT_LOOPBACK:
 			o->loopback = 1;
 			o->set |= GDR_SET_LOOPBACK;
+			break;
+		case OPT_NFD:
+			if (!*optarg)
+				return gdr_opt_bad("--nfd", optarg, "empty file name");
+			o->nfd = optarg;
 			break;
 		case OPT_PEER:
 			if (!*optarg || strlen(optarg) > 4096)

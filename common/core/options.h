@@ -37,7 +37,7 @@ enum {
 	GDR_SET_DMABUF_MAPPING = 1u << 16,
 	GDR_SET_RELAXED = 1u << 17, /* --disable_pcie_relaxed */
 	GDR_SET_DATA_DIRECT = 1u << 18,
-	GDR_SET_LOOPBACK = 1u << 19, /* --loopback (the latency tools refuse it) */
+	GDR_SET_LOOPBACK = 1u << 19, /* --loopback */
 };
 
 /* perftest options accepted without effect (-v says why, once): struct gdr_opts.perftest_noop. */
@@ -102,6 +102,8 @@ struct gdr_opts {
 	unsigned int set;	     /* GDR_SET_* bits given on the command line */
 	int latency;		     /* gdr_write_lat / gdr_read_lat (set by their main) */
 	int loopback;		     /* --loopback: both sides on this node, per GPU-NIC pair */
+	/* --nfd: with --loopback, its outcome as node-feature-discovery labels */
+	const char *nfd;
 };
 
 /*

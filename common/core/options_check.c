@@ -97,6 +97,12 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 			o->server);
 		return -EINVAL;
 	}
+	if (o->nfd && !o->loopback) {
+		gdr_err("--nfd %s: only with --loopback (the one-node check's outcome as node "
+			"labels; gdr_doctor --nfd writes the node's GPUDirect readiness)",
+			o->nfd);
+		return -EINVAL;
+	}
 	if (o->loopback && (o->persistent || o->peer || o->sweep)) {
 		gdr_err("--loopback and %s exclude each other: --loopback runs one pair at a "
 			"time on this node",

@@ -25,6 +25,7 @@
 #include "run.h"
 #include "session.h"
 #include "util.h"
+#include "writer.h"
 
 #define LB_NOTE "loopback"
 
@@ -140,11 +141,17 @@ static const char *own_note(const char *note)
 
 int gdr_lb_verdict(const struct gdr_lb_pair *p, const enum gdr_mem_kind *mem, unsigned int nmem,
 		   const struct gdr_result *rows, unsigned int nrows, int client_rc,
-		   const char *server_cause, char *line, size_t len)
+		   const char *server_cause, char *line, size_t len, unsigned int *bad_mask)
 {
 	char ok[256] = "", bad[768] = "", gpu[80] = "";
-	int failed = 0;
+	int failed = 0, lat = 0;
+	unsigned int mask = 0;
 
+	/* Latency rows have no bandwidth: their figure is the lowest p50. */
+	for (unsigned int i = 0; i < nrows; i++)
+		if (!strcmp(rows[i].status, "ok") && rows[i].lat_p50_us > 0 &&
+		    !(rows[i].bw_avg_gbps > 0))
+			lat = 1;
 	for (unsigned int i = 0; i < nrows && !gpu[0]; i++)
 		if (rows[i].gpu[0])
 			snprintf(gpu, sizeof(gpu), "GPU %s <-> ", rows[i].gpu);
@@ -163,8 +170,9 @@ int gdr_lb_verdict(const struct gdr_lb_pair *p, const enum gdr_mem_kind *mem, un
 			if (strcmp(rows[i].status, "ok")) {
 				if (!first_bad)
 					first_bad = &rows[i];
-			} else if (rows[i].bw_avg_gbps > best) {
-				best = rows[i].bw_avg_gbps;
+			} else if (lat ? best < 0 || rows[i].lat_p50_us < best
+				       : rows[i].bw_avg_gbps > best) {
+				best = lat ? rows[i].lat_p50_us : rows[i].bw_avg_gbps;
 			}
 		}
 		if (first_bad) {
@@ -176,30 +184,53 @@ int gdr_lb_verdict(const struct gdr_lb_pair *p, const enum gdr_mem_kind *mem, un
 			gdr_nccl_catf(bad, sizeof(bad), "%s%s: %s", bad[0] ? "; " : "", name,
 				      cause);
 			failed = 1;
+			mask |= 1u << m;
 		} else if (!seen) {
 			gdr_nccl_catf(bad, sizeof(bad), "%s%s: %s", bad[0] ? "; " : "", name,
 				      server_cause || client_rc ? "no result (the run failed)"
 								: "no result");
 			failed = 1;
+			mask |= 1u << m;
 		} else {
-			gdr_nccl_catf(ok, sizeof(ok), "%s%s %.3g", ok[0] ? ", " : "", name, best);
+			/* Gb/s to 3 digits; microseconds to 0.1 (4000 us under TCG, 2 on a NIC). */
+			gdr_nccl_catf(ok, sizeof(ok), lat ? "%s%s %.1f" : "%s%s %.3g",
+				      ok[0] ? ", " : "", name, best);
 		}
 	}
+	/* A side that failed leaves no path proven. */
 	if (server_cause) {
 		gdr_nccl_catf(bad, sizeof(bad), "%sserver: %s", bad[0] ? "; " : "", server_cause);
 		failed = 1;
+		mask = nmem < 32 ? (1u << nmem) - 1 : ~0u;
 	}
 	if (client_rc && !failed) {
 		gdr_nccl_catf(bad, sizeof(bad), "%sclient: the run failed (its error above)",
 			      bad[0] ? "; " : "");
 		failed = 1;
+		mask = nmem < 32 ? (1u << nmem) - 1 : ~0u;
 	}
+	if (bad_mask)
+		*bad_mask = mask;
 	if (failed)
 		snprintf(line, len, "loopback %s%s: FAIL: %s%s%s%s", gpu, p->dev, bad,
-			 ok[0] ? " (ok: " : "", ok, ok[0] ? " Gb/s)" : "");
+			 ok[0] ? " (ok: " : "", ok, ok[0] ? (lat ? " us p50)" : " Gb/s)") : "");
 	else
-		snprintf(line, len, "loopback %s%s: ok (%s Gb/s)", gpu, p->dev, ok);
+		snprintf(line, len, "loopback %s%s: ok (%s %s)", gpu, p->dev, ok,
+			 lat ? "us p50" : "Gb/s");
 	return failed;
+}
+
+void gdr_lb_nfd(FILE *out, const char *tool, const enum gdr_mem_kind *mem, unsigned int nmem,
+		unsigned int npairs, unsigned int nok, unsigned int bad)
+{
+	int pass = npairs && nok == npairs;
+
+	fprintf(out, "gdrperf.loopback-%s=%s\n", tool, pass ? "pass" : "fail");
+	for (unsigned int m = 0; m < nmem && m < 32; m++)
+		fprintf(out, "gdrperf.loopback-%s.%s=%s\n", tool, gdr_mem_kind_name(mem[m]),
+			npairs && !(bad & 1u << m) ? "pass" : "fail");
+	fprintf(out, "gdrperf.loopback-%s.pairs=%u\n", tool, npairs);
+	fprintf(out, "gdrperf.loopback-%s.pairs-ok=%u\n", tool, nok);
 }
 
 /* What the client's rows go to: every pair's, kept for its verdict and written once. */
@@ -419,7 +450,8 @@ static int run_client(const struct gdr_opts *o, const struct gdr_lb_pair *p, con
 
 /* One pair: the server child, the client here, the verdict into line. 0 ok, 1 failed. */
 static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, unsigned int port,
-		    struct lb_out *out, volatile sig_atomic_t *stop, char *line, size_t len)
+		    struct lb_out *out, volatile sig_atomic_t *stop, char *line, size_t len,
+		    unsigned int *bad)
 {
 	char addr[64], why[256], cause[512];
 	const char *server_cause;
@@ -428,6 +460,7 @@ static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, unsig
 	int rc;
 
 	gdr_rows_free(&out->rows);
+	*bad = ~0u; /* until the verdict says which paths passed */
 	if (gdr_nic_ipv4(p->dev, o->ib_port, addr, sizeof(addr), why, sizeof(why))) {
 		snprintf(cause, sizeof(cause), "%s (--loopback needs the NIC's IPv4 address)", why);
 		snprintf(line, len, "loopback %s%s%s%s: FAIL: %s", p->gpu[0] ? "GPU " : "", p->gpu,
@@ -452,7 +485,35 @@ static int run_pair(const struct gdr_opts *o, const struct gdr_lb_pair *p, unsig
 	server_cause = server_end(pid, rc, o->timeout, fileno(errf), cause, sizeof(cause));
 	fclose(errf);
 	return gdr_lb_verdict(p, o->mem, o->nmem, out->rows.rows, out->rows.nrows, rc, server_cause,
-			      line, len);
+			      line, len, bad);
+}
+
+/* --nfd: the outcome as labels, the file replaced whole (gdr_out_replace). */
+static int write_nfd(const struct gdr_opts *o, unsigned int npairs, unsigned int nok,
+		     unsigned int bad)
+{
+	char tool[16], why[512], *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int r;
+
+	snprintf(tool, sizeof(tool), "%s-%s", gdr_verb_name(o->verb), o->latency ? "lat" : "bw");
+	if (!mem) {
+		gdr_err("--nfd %s: %s", o->nfd, strerror(errno));
+		return -1;
+	}
+	gdr_lb_nfd(mem, tool, o->mem, o->nmem, npairs, nok, bad);
+	if (fclose(mem)) {
+		free(buf);
+		gdr_err("--nfd %s: %s", o->nfd, strerror(ENOMEM));
+		return -1;
+	}
+	fflush(stdout);
+	r = gdr_out_replace(o->nfd, buf, len, why, sizeof(why));
+	free(buf);
+	if (r)
+		gdr_err("cannot write the NFD feature file: %s", why);
+	return r;
 }
 
 int gdr_loopback_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
@@ -461,11 +522,17 @@ int gdr_loopback_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
 	const char *root = getenv("GDRPERF_ROOT");
 	struct lb_out out = { 0 };
 	char why[512], (*lines)[1024] = NULL;
-	unsigned int n = 0, nfailed = 0, ran = 0;
+	unsigned int n = 0, nfailed = 0, ran = 0, bad = 0;
 	int r;
 
 	if (!pairs) {
 		gdr_err("out of memory");
+		return 1;
+	}
+	/* A bad --nfd path fails before any work, and creates nothing. */
+	if (o->nfd && gdr_out_check(o->nfd, why, sizeof(why))) {
+		gdr_err("cannot write the NFD feature file: %s", why);
+		free(pairs);
 		return 1;
 	}
 	r = gdr_lb_pairs(o, root && *root ? root : "/", pairs, GDR_LB_MAX_PAIRS, &n, why,
@@ -496,9 +563,13 @@ int gdr_loopback_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
 		r = 1;
 		goto out;
 	}
-	for (unsigned int i = 0; i < n && !(stop && *stop); i++, ran++)
-		nfailed +=
-		    run_pair(o, &pairs[i], o->port + i, &out, stop, lines[i], sizeof(lines[i]));
+	for (unsigned int i = 0; i < n && !(stop && *stop); i++, ran++) {
+		unsigned int b = 0;
+
+		nfailed += run_pair(o, &pairs[i], o->port + i, &out, stop, lines[i],
+				    sizeof(lines[i]), &b);
+		bad |= b;
+	}
 	/* The verdicts last, together: what a health check's log shows first. */
 	printf("\n");
 	for (unsigned int i = 0; i < ran; i++)
@@ -507,6 +578,10 @@ int gdr_loopback_run(const struct gdr_opts *o, volatile sig_atomic_t *stop)
 		printf("loopback %s: FAIL: not run (interrupted)\n", pairs[i].dev);
 	printf("loopback: %u of %u pair(s) ok\n", ran - nfailed, n);
 	r = nfailed || ran < n ? 1 : 0;
+	if (ran < n)
+		bad = ~0u;
+	if (o->nfd && write_nfd(o, n, ran - nfailed, bad))
+		r = 1;
 out:
 	if (out.json && gdr_json_close(out.json, why, sizeof(why))) {
 		gdr_err("--json %s: %s", o->json, why);

@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "options.h"
 #include "report.h"
@@ -35,13 +36,24 @@ int gdr_lb_pairs(const struct gdr_opts *o, const char *root, struct gdr_lb_pair 
  * One pair's verdict from its client rows: ok when the client and the server
  * ended with 0 and every path of mem[nmem] has rows, all "ok". line gets
  * "loopback GPU 0 <-> mlx5_0: ok (host 23.1, dmabuf 22.8 Gb/s)" (the best
- * bw_avg_gbps of each path) or "...: FAIL: dmabuf: <cause>; ...". client_rc
+ * bw_avg_gbps of each path, 3 digits; latency rows: "ok (host 3.2, bounce 5.0 us
+ * p50)", the lowest lat_p50_us to 0.1 us) or "...: FAIL: dmabuf: <cause>; ...". client_rc
  * and server_cause (NULL: the server ended well) say how the two sides
- * ended. 0 ok, 1 failed.
+ * ended. bad (NULL: not wanted) gets bit m set for each mem[m] that failed
+ * (every one when a side failed). 0 ok, 1 failed.
  */
 int gdr_lb_verdict(const struct gdr_lb_pair *p, const enum gdr_mem_kind *mem, unsigned int nmem,
 		   const struct gdr_result *rows, unsigned int nrows, int client_rc,
-		   const char *server_cause, char *line, size_t len);
+		   const char *server_cause, char *line, size_t len, unsigned int *bad);
+
+/*
+ * The --nfd labels of a loopback run of TOOL ("write-bw", "read-lat", ...)
+ * over npairs pairs, nok of them ok, each mem[m] failed in some pair when bit
+ * m of bad is set: gdrperf.loopback-TOOL=pass|fail, gdrperf.loopback-TOOL.PATH
+ * =pass|fail, gdrperf.loopback-TOOL.pairs=N, ...pairs-ok=N (a features.d file).
+ */
+void gdr_lb_nfd(FILE *out, const char *tool, const enum gdr_mem_kind *mem, unsigned int nmem,
+		unsigned int npairs, unsigned int nok, unsigned int bad);
 
 /* Run every pair; the exit status (0 every pair ok, 1 one failed, 2 usage). */
 int gdr_loopback_run(const struct gdr_opts *o, volatile sig_atomic_t *stop);

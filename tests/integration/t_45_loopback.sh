@@ -3,7 +3,8 @@
 # and bounce (the fake libcuda.so.1) for WRITE and READ, one verdict line per
 # pair and exit 0; a requested path that cannot run (dmabuf on rxe) is exit 1
 # and named; a server child that cannot listen is named; the child dies with
-# the check (PR_SET_PDEATHSIG); --loopback with an address is exit 2.
+# the check (PR_SET_PDEATHSIG); --loopback with an address is exit 2. The
+# latency tools' check (p50 in the verdict), and --nfd's labels.
 . "$(dirname "$0")/lib.sh"
 require_rdma
 use_fake_cuda
@@ -60,11 +61,38 @@ lb gdr_write_bw -d "$DEV,$DEV" --gpu 0 --mem host -s 4K -n 10 --warmup 2
 check "two pairs: exit 0, two ok verdicts" two_ok
 
 # A requested path that cannot run here: rxe has no DMA-BUF registration.
-lb gdr_write_bw -d "$DEV" --mem host,dmabuf -s 4K -n 10 --warmup 2
+# --nfd: the outcome as labels, the failed path named.
+printf 'gdrperf.loopback-write-bw=pass\n' >"$TMP/nfd"
+lb gdr_write_bw -d "$DEV" --mem host,dmabuf -s 4K -n 10 --warmup 2 --nfd "$TMP/nfd"
 check "--mem host,dmabuf on rxe: exit 1" [ "$RC" = 1 ]
 check "the verdict leads with FAIL, names dmabuf and keeps host's figure" \
 	grep -Eq "^loopback GPU 0 <-> $DEV: FAIL: dmabuf: skipped: .*\(ok: host [0-9.]+ Gb/s\)$" \
 	"$TMP/lb.out"
+printf '%s\n' gdrperf.loopback-write-bw=fail gdrperf.loopback-write-bw.host=pass \
+	gdrperf.loopback-write-bw.dmabuf=fail gdrperf.loopback-write-bw.pairs=1 \
+	gdrperf.loopback-write-bw.pairs-ok=0 >"$TMP/nfd.want"
+LOGS="$TMP/nfd $TMP/lb.out $TMP/lb.err" \
+	check "--nfd: the earlier file replaced by fail, host pass, dmabuf fail, 0 of 1 pair" \
+	cmp "$TMP/nfd.want" "$TMP/nfd"
+
+# The latency tools: the same check with the ping-pong; the verdict's figure is p50.
+lb gdr_read_lat -d "$DEV" --mem host,bounce -s 8 -n 50 --warmup 5 --nfd "$TMP/nfd" \
+	--csv "$TMP/lat.csv"
+check "gdr_read_lat --loopback --mem host,bounce: exit 0, p50 per path in the verdict" \
+	bash -c "[ $RC = 0 ] && grep -Eq '^loopback GPU 0 <-> $DEV: ok \(host [0-9.]+, bounce [0-9.]+ us p50\)$' '$TMP/lb.out'"
+check "gdr_read_lat --loopback: 2 client rows with lat_p50_us, note 'loopback'" \
+	pyq - "$TMP/lat.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+ok = [r for r in rows if r["status"] == "ok" and r["note"].startswith("loopback")
+      and float(r["lat_p50_us"]) > 0]
+sys.exit(0 if len(rows) == 2 and len(ok) == 2 else 1)
+PY
+printf '%s\n' gdrperf.loopback-read-lat=pass gdrperf.loopback-read-lat.host=pass \
+	gdrperf.loopback-read-lat.bounce=pass gdrperf.loopback-read-lat.pairs=1 \
+	gdrperf.loopback-read-lat.pairs-ok=1 >"$TMP/nfd.want"
+LOGS="$TMP/nfd $TMP/lb.out $TMP/lb.err" \
+	check "gdr_read_lat --nfd: pass for the run and both paths" cmp "$TMP/nfd.want" "$TMP/nfd"
 
 # The port taken by another server on the NIC's address: the check's own
 # server cannot listen; the pair fails naming it (even though a client ran).
@@ -88,13 +116,13 @@ kill -9 "$lb_pid"
 _kids_gone() { ! kill -0 $kids 2>/dev/null; }
 check "kill -9 of the check: its children end too (PR_SET_PDEATHSIG)" wait_until 20 _kids_gone
 
-# Usage: with an address, and in the latency tools.
+# Usage: with an address; --nfd without --loopback (the earlier file kept).
 "$B/gdr_write_bw" --loopback "$GDRPERF_RDMA_ADDR" >"$TMP/lb.out" 2>"$TMP/lb.err"
 RC=$?
 check "--loopback ADDR: exit 2 naming both" \
 	usage_with "--loopback and SERVER $GDRPERF_RDMA_ADDR exclude each other"
-"$B/gdr_read_lat" --loopback >"$TMP/lb.out" 2>"$TMP/lb.err"
+"$B/gdr_write_lat" --nfd "$TMP/nfd" "$GDRPERF_RDMA_ADDR" >"$TMP/lb.out" 2>"$TMP/lb.err"
 RC=$?
-check "gdr_read_lat --loopback: exit 2, says it is in the bandwidth tools" \
-	usage_with "not in the latency tools yet"
+check "--nfd without --loopback: exit 2, the earlier file kept" \
+	bash -c "[ $RC = 2 ] && grep -q 'only with --loopback' '$TMP/lb.err' && cmp -s '$TMP/nfd.want' '$TMP/nfd'"
 done_testing

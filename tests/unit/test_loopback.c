@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lat_opts.h"
@@ -32,11 +33,49 @@ static void test_opts(void **state)
 	assert_int_equal(PARSE(&o, "--loopback", "--persistent"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--loopback", "--peer", "h1"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--loopback", "--sweep", "pairs"), -EINVAL);
-	/* The latency tools refuse it (their --help leaves it out). */
+	/* The latency tools take it too. */
 	assert_int_equal(PARSE(&o, "--loopback"), 0);
-	assert_int_not_equal(gdr_lat_opts_check(&o), 0);
+	assert_int_equal(gdr_lat_opts_check(&o), 0);
 	assert_int_equal(PARSE(&o, "-s", "8"), 0);
 	assert_int_equal(gdr_lat_opts_check(&o), 0);
+	/* --nfd: the loopback outcome's labels, so only with --loopback. */
+	assert_int_equal(PARSE(&o, "--loopback", "--nfd", "/tmp/x"), 0);
+	assert_string_equal(o.nfd, "/tmp/x");
+	assert_int_equal(PARSE(&o, "--nfd", "/tmp/x"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--nfd", "/tmp/x", "10.0.0.1"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--loopback", "--nfd", ""), -EINVAL);
+}
+
+/* A --nfd that cannot be written fails before any pair runs: exit 1, nothing on stdout. */
+static void test_nfd_bad_path(void **state)
+{
+	struct gdr_opts o;
+	char out[256];
+	int fd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--loopback", "-d", "nosuchnic0", "--nfd",
+			       "/nonexistent/dir/labels"),
+			 0);
+	assert_int_equal(pipe(fd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fd[0]);
+		if (dup2(fd[1], 1) < 0)
+			_exit(99);
+		_exit(gdr_loopback_run(&o, NULL));
+	}
+	close(fd[1]);
+	n = read(fd[0], out, sizeof(out) - 1);
+	close(fd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	/* Without the early check the pair would run and print its verdict. */
+	assert_int_equal(n, 0);
 }
 
 static void test_pairs_lists(void **state)
@@ -154,33 +193,107 @@ static void test_verdict(void **state)
 	rows[1] = row("host", "ok", 23.14, "loopback");
 	rows[2] = row("bounce", "ok", 0.04561, "loopback");
 	/* ok: the best of each path, the GPU the rows name. */
-	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 3, 0, NULL, line, sizeof(line)), 0);
+	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 3, 0, NULL, line, sizeof(line), NULL), 0);
 	assert_string_equal(line, "loopback GPU 0 <-> rxe0: ok (host 23.1, bounce 0.0456 Gb/s)");
 	/* A skipped path fails the pair and says why. */
 	rows[2] = row("bounce", "skipped", 0, "loopback; no CUDA driver");
-	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 3, 0, NULL, line, sizeof(line)), 1);
+	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 3, 0, NULL, line, sizeof(line), NULL), 1);
 	assert_string_equal(line, "loopback GPU 0 <-> rxe0: FAIL: bounce: skipped: no CUDA "
 				  "driver (ok: host 23.1 Gb/s)");
 	/* A path without rows (the run ended early), and the server's cause. */
 	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 2, 1, "port 18515 is already in use", line,
-					sizeof(line)),
+					sizeof(line), NULL),
 			 1);
 	assert_string_equal(line, "loopback GPU auto <-> rxe0: FAIL: bounce: no result (the run "
 				  "failed); server: port 18515 is already in use (ok: host 23.1 "
 				  "Gb/s)");
 	/* Every row ok but the client failed (e.g. its --json): still a failure. */
 	struct gdr_lb_pair h = { .dev = "rxe0" };
-	assert_int_equal(gdr_lb_verdict(&h, hb, 1, rows, 2, 1, NULL, line, sizeof(line)), 1);
+	assert_int_equal(gdr_lb_verdict(&h, hb, 1, rows, 2, 1, NULL, line, sizeof(line), NULL), 1);
 	assert_string_equal(line, "loopback rxe0: FAIL: client: the run failed (its error above) "
 				  "(ok: host 23.1 Gb/s)");
 	/* A failed row, and a server that ended badly although the rows were ok. */
 	rows[0] = row("host", "failed", 0, "loopback");
-	assert_int_equal(gdr_lb_verdict(&h, hb, 1, rows, 1, 0, NULL, line, sizeof(line)), 1);
+	assert_int_equal(gdr_lb_verdict(&h, hb, 1, rows, 1, 0, NULL, line, sizeof(line), NULL), 1);
 	assert_string_equal(line, "loopback rxe0: FAIL: host: failed");
 	assert_int_equal(
-	    gdr_lb_verdict(&h, hb, 1, rows + 1, 1, 0, "killed by signal 9", line, sizeof(line)), 1);
+	    gdr_lb_verdict(&h, hb, 1, rows + 1, 1, 0, "killed by signal 9", line, sizeof(line), NULL), 1);
 	assert_string_equal(line, "loopback rxe0: FAIL: server: killed by signal 9 (ok: host "
 				  "23.1 Gb/s)");
+}
+
+/* Latency rows: the lowest p50 of each path, in microseconds. */
+static void test_verdict_latency(void **state)
+{
+	const enum gdr_mem_kind hb[] = { GDR_MEM_HOST, GDR_MEM_BOUNCE };
+	struct gdr_lb_pair p = { .dev = "rxe0" };
+	struct gdr_result rows[3];
+	unsigned int bad = 99;
+	char line[1024];
+
+	(void)state;
+	rows[0] = row("host", "ok", -1, "loopback");
+	rows[0].lat_p50_us = 31.24;
+	rows[1] = row("host", "ok", -1, "loopback");
+	rows[1].lat_p50_us = 28.5;
+	rows[2] = row("bounce", "ok", -1, "loopback");
+	rows[2].lat_p50_us = 140.1;
+	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 3, 0, NULL, line, sizeof(line), &bad), 0);
+	assert_string_equal(line, "loopback GPU 0 <-> rxe0: ok (host 28.5, bounce 140.1 us p50)");
+	assert_int_equal(bad, 0);
+	rows[2] = row("bounce", "failed", -1, "loopback; timed out");
+	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 3, 0, NULL, line, sizeof(line), &bad), 1);
+	assert_string_equal(line, "loopback GPU 0 <-> rxe0: FAIL: bounce: failed: timed out (ok: "
+				  "host 28.5 us p50)");
+	assert_int_equal(bad, 2); /* bounce, the second path */
+	/* A side that failed proves no path. */
+	rows[2].lat_p50_us = 140.1;
+	assert_int_equal(gdr_lb_verdict(&p, hb, 2, rows, 2, 0, "killed by signal 9", line,
+					sizeof(line), &bad),
+			 1);
+	assert_int_equal(bad, 3);
+}
+
+/* gdr_lb_nfd's text for these arguments (the caller frees it). */
+static char *nfd_text(const char *tool, const enum gdr_mem_kind *mem, unsigned int nmem,
+		      unsigned int npairs, unsigned int nok, unsigned int bad)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	gdr_lb_nfd(m, tool, mem, nmem, npairs, nok, bad);
+	assert_int_equal(fclose(m), 0);
+	return buf;
+}
+
+/* --nfd: one label for the run, one per path, the pair counts. */
+static void test_nfd(void **state)
+{
+	const enum gdr_mem_kind hdb[] = { GDR_MEM_HOST, GDR_MEM_DMABUF, GDR_MEM_BOUNCE };
+	char *t;
+
+	(void)state;
+	t = nfd_text("write-bw", hdb, 3, 2, 1, 2);
+	assert_string_equal(t, "gdrperf.loopback-write-bw=fail\n"
+			       "gdrperf.loopback-write-bw.host=pass\n"
+			       "gdrperf.loopback-write-bw.dmabuf=fail\n"
+			       "gdrperf.loopback-write-bw.bounce=pass\n"
+			       "gdrperf.loopback-write-bw.pairs=2\n"
+			       "gdrperf.loopback-write-bw.pairs-ok=1\n");
+	free(t);
+	t = nfd_text("read-lat", hdb, 1, 1, 1, 0);
+	assert_string_equal(t, "gdrperf.loopback-read-lat=pass\n"
+			       "gdrperf.loopback-read-lat.host=pass\n"
+			       "gdrperf.loopback-read-lat.pairs=1\n"
+			       "gdrperf.loopback-read-lat.pairs-ok=1\n");
+	free(t);
+	/* No pair found: nothing passed. */
+	t = nfd_text("write-bw", hdb, 1, 0, 0, 0);
+	assert_non_null(
+	    strstr(t, "gdrperf.loopback-write-bw=fail\ngdrperf.loopback-write-bw.host=fail\n"));
+	free(t);
 }
 
 int main(void)
@@ -190,6 +303,9 @@ int main(void)
 		cmocka_unit_test(test_pairs_lists),
 		cmocka_unit_test(test_pairs_scan),
 		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_verdict_latency),
+		cmocka_unit_test(test_nfd),
+		cmocka_unit_test(test_nfd_bad_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
