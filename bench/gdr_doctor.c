@@ -310,15 +310,8 @@ static int json_on_stdout(const struct doctor_opts *o)
 static int write_out(const char *path, const char *what, FILE *mem, char **buf, size_t *len)
 {
 	char why[512];
-	int r;
+	int r = gdr_out_replace_mem(path, mem, buf, len, why, sizeof(why));
 
-	if (!mem || fclose(mem)) {
-		gdr_err("%s: cannot write the %s: %s", path, what, strerror(ENOMEM));
-		free(*buf);
-		return -ENOMEM;
-	}
-	r = gdr_out_replace(path, *buf, *len, why, sizeof(why));
-	free(*buf);
 	if (r)
 		gdr_err("cannot write the %s: %s", what, why);
 	return r;

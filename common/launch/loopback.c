@@ -201,13 +201,13 @@ int gdr_lb_verdict(const struct gdr_lb_pair *p, const enum gdr_mem_kind *mem, un
 	if (server_cause) {
 		gdr_nccl_catf(bad, sizeof(bad), "%sserver: %s", bad[0] ? "; " : "", server_cause);
 		failed = 1;
-		mask = nmem < 32 ? (1u << nmem) - 1 : ~0u;
+		mask = (1u << nmem) - 1; /* nmem <= GDR_MEM__COUNT */
 	}
 	if (client_rc && !failed) {
 		gdr_nccl_catf(bad, sizeof(bad), "%sclient: the run failed (its error above)",
 			      bad[0] ? "; " : "");
 		failed = 1;
-		mask = nmem < 32 ? (1u << nmem) - 1 : ~0u;
+		mask = (1u << nmem) - 1;
 	}
 	if (bad_mask)
 		*bad_mask = mask;
@@ -226,7 +226,7 @@ void gdr_lb_nfd(FILE *out, const char *tool, const enum gdr_mem_kind *mem, unsig
 	int pass = npairs && nok == npairs;
 
 	fprintf(out, "gdrperf.loopback-%s=%s\n", tool, pass ? "pass" : "fail");
-	for (unsigned int m = 0; m < nmem && m < 32; m++)
+	for (unsigned int m = 0; m < nmem; m++)
 		fprintf(out, "gdrperf.loopback-%s.%s=%s\n", tool, gdr_mem_kind_name(mem[m]),
 			npairs && !(bad & 1u << m) ? "pass" : "fail");
 	fprintf(out, "gdrperf.loopback-%s.pairs=%u\n", tool, npairs);
@@ -498,19 +498,10 @@ static int write_nfd(const struct gdr_opts *o, unsigned int npairs, unsigned int
 	int r;
 
 	snprintf(tool, sizeof(tool), "%s-%s", gdr_verb_name(o->verb), o->latency ? "lat" : "bw");
-	if (!mem) {
-		gdr_err("--nfd %s: %s", o->nfd, strerror(errno));
-		return -1;
-	}
-	gdr_lb_nfd(mem, tool, o->mem, o->nmem, npairs, nok, bad);
-	if (fclose(mem)) {
-		free(buf);
-		gdr_err("--nfd %s: %s", o->nfd, strerror(ENOMEM));
-		return -1;
-	}
+	if (mem)
+		gdr_lb_nfd(mem, tool, o->mem, o->nmem, npairs, nok, bad);
 	fflush(stdout);
-	r = gdr_out_replace(o->nfd, buf, len, why, sizeof(why));
-	free(buf);
+	r = gdr_out_replace_mem(o->nfd, mem, &buf, &len, why, sizeof(why));
 	if (r)
 		gdr_err("cannot write the NFD feature file: %s", why);
 	return r;

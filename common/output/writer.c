@@ -247,6 +247,22 @@ static int fsync_dir(const char *file, char *why, size_t wlen)
 	return r;
 }
 
+int gdr_out_replace_mem(const char *path, FILE *mem, char **buf, size_t *len, char *why,
+			size_t wlen)
+{
+	int r;
+
+	if (!mem || fclose(mem)) {
+		snprintf(why, wlen, "%s: %s", path, strerror(ENOMEM));
+		r = -ENOMEM;
+	} else {
+		r = gdr_out_replace(path, *buf, *len, why, wlen);
+	}
+	free(*buf);
+	*buf = NULL;
+	return r;
+}
+
 int gdr_out_replace(const char *path, const void *data, size_t len, char *why, size_t wlen)
 {
 	char tmp[PATH_MAX + 16], base[256];

@@ -77,6 +77,13 @@ int gdr_out_check(const char *path, char *why, size_t wlen);
 int gdr_out_replace(const char *path, const void *data, size_t len, char *why, size_t wlen);
 
 /*
+ * gdr_out_replace with what was written to mem, an open_memstream over *buf
+ * and *len (mem NULL: its open failed): closes mem, replaces path, frees *buf.
+ */
+int gdr_out_replace_mem(const char *path, FILE *mem, char **buf, size_t *len, char *why,
+			size_t wlen);
+
+/*
  * Whole-row appends. open checks the target now and opens an existing file,
  * but creates nothing: a file that does not exist yet is created by the
  * first row, which carries the header, so a run that fails before its first
