@@ -187,21 +187,6 @@ static int text_cols(const char *s, size_t n)
 	return cols;
 }
 
-/* Bytes of s that fill at most cols characters (at least one character). */
-static size_t text_fit(const char *s, int cols)
-{
-	size_t i = 0;
-	int used = 0;
-
-	while (s[i] && used < (cols > 0 ? cols : 1)) {
-		i++;
-		while (((unsigned char)s[i] & 0xc0) == 0x80)
-			i++;
-		used++;
-	}
-	return i;
-}
-
 void gdr_text_wrap(FILE *out, const char *text, int col, int indent, int width)
 {
 	const char *p = text;
@@ -212,30 +197,23 @@ void gdr_text_wrap(FILE *out, const char *text, int col, int indent, int width)
 	while (*p) {
 		size_t word = strcspn(p, " ");
 		int cols = text_cols(p, word);
-		size_t fit = word;
 
 		if (col > indent && col + sep + cols > width) {
 			/* The word does not fit after what the line holds: start a new line. */
 			fprintf(out, "\n%*s", indent, "");
 			col = indent;
 			sep = 0;
-			continue;
 		}
 		if (sep) {
 			fputc(' ', out);
 			col++;
 		}
-		if (col + cols > width)
-			fit = text_fit(p, width - col); /* longer than a whole line: cut it */
-		fwrite(p, 1, fit, out);
-		col += text_cols(p, fit);
-		p += fit;
+		/* Whole, even when longer than a line: a path or a name cut in two
+		 * cannot be pasted or searched for. */
+		fwrite(p, 1, word, out);
+		col += cols;
+		p += word;
 		sep = 1;
-		if (*p && *p != ' ') {
-			fprintf(out, "\n%*s", indent, "");
-			col = indent;
-			sep = 0;
-		}
 		while (*p == ' ')
 			p++;
 	}

@@ -38,9 +38,10 @@ size_t gdr_fmt_short(char *buf, size_t size, const char *fmt, ...)
 
 /*
  * Print text to out, the cursor standing at column col, wrapped to width
- * columns: lines break at spaces, a word longer than a line at a character
- * boundary, and every continuation line starts at column indent. Ends the
- * last line. A column is a character (bytes that start one).
+ * columns: lines break at spaces only, and every continuation line starts at
+ * column indent. A word longer than a line stands whole on a line of its own
+ * (a path cut in two cannot be pasted). Ends the last line. A column is a
+ * character (bytes that start one).
  */
 void gdr_text_wrap(FILE *out, const char *text, int col, int indent, int width);
 

@@ -5,7 +5,8 @@
 #  - JSON that a test appends after the text (from a line "{" to the end);
 #  - an NCCL log line quoted as it is ("    N: <line>", "  deciding line:  N: <line>");
 #  - an error message, one line on stderr ("gdr_topo: ...", "gdr_doctor: ...");
-#  - gdr_topo's GPU x NIC matrix, one row per GPU ("GPUn ..." and its header row).
+#  - gdr_topo's GPU x NIC matrix, one row per GPU ("GPUn ..." and its header row);
+#  - a line ending in one word of more than 40 columns (a path: never cut).
 . "$top_srcdir/tests/doctor/lib.sh"
 set -- "$top_srcdir"/tests/doctor/expected/*.out "$top_srcdir"/tests/topo/expected/*.out
 plan $#
@@ -24,7 +25,10 @@ for f in "$@"; do
 			for (i = 1; i <= length($0); i++)
 				if (substr($0, i, 1) !~ /[\200-\277]/)
 					n++
-			if (n > 80)
+			# A word longer than half a line ends the line whole (a path).
+			w = $NF
+			gsub(/[\200-\277]/, "", w)
+			if (n > 80 && !(length(w) > 40 && $0 ~ /[^ ]$/))
 				printf "# %s:%d: %d columns: %.60s...\n", FILENAME, NR, n, $0
 		}' "$f" >"$WORK/wide"
 	if [ -s "$WORK/wide" ]; then

@@ -153,7 +153,7 @@ static void test_verdict(void **state)
 	assert_true(gdr_expect_parse("dma-buf") < 0);
 }
 
-/* Long values wrap under their column and never pass 80 columns. */
+/* Long values wrap under their column at spaces; a word longer than a line is never cut. */
 static void test_wrap(void **state)
 {
 	char *buf = NULL;
@@ -164,11 +164,13 @@ static void test_wrap(void **state)
 	fputs("head: ", f);
 	gdr_text_wrap(f, "aaaa bbbb cccc /a/very/long/path/that/does/not/fit/anywhere dd", 6, 4,
 		      20);
+	/* First on its line and longer than it: stays there, whole. */
+	gdr_text_wrap(f, "/log/in/a/deep/directory/nccl.log: dmabuf (it is ok)", 0, 4, 20);
 	fclose(f);
-	/* 20 columns exactly; the long word cut where the line ends, continued below. */
-	assert_string_equal(buf,
-			    "head: aaaa bbbb cccc\n    /a/very/long/pat\n    h/that/does/not/\n"
-			    "    fit/anywhere dd\n");
+	/* 20 columns where the words allow; the long word whole on a line of its own. */
+	assert_string_equal(buf, "head: aaaa bbbb cccc\n    /a/very/long/path/that/does/not/fit/anywhere\n"
+				 "    dd\n"
+				 "/log/in/a/deep/directory/nccl.log:\n    dmabuf (it is\n    ok)\n");
 	free(buf);
 }
 
