@@ -72,14 +72,29 @@ tap_fail() {
 # (default 0.1), about SECS tries' worth (the probes' own time comes on top:
 # a loaded machine gets more, never less).  1 if it never did.
 wait_until() {
-	local limit=$1 step=${WAIT_STEP:-0.1} i tries
+	local limit=$1 step=${WAIT_STEP:-0.1} i tries l_ms s_ms
 	shift
-	tries=$(awk -v s="$limit" -v t="$step" 'BEGIN { printf "%d", s / t }')
+	_ms l_ms "$limit"
+	_ms s_ms "$step"
+	tries=$((l_ms / (s_ms > 0 ? s_ms : 1)))
 	for ((i = 0; i < tries; i++)); do
 		"$@" && return 0
-		sleep "$step"
+		nap "$step"
 	done
 	return 1
+}
+
+# nap SECS: wait SECS (decimals allowed) in the shell itself: a read that
+# times out on a pipe nobody writes. No sleep process: under TCG a process
+# start costs 0.3-0.5 s, more than the waits the helpers poll with.
+nap() { read -rt "$1" <> <(:) || :; }
+# _ms VAR SECS: VAR = SECS (e.g. 10, 0.2, 1.25) in milliseconds, no process.
+_ms() {
+	local v=$2 i f
+	i=${v%%.*}
+	f=${v#"$i"}
+	f=${f#.}000
+	printf -v "$1" '%d' $((10#${i:-0} * 1000 + 10#${f:0:3}))
 }
 
 # wait_deadline SECS CMD...: until CMD succeeds, by the wall clock: for a
@@ -90,7 +105,7 @@ wait_deadline() {
 	shift
 	while [ "$SECONDS" -lt "$end" ]; do
 		"$@" && return 0
-		sleep 0.2
+		nap 0.2
 	done
 	"$@"
 }
@@ -104,7 +119,7 @@ retry() {
 	for ((i = 1; i <= tries; i++)); do
 		"$@" && return 0
 		rc=$?
-		[ $i -lt $tries ] && sleep "$delay"
+		[ $i -lt $tries ] && nap "$delay"
 	done
 	return $rc
 }
@@ -315,8 +330,59 @@ require_prog() {
 # a .pth file), and the suites start it hundreds of times: csv_all, gpu_rows.py,
 # the checks' heredocs. Exported: `check NAME bash -c "... $ROWS ..."` sees it.
 # gdr-ab (matplotlib) keeps the plain python3.
-pyq() { python3 -S "$@"; }
+#
+# Each file starts one server (pyq_server.py, double-forked: no `wait` of a
+# test waits on it) that runs every script in a forked child: a check costs a
+# fork instead of an interpreter start. The script's stdout and stderr (files
+# of the server's) are printed here when it is done; where the server is not up
+# (another host, a failed start), pyq is python3 -S itself. One script at a
+# time: a lock file, made here (noclobber) and removed by the server.
+pyq() {
+	local d=${_PYQ_DIR:-} mode src rc out err holder
+	if [ -z "$d" ] || [ ! -e "$d/pid" ] || [ ! -p "$d/req" ]; then
+		python3 -S "$@"
+		return
+	fi
+	case ${1:-} in
+	-) mode=- && IFS= read -r -d '' src ;;
+	-c) mode=-c src=$2 && shift ;;
+	-* | "") python3 -S "$@"; return ;;
+	*) mode=file src=$1 ;;
+	esac
+	shift
+	local -
+	set -C
+	until { echo "$BASHPID" >"$d/lock"; } 2>/dev/null; do
+		# The lock of a client that was killed is freed.
+		IFS= read -r holder <"$d/lock" 2>/dev/null
+		if [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; then
+			rm -f "$d/lock"
+			continue
+		fi
+		read -rt 0.05 <> <(:)
+	done
+	set +C
+	printf '%s\0' "$BASHPID" "$PWD" "$mode" "$src" "$@" >"$d/req"
+	# The server frees the lock once it has sent the status.
+	IFS= read -r rc <"$d/resp"
+	IFS= read -r -d '' out <"$d/out.$BASHPID"
+	IFS= read -r -d '' err <"$d/err.$BASHPID"
+	printf '%s' "$out"
+	printf '%s' "$err" >&2
+	return "${rc:-1}"
+}
 export -f pyq
+# _pyq_start: the server for this file, in TAP_DIR; stopped at exit (and it
+# ends by itself when this shell does).
+_pyq_start() {
+	local d=$TAP_DIR/pyq
+	mkdir -p "$d" && mkfifo "$d/req" "$d/resp" || return 0
+	(python3 -S "$IT_DIR/pyq_server.py" "$d" "$$" </dev/null >/dev/null 2>"$d/server.err" &)
+	_PYQ_DIR=$d
+	export _PYQ_DIR
+	at_exit '[ -s "$_PYQ_DIR/pid" ] && kill "$(cat "$_PYQ_DIR/pid")" 2>/dev/null'
+}
+_pyq_start
 
 # --- CSV, columns by name ---------------------------------------------------
 # RFC 4180 fields (quotes, doubled quotes, commas in quotes), one record per

@@ -52,11 +52,12 @@ print(" ".join("-".join(p) for p in pairs))
 PY
 )" = "node-a-node-b node-a-node-c node-b-node-c" ]
 csv_whole "$TMP/pairs.csv" || not_ok "pairs CSV whole" "$TMP/pairs.csv"
-# gdr-ab draws rank 0's CSV as a heatmap (a panel per path) and prints the same matrix.
-"${top_srcdir:-.}/scripts/gdr-ab" --matrix --out "$TMP/plots" "$TMP/pairs.csv" >"$TMP/ab.out" 2>&1
-LOGS="$TMP/ab.out" check "gdr-ab --matrix: the node x node table and a heatmap PNG" bash -c "
-	grep -q 'write host: node x node' '$TMP/ab.out' && ls '$TMP/plots/'*matrix-write.png >/dev/null &&
-	[ -s \"\$(ls '$TMP/plots/'*matrix-write.png | head -1)\" ]"
+# gdr-ab reads rank 0's CSV and prints the same matrix. Its heatmap (matplotlib:
+# about 45 s under TCG) is drawn from a sweep CSV on the host by
+# tests/scripts/t_gdr_ab_matrix.sh; here the table only.
+"${top_srcdir:-.}/scripts/gdr-ab" --matrix --no-plot "$TMP/pairs.csv" >"$TMP/ab.out" 2>&1
+LOGS="$TMP/ab.out" check "gdr-ab --matrix --no-plot: the node x node table" \
+	grep -q 'write host: node x node' "$TMP/ab.out"
 
 sweep "$TMP/ring.out" --sweep=ring --timeout 30 -s 64K -n 200 --csv "$TMP/ring.csv"
 LOGS="$TMP/ring.out"

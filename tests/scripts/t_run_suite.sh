@@ -96,4 +96,15 @@ PATH=$tmp/real:$PATH TMPDIR=$tmp run "$p"
 LOGS=$tmp/out check "no shim: python3 as PATH finds it, no wrapper" \
 	sh -c "[ $RC = 0 ] && grep -qx 'integration: 2 passed, 0 failed' '$tmp/out' && ! grep -q 'started directly' '$tmp/out'"
 
+# GDRPERF_TEST_TRACE=DIR: each file's commands with the time each started, in
+# DIR/NAME.trace; the file runs (and counts) as without it.
+tr=$tmp/trace
+mkdir "$tr"
+printf '%s\n' 'echo 1..1' 'here=$(dirname "$0")' 'true traced-command' 'echo "ok 1 a $here"' >"$tr/t_01_traced.sh"
+GDRPERF_TEST_TRACE=$tmp/traces run "$tr"
+LOGS=$tmp/out check "trace: the file counts as without it, \$0 its own path" \
+	sh -c "[ $RC = 0 ] && grep -qx 'integration: 1 passed, 0 failed' '$tmp/out' && grep -q 'ok 1 a $tr\$' '$tmp/out'"
+LOGS="$tmp/out $tmp/traces/t_01_traced.trace" check "trace: its commands, each with a time and its line" \
+	grep -Eq '^\++ [0-9]+\.[0-9]+ t_01_traced\.sh:3 true traced-command$' "$tmp/traces/t_01_traced.trace"
+
 done_testing
