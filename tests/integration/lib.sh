@@ -70,14 +70,18 @@ tap_fail() {
 # --- waiting on a condition -------------------------------------------------
 # wait_until SECS CMD...: until CMD succeeds, trying every WAIT_STEP seconds
 # (default 0.1), about SECS tries' worth (the probes' own time comes on top:
-# a loaded machine gets more, never less).  1 if it never did.
+# a loaded machine gets more, never less), and for at least 4 x SECS of wall
+# clock: the limits were set when each pause was a sleep process, 0.4-0.5 s
+# under TCG for a step of 0.1 s; a pause is now a nap, so a condition is seen
+# as soon as it holds while a slow one gets the margin it had.  1 if it never did.
 wait_until() {
-	local limit=$1 step=${WAIT_STEP:-0.1} i tries l_ms s_ms
+	local limit=$1 step=${WAIT_STEP:-0.1} i tries l_ms s_ms end
 	shift
 	_ms l_ms "$limit"
 	_ms s_ms "$step"
 	tries=$((l_ms / (s_ms > 0 ? s_ms : 1)))
-	for ((i = 0; i < tries; i++)); do
+	end=$((SECONDS + 4 * l_ms / 1000))
+	for ((i = 0; i < tries || SECONDS < end; i++)); do
 		"$@" && return 0
 		nap "$step"
 	done
