@@ -363,7 +363,7 @@ pyq() {
 			rm -f "$d/lock"
 			continue
 		fi
-		read -rt 0.05 <> <(:)
+		read -rt 0.05 <> <(:) # nap's body: pyq is exported, nap is not
 	done
 	set +C
 	printf '%s\0' "$BASHPID" "$PWD" "$mode" "$src" "$@" >"$d/req"
