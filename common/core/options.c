@@ -507,8 +507,11 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			return r;
 	}
 
-	if (optind < argc)
+	if (optind < argc) {
+		if (!*argv[optind])
+			return gdr_opt_bad("SERVER", "", "empty host name or address");
 		o->server = argv[optind++];
+	}
 	if (optind < argc) {
 		gdr_err("unexpected argument '%s': give one SERVER at most (see --help)",
 			argv[optind]);

@@ -26,8 +26,11 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 		const char *colon = strchr(sizes_arg, ':');
 		char min[32];
 
-		if (!colon || (size_t)(colon - sizes_arg) >= sizeof(min))
+		if (!colon)
 			return gdr_opt_bad("--sizes", sizes_arg, "expected MIN:MAX, e.g. 4K:1M");
+		if ((size_t)(colon - sizes_arg) >= sizeof(min))
+			return gdr_opt_bad("--sizes", sizes_arg,
+					   "MIN and MAX must be sizes from 1 B to 1G");
 		memcpy(min, sizes_arg, colon - sizes_arg);
 		min[colon - sizes_arg] = '\0';
 		if (gdr_parse_size(min, &lo) || gdr_parse_size(colon + 1, &hi) || lo == 0 ||

@@ -7,6 +7,7 @@
 
 #include "options_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -33,7 +34,8 @@ int gdr_opt_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uin
 	char why[96];
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* A digit first: strtoull would skip blanks and take a sign after them. */
+	if (!s || !isdigit((unsigned char)*s))
 		return gdr_opt_bad(opt, s ? s : "", "not a non-negative integer");
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -54,7 +56,8 @@ int gdr_opt_seconds(const char *opt, const char *s, double max, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > max)
+	if (errno || end == s || isspace((unsigned char)*s) || *end || !isfinite(v) || v <= 0 ||
+	    v > max)
 		return gdr_opt_bad(opt, s, "not a positive number of seconds in range");
 	*out = v;
 	return 0;
@@ -66,7 +69,7 @@ int gdr_parse_size(const char *s, uint64_t *out)
 	unsigned long long v;
 	unsigned int shift = 0;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);

@@ -245,6 +245,10 @@ static void test_parse_size(void **state)
 	assert_int_equal(gdr_parse_size("K", &v), -EINVAL);
 	assert_int_equal(gdr_parse_size("99999999999999999999", &v), -EINVAL);
 	assert_int_equal(gdr_parse_size("17179869184G", &v), -ERANGE);
+	/* strtoull skips any blank, not only a space: every one is refused. */
+	assert_int_equal(gdr_parse_size(" 4K", &v), -EINVAL);
+	assert_int_equal(gdr_parse_size("\t4K", &v), -EINVAL);
+	assert_int_equal(gdr_parse_size("\n4", &v), -EINVAL);
 }
 
 static void test_bad_values_exit_2(void **state)
@@ -273,6 +277,13 @@ static void test_bad_values_exit_2(void **state)
 	assert_int_equal(PARSE(&o, "--gpu", "auto"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--gpu", "auto", "-d", "auto"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--persistent", "srv"), -EINVAL);
+	/* Blanks before a number, a sign after them: not a number (strtoull skips them). */
+	assert_int_equal(PARSE(&o, "-s", "\t4K"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-n", " 4"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-q", "\t2"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--repeat", " -1"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-D", " 2"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--timeout", "\t5"), -EINVAL);
 }
 
 static void test_cq_mod_capped(void **state)
@@ -448,6 +459,32 @@ static void test_every_value_option_needs_a_value(void **state)
 	assert_true(checked >= 29);
 }
 
+/* An empty SERVER is an empty value (exit 2), not a host to resolve. */
+static void test_empty_server(void **state)
+{
+	struct gdr_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse_err(&o, ARGC(""), ARGV(""), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "SERVER '': empty host name or address"));
+	assert_int_equal(
+	    parse_err(&o, ARGC("-s", "4K", ""), ARGV("-s", "4K", ""), err, sizeof(err)), -EINVAL);
+}
+
+/* A MIN too long for its buffer is a bad size, not a missing colon. */
+static void test_sizes_long_min(void **state)
+{
+	struct gdr_opts o;
+	char err[512];
+	char *argv[] = { "gdr_write_bw", "--sizes", "1234567890123456789012345678901234:1M", NULL };
+
+	(void)state;
+	assert_int_equal(parse_err(&o, 3, argv, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "MIN and MAX must be sizes from 1 B to 1G"));
+	assert_null(strstr(err, "expected MIN:MAX"));
+}
+
 static void test_empty_values_refused(void **state)
 {
 	static const char *const opts[] = { "--csv",	"--json", "--topology-xml",    "--bind",
@@ -535,6 +572,8 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_bad_values_exit_2),
+		cmocka_unit_test(test_empty_server),
+		cmocka_unit_test(test_sizes_long_min),
 		cmocka_unit_test(test_cq_mod_capped),
 		cmocka_unit_test(test_mem_and_gpu),
 		cmocka_unit_test(test_launch_and_server_modes),
