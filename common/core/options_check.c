@@ -6,9 +6,60 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bounce.h"
 #include "util.h"
+#include "writer.h"
+
+/* Do paths a and b name one regular file (or one name that does not exist yet)? */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	int ea, eb;
+
+	/* Our own descriptors, devices and FIFOs may well take two outputs. */
+	if (gdr_out_fd(a) >= 0 || gdr_out_fd(b) >= 0)
+		return 0;
+	ea = stat(a, &sa) == 0;
+	eb = stat(b, &sb) == 0;
+	if (ea && eb)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+	if (ea || eb)
+		return 0;
+	/* Neither exists yet: the same name in the same directory ("x.csv", "./x.csv"). */
+	const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+	char da[4096], db[4096];
+
+	if (strcmp(ba ? ba + 1 : a, bb ? bb + 1 : b))
+		return 0;
+	snprintf(da, sizeof(da), "%.*s", ba ? (int)(ba - a) + 1 : 1, ba ? a : ".");
+	snprintf(db, sizeof(db), "%.*s", bb ? (int)(bb - b) + 1 : 1, bb ? b : ".");
+	if (stat(da, &sa) || stat(db, &sb))
+		return !strcmp(a, b);
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* --csv, --json, --prom and --nfd: each file is one output's, or one would overwrite another. */
+static int outputs_check(const struct gdr_opts *o)
+{
+	const struct {
+		const char *opt, *path;
+	} out[] = { { "--csv", o->csv },
+		    { "--json", o->json },
+		    { "--prom", o->prom },
+		    { "--nfd", o->nfd } };
+
+	for (size_t i = 0; i < GDR_ARRAY_SIZE(out); i++)
+		for (size_t j = i + 1; j < GDR_ARRAY_SIZE(out); j++)
+			if (out[i].path && out[j].path && same_file(out[i].path, out[j].path)) {
+				gdr_err("%s %s and %s %s: the same file (one would overwrite "
+					"the other's results); give each its own file",
+					out[i].opt, out[i].path, out[j].opt, out[j].path);
+				return -EINVAL;
+			}
+	return 0;
+}
 
 int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, int use_cuda,
 		   int use_cuda_dmabuf)
@@ -106,6 +157,8 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 			o->nfd);
 		return -EINVAL;
 	}
+	if (outputs_check(o))
+		return -EINVAL;
 	if (o->loopback && (o->persistent || o->peer || o->sweep)) {
 		gdr_err("--loopback and %s exclude each other: --loopback runs one pair at a "
 			"time on this node",

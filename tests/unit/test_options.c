@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -459,6 +460,45 @@ static void test_every_value_option_needs_a_value(void **state)
 	assert_true(checked >= 29);
 }
 
+/*
+ * Two outputs naming one file: --json (or --prom) would replace the file the
+ * CSV rows were appended to. Refused before anything runs, exit 2; the file
+ * is left as it was. Devices and our own descriptors may take two.
+ */
+static void test_outputs_same_file(void **state)
+{
+	char dir[] = "/tmp/gdr-opts-out-XXXXXX", f[64], alias[80], err[512];
+	struct gdr_opts o;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(f, sizeof(f), "%s/r.csv", dir);
+	snprintf(alias, sizeof(alias), "%s/./r.csv", dir);
+	assert_int_equal(parse_err(&o, ARGC("--csv", f, "--json", f), ARGV("--csv", f, "--json", f),
+				   err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "the same file"));
+	assert_int_equal(PARSE(&o, "--json", f, "--prom", f), -EINVAL);
+	/* Nothing is created. */
+	assert_int_equal(stat(f, &st), -1);
+	assert_int_equal(PARSE(&o, "--csv", f, "--json", alias), -EINVAL); /* not there yet */
+	assert_int_equal(stat(f, &st), -1);
+	assert_int_equal(PARSE(&o, "--csv", f, "--json", dir), 0); /* its own check: a directory */
+	FILE *fp = fopen(f, "w");
+	assert_non_null(fp);
+	fputs("old\n", fp);
+	fclose(fp);
+	assert_int_equal(PARSE(&o, "--csv", f, "--json", alias), -EINVAL);
+	assert_int_equal(PARSE(&o, "--loopback", "--nfd", f, "--prom", alias), -EINVAL);
+	assert_int_equal(stat(f, &st), 0);
+	assert_int_equal(st.st_size, 4);
+	assert_int_equal(PARSE(&o, "--csv", "/dev/null", "--json", "/dev/null"), 0);
+	assert_int_equal(PARSE(&o, "--csv", f, "--json", "/dev/null"), 0);
+	unlink(f);
+	rmdir(dir);
+}
+
 /* An empty SERVER is an empty value (exit 2), not a host to resolve. */
 static void test_empty_server(void **state)
 {
@@ -573,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_bad_values_exit_2),
 		cmocka_unit_test(test_empty_server),
+		cmocka_unit_test(test_outputs_same_file),
 		cmocka_unit_test(test_sizes_long_min),
 		cmocka_unit_test(test_cq_mod_capped),
 		cmocka_unit_test(test_mem_and_gpu),
