@@ -82,9 +82,10 @@ void gdr_lat_usage(FILE *out, enum gdr_verb verb)
 		"Usage: gdr_%s_lat [options]            start a server (waits for one client)\n"
 		"       gdr_%s_lat [options] SERVER     run the client against SERVER\n"
 		"\n"
-		"RDMA %s latency between two nodes over rdma_cm, perftest style (ib_%s_lat),\n"
-		"on host memory and on GPU memory registered through DMA-BUF, nvidia-peermem\n"
-		"or a host bounce buffer, with the plan exchange and paths of gdr_%s_bw.\n"
+		"RDMA %s latency between two nodes over rdma_cm, perftest style\n"
+		"(ib_%s_lat), on host memory and on GPU memory registered through DMA-BUF,\n"
+		"nvidia-peermem or a host bounce buffer, with the plan exchange and paths of\n"
+		"gdr_%s_bw.\n"
 		"%s"
 		"Per size the client's samples of all repeats give min, p50, p90, p99, p99.9,\n"
 		"max and average in microseconds (nearest-rank percentiles after --warmup\n"
@@ -111,7 +112,7 @@ void gdr_lat_usage(FILE *out, enum gdr_verb verb)
 	m = open_memstream(&text, &len);
 	if (!m)
 		return;
-	gdr_opts_usage(m, verb);
+	gdr_opts_usage_tool(m, verb, 1);
 	fclose(m);
 	const char *p = text ? strstr(text, "adopts it;") : NULL;
 	p = p ? strstr(p, "\n\n") : NULL;

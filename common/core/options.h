@@ -112,6 +112,8 @@ struct gdr_opts {
  */
 int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv);
 void gdr_opts_usage(FILE *out, enum gdr_verb verb);
+/* The same, the --nfd labels named for gdr_VERB_lat when latency. */
+void gdr_opts_usage_tool(FILE *out, enum gdr_verb verb, int latency);
 
 /* "64K" -> 65536. Suffixes K, M, G (powers of two), optional trailing B/iB. 0 or -EINVAL. */
 int gdr_parse_size(const char *s, uint64_t *out);

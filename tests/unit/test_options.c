@@ -578,6 +578,41 @@ static void test_help(void **state)
 	stdout = saved;
 }
 
+/* Every --help line of the four bench tools fits 80 columns; --nfd names the tool's labels. */
+static void test_help_width(void **state)
+{
+	static const char *const nfd[] = {
+		"gdrperf.loopback-write-bw=", "gdrperf.loopback-read-bw=",
+		"gdrperf.loopback-write-lat=", "gdrperf.loopback-read-lat="
+	};
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		enum gdr_verb verb = i % 2 ? GDR_VERB_READ : GDR_VERB_WRITE;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+
+		assert_non_null(m);
+		if (i < 2)
+			gdr_opts_usage(m, verb);
+		else
+			gdr_lat_usage(m, verb);
+		fclose(m);
+		for (const char *p = text; *p;) {
+			size_t n = strcspn(p, "\n");
+
+			if (n > 80)
+				fail_msg("%s --help: a line of %zu columns: %.*s", nfd[i], n,
+					 (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+		if (!strstr(text, nfd[i]))
+			fail_msg("--help does not name %s", nfd[i]);
+		free(text);
+	}
+}
+
 /* A mistyped or ambiguous option through the parser: exit 2 with the guess. */
 static void test_unknown_option_message(void **state)
 {
@@ -623,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_empty_values_refused),
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_help_width),
 	};
 	gdr_set_progname("test_options");
 	return cmocka_run_group_tests(tests, NULL, NULL);
