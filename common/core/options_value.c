@@ -143,7 +143,8 @@ int gdr_opt_label(const char *s)
 	if (!gdr_utf8_valid(s))
 		return gdr_opt_bad("--label", s, "not UTF-8 text");
 	for (p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
+		/* C0, DEL, and C1 (U+0080..U+009F, UTF-8 0xc2 0x80..0x9f: the 8-bit CSI). */
+		if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
 			return gdr_opt_bad("--label", s, "holds a control character");
 	if (strlen(s) >= GDR_LABEL_MAX) {
 		char cut[GDR_LABEL_MAX];

@@ -550,8 +550,11 @@ static void test_label(void **state)
 	(void)state;
 	assert_int_equal(PARSE(&o, "--label", "run \xc3\xa9t\xc3\xa9 #1"), 0);
 	assert_string_equal(o.label, "run \xc3\xa9t\xc3\xa9 #1");
+	/* U+00A0 and U+00FF (0xc2 0xa0, 0xc3 0xbf) are text, not C1 controls. */
+	assert_int_equal(PARSE(&o, "--label", "a\xc2\xa0 b\xc3\xbf"), 0);
 	/* Not UTF-8, or control bytes (a newline ends a CSV row): refused. */
-	char *bad[] = { "a\xff", "a\xc3", "a\nb", "a\rb", "a\x1b[2J", "a\x7f", "a\tb" };
+	char *bad[] = { "a\xff", "a\xc3", "a\nb",	  "a\rb",      "a\x1b[2J",
+			"a\x7f", "a\tb",  "a\xc2\x9b[2J", "a\xc2\x80", "\xc2\x9f" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *argv[] = { "gdr_write_bw", "--label", bad[i], NULL };
 
