@@ -259,6 +259,9 @@ int gdr_list_item(const char *list, unsigned int index, char *out, size_t len)
 	const char *p = list, *end;
 	size_t k;
 
+	/* An empty item anywhere: every rank refuses the list, not only the one it is for. */
+	if (!*list || *list == ',' || strstr(list, ",,") || list[strlen(list) - 1] == ',')
+		return -EINVAL;
 	if (n == 1)
 		index = 0;
 	else if (index >= n)

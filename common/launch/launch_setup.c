@@ -178,12 +178,14 @@ static int find_server(struct gdr_launched *x, const struct gdr_opts *o)
 	}
 	if (list) {
 		r = gdr_list_item(list, x->role.pair, x->server, sizeof(x->server));
+		if (r == -EINVAL) {
+			gdr_err("%s %s: an empty item (every item names a host)", from, list);
+			return -EINVAL;
+		}
 		if (r) {
 			gdr_err("%s %s: %s for pair %u of %u", from, list,
-				r == -ERANGE   ? "no item"
-				: r == -EINVAL ? "empty item"
-					       : "item too long",
-				x->role.pair, x->role.npairs);
+				r == -ERANGE ? "no item" : "item too long", x->role.pair,
+				x->role.npairs);
 			return -EINVAL;
 		}
 		return 0;

@@ -266,6 +266,12 @@ static void test_list(void **state)
 	assert_int_equal(gdr_list_item("0,1", 2, out, sizeof(out)), -ERANGE);
 	assert_int_equal(gdr_list_item("0,,2", 1, out, sizeof(out)), -EINVAL);
 	assert_int_equal(gdr_list_item("0,1,", 2, out, sizeof(out)), -EINVAL);
+	/* An empty item is refused for every index, so that every rank stops alike. */
+	assert_int_equal(gdr_list_item("0,,2", 0, out, sizeof(out)), -EINVAL);
+	assert_int_equal(gdr_list_item("0,,2", 2, out, sizeof(out)), -EINVAL);
+	assert_int_equal(gdr_list_item(",1", 1, out, sizeof(out)), -EINVAL);
+	assert_int_equal(gdr_list_item("0,1,", 0, out, sizeof(out)), -EINVAL);
+	assert_int_equal(gdr_list_item(",", 0, out, sizeof(out)), -EINVAL);
 	assert_int_equal(gdr_list_item("0,0123456789abcdefXYZ", 1, out, sizeof(out)),
 			 -ENAMETOOLONG);
 }
