@@ -229,6 +229,13 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			break;
 		case 'D':
 			r = gdr_opt_seconds("-D/--duration", optarg, 86400, &o->duration);
+			/*
+			 * The plan carries it in whole ms, 0 meaning -n (gdr_plan_duration_ms
+			 * rounds): -D 0.0004 ran 5000 messages.
+			 */
+			if (!r && o->duration * 1000.0 + 0.5 < 1.0)
+				return gdr_opt_bad("-D/--duration", optarg,
+						   "below 1 ms (the plan counts whole ms)");
 			o->set |= GDR_SET_DURATION;
 			break;
 		case 'q':

@@ -285,6 +285,11 @@ static void test_bad_values_exit_2(void **state)
 	assert_int_equal(PARSE(&o, "--repeat", " -1"), -EINVAL);
 	assert_int_equal(PARSE(&o, "-D", " 2"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--timeout", "\t5"), -EINVAL);
+	/* -D below the plan's 1 ms became 0 ms, which means "-n": refused. */
+	assert_int_equal(PARSE(&o, "-D", "0.0004"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-D", "1e-9"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-D", "0.001"), 0);
+	assert_true(o.duration == 0.001);
 }
 
 static void test_cq_mod_capped(void **state)
