@@ -78,6 +78,26 @@ const char *gdr_cli_nearest(const char *arg, const struct option *opts)
 	return best;
 }
 
+/*
+ * Did getopt_long refuse the long option in word ("--all=3": optopt is its
+ * val), not a short letter of a cluster? Mid-cluster ("-Za") optind has not
+ * moved on, and word is the one before, which may be a long option too.
+ */
+static int long_refused(const char *word, const struct option *opts)
+{
+	size_t n;
+
+	if (strncmp(word, "--", 2))
+		return 0;
+	if (optopt == 0 || optopt >= 256)
+		return 1;
+	n = strcspn(word + 2, "=");
+	for (; opts->name; opts++)
+		if (opts->val == optopt && n && !strncmp(opts->name, word + 2, n))
+			return 1;
+	return 0;
+}
+
 int gdr_cli_unknown(int argc, char **argv, const struct option *opts, const char *hint)
 {
 	/* getopt_long leaves optind past the word it refused (or on it, mid-cluster). */
@@ -85,7 +105,7 @@ int gdr_cli_unknown(int argc, char **argv, const struct option *opts, const char
 	const char *near = NULL;
 	char shortopt[3] = { '-', (char)optopt, '\0' };
 
-	if (!strncmp(arg, "--", 2)) {
+	if (long_refused(arg, opts)) {
 		size_t n = strcspn(arg + 2, "="), hits = 0;
 		const char *first = NULL, *second = NULL;
 
@@ -98,15 +118,22 @@ int gdr_cli_unknown(int argc, char **argv, const struct option *opts, const char
 			else if (hits == 2)
 				second = o->name;
 		}
+		/* "--all=3": the option (its name or the only one it starts) takes no value. */
+		for (const struct option *o = opts; n && arg[2 + n] == '=' && o->name; o++) {
+			if (strncmp(o->name, arg + 2, n) || (o->name[n] && hits != 1) || o->has_arg)
+				continue;
+			gdr_err("option '--%s' takes no value: '%s' (see --help)", o->name, arg);
+			return -EINVAL;
+		}
 		if (hits > 1) {
-			gdr_err("ambiguous option '%.*s': --%s, --%s%s (see --help)", (int)n + 2, arg,
-				first, second, hits > 2 ? ", ..." : "");
+			gdr_err("ambiguous option '%.*s': --%s, --%s%s (see --help)", (int)n + 2,
+				arg, first, second, hits > 2 ? ", ..." : "");
 			return -EINVAL;
 		}
 		near = gdr_cli_nearest(arg, opts);
-	}
-	else if (arg[0] == '-' && optopt > 0 && optopt < 256)
+	} else if (optopt > 0 && optopt < 256) {
 		arg = shortopt;
+	}
 	if (near)
 		gdr_err("unknown option '%s' (did you mean --%s? see --help)", arg, near);
 	else

@@ -638,6 +638,24 @@ static void test_unknown_option_message(void **state)
 			 -EINVAL);
 	assert_non_null(strstr(err, "unknown option '-r' (see --help; perftest's options: "
 				    "docs/perftest-options.md)"));
+	/* An unknown letter first in a cluster: named, not the word before it. */
+	assert_int_equal(
+	    parse_err(&o, ARGC("-s", "4K", "-Za"), ARGV("-s", "4K", "-Za"), err, sizeof(err)),
+	    -EINVAL);
+	assert_non_null(strstr(err, "unknown option '-Z'"));
+	assert_null(strstr(err, "4K"));
+	assert_int_equal(
+	    parse_err(&o, ARGC("--label=x", "-Zb"), ARGV("--label=x", "-Zb"), err, sizeof(err)),
+	    -EINVAL);
+	assert_non_null(strstr(err, "unknown option '-Z'"));
+	assert_null(strstr(err, "--label"));
+	/* A value to an option that takes none. */
+	assert_int_equal(parse_err(&o, ARGC("--all=3"), ARGV("--all=3"), err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "option '--all' takes no value: '--all=3'"));
+	assert_int_equal(parse_err(&o, ARGC("--valid=1"), ARGV("--valid=1"), err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "option '--validate' takes no value"));
 }
 
 int main(void)
