@@ -18,9 +18,9 @@ static int same_file(const char *a, const char *b)
 	struct stat sa, sb;
 	int ea, eb;
 
-	/* Our own descriptors, devices and FIFOs may well take two outputs. */
+	/* One of our descriptors ("-", /dev/stdout) takes one output; devices and FIFOs two. */
 	if (gdr_out_fd(a) >= 0 || gdr_out_fd(b) >= 0)
-		return 0;
+		return gdr_out_fd(a) == gdr_out_fd(b);
 	ea = stat(a, &sa) == 0;
 	eb = stat(b, &sb) == 0;
 	if (ea && eb)
@@ -53,9 +53,12 @@ static int outputs_check(const struct gdr_opts *o)
 	for (size_t i = 0; i < GDR_ARRAY_SIZE(out); i++)
 		for (size_t j = i + 1; j < GDR_ARRAY_SIZE(out); j++)
 			if (out[i].path && out[j].path && same_file(out[i].path, out[j].path)) {
-				gdr_err("%s %s and %s %s: the same file (one would overwrite "
-					"the other's results); give each its own file",
-					out[i].opt, out[i].path, out[j].opt, out[j].path);
+				gdr_err("%s %s and %s %s: %s; give each its own file", out[i].opt,
+					out[i].path, out[j].opt, out[j].path,
+					gdr_out_fd(out[i].path) >= 0
+					    ? "the same descriptor (their data would mix)"
+					    : "the same file (one would overwrite the other's "
+					      "results)");
 				return -EINVAL;
 			}
 	return 0;

@@ -499,6 +499,11 @@ static void test_outputs_same_file(void **state)
 	assert_int_equal(stat(f, &st), 0);
 	assert_int_equal(st.st_size, 4);
 	assert_int_equal(PARSE(&o, "--csv", "/dev/null", "--json", "/dev/null"), 0);
+	/* Two on stdout would mix CSV rows and a JSON array (gdr_doctor refuses it too). */
+	assert_int_equal(PARSE(&o, "--csv", "-", "--json", "-"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--json", "-", "--prom", "/dev/stdout"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--json", "-", "--prom", "/dev/stderr"), 0);
+	assert_int_equal(PARSE(&o, "--csv", "-", "--json", f), 0);
 	assert_int_equal(PARSE(&o, "--csv", f, "--json", "/dev/null"), 0);
 	unlink(f);
 	rmdir(dir);
