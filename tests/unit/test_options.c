@@ -400,6 +400,7 @@ static void test_sweep_options(void **state)
 	assert_int_equal(PARSE(&o, "--outlier=1.5"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--outlier=nan"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--outlier=0.9x"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--outlier= 0.5"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--outlier=1"), 0);
 }
 
