@@ -487,8 +487,8 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 
 			errno = 0;
 			o->outlier = strtod(optarg, &end);
-			if (errno || end == optarg || isspace((unsigned char)*optarg) || *end ||
-			    !(o->outlier > 0 && o->outlier <= 1))
+			if (errno || end == optarg || isspace((unsigned char)*optarg) ||
+			    *optarg == '+' || *end || !(o->outlier > 0 && o->outlier <= 1))
 				return gdr_opt_bad("--outlier", optarg,
 						   "expected a ratio in (0, 1], e.g. 0.9");
 			break;

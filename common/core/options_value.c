@@ -56,8 +56,8 @@ int gdr_opt_seconds(const char *opt, const char *s, double max, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || isspace((unsigned char)*s) || *end || !isfinite(v) || v <= 0 ||
-	    v > max)
+	if (errno || end == s || isspace((unsigned char)*s) || *s == '+' || *end || !isfinite(v) ||
+	    v <= 0 || v > max)
 		return gdr_opt_bad(opt, s, "not a positive number of seconds in range");
 	*out = v;
 	return 0;

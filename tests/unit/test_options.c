@@ -285,6 +285,7 @@ static void test_bad_values_exit_2(void **state)
 	assert_int_equal(PARSE(&o, "--repeat", " -1"), -EINVAL);
 	assert_int_equal(PARSE(&o, "-D", " 2"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--timeout", "\t5"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--timeout", "+5"), -EINVAL);
 	/* -D below the plan's 1 ms became 0 ms, which means "-n": refused. */
 	assert_int_equal(PARSE(&o, "-D", "0.0004"), -EINVAL);
 	assert_int_equal(PARSE(&o, "-D", "1e-9"), -EINVAL);
@@ -401,6 +402,7 @@ static void test_sweep_options(void **state)
 	assert_int_equal(PARSE(&o, "--outlier=nan"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--outlier=0.9x"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--outlier= 0.5"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--outlier=+0.5"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--outlier=1"), 0);
 }
 
