@@ -83,7 +83,7 @@ static int parse(struct gdr_opts *o, int argc, char **argv, enum gdr_verb verb, 
 		gdr_lat_usage(stdout, verb);
 		return 1;
 	}
-	r = gdr_opts_parse(o, verb, argc, argv);
+	r = gdr_opts_parse_tool(o, verb, latency, argc, argv);
 	if (r)
 		return r > 0 ? 1 : 2;
 	if (latency && gdr_lat_opts_check(o))

@@ -16,6 +16,7 @@
 
 #include "bounce.h"
 #include "cli.h"
+#include "lat_opts.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -176,6 +177,12 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 }
 
 int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv)
+{
+	return gdr_opts_parse_tool(o, verb, 0, argc, argv);
+}
+
+int gdr_opts_parse_tool(struct gdr_opts *o, enum gdr_verb verb, int latency, int argc,
+			char **argv)
 {
 	uint64_t v = 0;
 	int c, ret, size_modes = 0, use_cuda_dmabuf = 0, use_cuda = 0;
@@ -500,7 +507,11 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 			o->verbose++;
 			break;
 		case 'h':
-			gdr_opts_usage(stdout, verb);
+			/* -vh or --he reach here: a latency tool's --help is its own. */
+			if (latency)
+				gdr_lat_usage(stdout, verb);
+			else
+				gdr_opts_usage(stdout, verb);
 			return 1;
 		case 'V':
 			gdr_cli_version(stdout);

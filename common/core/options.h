@@ -111,6 +111,8 @@ struct gdr_opts {
  * or -EINVAL after printing "PROG: OPTION VALUE: reason" (exit 2).
  */
 int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv);
+/* The same for gdr_VERB_lat when latency (its own --help). */
+int gdr_opts_parse_tool(struct gdr_opts *o, enum gdr_verb verb, int latency, int argc, char **argv);
 void gdr_opts_usage(FILE *out, enum gdr_verb verb);
 /* The same, the --nfd labels named for gdr_VERB_lat when latency. */
 void gdr_opts_usage_tool(FILE *out, enum gdr_verb verb, int latency);

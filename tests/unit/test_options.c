@@ -629,6 +629,30 @@ static void test_help_width(void **state)
 	}
 }
 
+/* -vh and --he (an abbreviation) reach the parser: a latency tool prints its own --help. */
+static void test_lat_help_through_parser(void **state)
+{
+	static const char *const words[] = { "-vh", "--he", "--hel" };
+	struct gdr_opts o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		char *argv[] = { "gdr_write_lat", (char *)words[i], NULL };
+		char *text = NULL;
+		size_t len = 0;
+		FILE *saved = stdout;
+
+		stdout = open_memstream(&text, &len);
+		assert_non_null(stdout);
+		assert_int_equal(gdr_opts_parse_tool(&o, GDR_VERB_WRITE, 1, 2, argv), 1);
+		fclose(stdout);
+		stdout = saved;
+		if (!strstr(text, "Usage: gdr_write_lat") || strstr(text, "gdr_write_bw [options]"))
+			fail_msg("gdr_write_lat %s printed: %.80s", words[i], text);
+		free(text);
+	}
+}
+
 /* A mistyped or ambiguous option through the parser: exit 2 with the guess. */
 static void test_unknown_option_message(void **state)
 {
@@ -693,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_help_width),
+		cmocka_unit_test(test_lat_help_through_parser),
 	};
 	gdr_set_progname("test_options");
 	return cmocka_run_group_tests(tests, NULL, NULL);
