@@ -181,8 +181,7 @@ int gdr_opts_parse(struct gdr_opts *o, enum gdr_verb verb, int argc, char **argv
 	return gdr_opts_parse_tool(o, verb, 0, argc, argv);
 }
 
-int gdr_opts_parse_tool(struct gdr_opts *o, enum gdr_verb verb, int latency, int argc,
-			char **argv)
+int gdr_opts_parse_tool(struct gdr_opts *o, enum gdr_verb verb, int latency, int argc, char **argv)
 {
 	uint64_t v = 0;
 	int c, ret, size_modes = 0, use_cuda_dmabuf = 0, use_cuda = 0;
