@@ -258,7 +258,7 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 			gdr_cli_version(stdout);
 			exit(EXIT_MET);
 		case ':':
-			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
+			gdr_cli_no_value(argv);
 			return -EINVAL;
 		default:
 			return gdr_cli_unknown(argc, argv, longopts, NULL);

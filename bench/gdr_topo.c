@@ -118,7 +118,7 @@ static int parse(int argc, char **argv, struct topo_opts *o)
 			gdr_cli_version(stdout);
 			exit(GDR_EXIT_OK);
 		case ':':
-			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
+			gdr_cli_no_value(argv);
 			return -1;
 		default:
 			return gdr_cli_unknown(argc, argv, longopts, NULL);

@@ -141,3 +141,14 @@ int gdr_cli_unknown(int argc, char **argv, const struct option *opts, const char
 			hint ? hint : "");
 	return -EINVAL;
 }
+
+int gdr_cli_no_value(char **argv)
+{
+	const char *word = argv[optind - 1];
+
+	if (strncmp(word, "--", 2) && optopt > 0 && optopt < 256)
+		gdr_err("option '-%c' needs a value (see --help)", optopt);
+	else
+		gdr_err("option '%s' needs a value (see --help)", word);
+	return -EINVAL;
+}

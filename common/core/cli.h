@@ -23,4 +23,11 @@ const char *gdr_cli_nearest(const char *arg, const struct option *opts);
  */
 int gdr_cli_unknown(int argc, char **argv, const struct option *opts, const char *hint);
 
+/*
+ * After getopt_long returned ':' (a value option last without its value):
+ * "option '--NAME' needs a value" on stderr, or '-X' for a letter of a
+ * cluster ("-as": '-s', not '-as'). -EINVAL.
+ */
+int gdr_cli_no_value(char **argv);
+
 #endif

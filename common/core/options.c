@@ -516,7 +516,7 @@ int gdr_opts_parse_tool(struct gdr_opts *o, enum gdr_verb verb, int latency, int
 			gdr_cli_version(stdout);
 			return 1;
 		case ':':
-			gdr_err("option '%s' needs a value (see --help)", argv[optind - 1]);
+			gdr_cli_no_value(argv);
 			return -EINVAL;
 		default:
 			return gdr_cli_unknown(argc, argv, long_opts,

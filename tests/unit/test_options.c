@@ -681,6 +681,9 @@ static void test_unknown_option_message(void **state)
 	    -EINVAL);
 	assert_non_null(strstr(err, "unknown option '-Z'"));
 	assert_null(strstr(err, "--label"));
+	/* A cluster ending in a value option without its value names that option. */
+	assert_int_equal(parse_err(&o, ARGC("-as"), ARGV("-as"), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "option '-s' needs a value"));
 	/* A value to an option that takes none. */
 	assert_int_equal(parse_err(&o, ARGC("--all=3"), ARGV("--all=3"), err, sizeof(err)),
 			 -EINVAL);
