@@ -12,19 +12,25 @@
 #include "util.h"
 #include "writer.h"
 
-/* Do paths a and b name one regular file (or one name that does not exist yet)? */
+/*
+ * Do paths a and b name one output? 1: one regular file (or one name that does
+ * not exist yet); 2: one of our descriptors ("-", /dev/stdout) or one FIFO,
+ * where their data would mix. /dev/null may take two.
+ */
 static int same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
 	int ea, eb;
 
-	/* One of our descriptors ("-", /dev/stdout) takes one output; devices and FIFOs two. */
 	if (gdr_out_fd(a) >= 0 || gdr_out_fd(b) >= 0)
-		return gdr_out_fd(a) == gdr_out_fd(b);
+		return gdr_out_fd(a) == gdr_out_fd(b) ? 2 : 0;
 	ea = stat(a, &sa) == 0;
 	eb = stat(b, &sb) == 0;
-	if (ea && eb)
-		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+	if (ea && eb) {
+		if (sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino || S_ISCHR(sa.st_mode))
+			return 0;
+		return S_ISREG(sa.st_mode) ? 1 : 2;
+	}
 	if (ea || eb)
 		return 0;
 	/* Neither exists yet: the same name in the same directory ("x.csv", "./x.csv"). */
@@ -50,17 +56,21 @@ static int outputs_check(const struct gdr_opts *o)
 		    { "--prom", o->prom },
 		    { "--nfd", o->nfd } };
 
-	for (size_t i = 0; i < GDR_ARRAY_SIZE(out); i++)
-		for (size_t j = i + 1; j < GDR_ARRAY_SIZE(out); j++)
-			if (out[i].path && out[j].path && same_file(out[i].path, out[j].path)) {
-				gdr_err("%s %s and %s %s: %s; give each its own file", out[i].opt,
-					out[i].path, out[j].opt, out[j].path,
-					gdr_out_fd(out[i].path) >= 0
-					    ? "the same descriptor (their data would mix)"
-					    : "the same file (one would overwrite the other's "
-					      "results)");
-				return -EINVAL;
-			}
+	for (size_t i = 0; i < GDR_ARRAY_SIZE(out); i++) {
+		for (size_t j = i + 1; j < GDR_ARRAY_SIZE(out); j++) {
+			int same =
+			    out[i].path && out[j].path ? same_file(out[i].path, out[j].path) : 0;
+
+			if (!same)
+				continue;
+			gdr_err("%s %s and %s %s: %s; give each its own file", out[i].opt,
+				out[i].path, out[j].opt, out[j].path,
+				same == 2
+				    ? "one stream (their data would mix)"
+				    : "the same file (one would overwrite the other's results)");
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 

@@ -509,6 +509,10 @@ static void test_outputs_same_file(void **state)
 	assert_int_equal(PARSE(&o, "--csv", "-", "--json", f), 0);
 	assert_int_equal(PARSE(&o, "--csv", f, "--json", "/dev/null"), 0);
 	unlink(f);
+	/* One FIFO: CSV rows and the JSON array would mix for its reader. */
+	assert_int_equal(mkfifo(f, 0600), 0);
+	assert_int_equal(PARSE(&o, "--csv", f, "--json", alias), -EINVAL);
+	unlink(f);
 	rmdir(dir);
 }
 
