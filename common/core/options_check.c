@@ -46,7 +46,10 @@ static int same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* --csv, --json, --prom and --nfd: each file is one output's, or one would overwrite another. */
+/*
+ * --csv, --json, --prom and --nfd: each file is one output's, or one would
+ * overwrite another; and none is the --topology-xml the run reads.
+ */
 static int outputs_check(const struct gdr_opts *o)
 {
 	const struct {
@@ -54,7 +57,8 @@ static int outputs_check(const struct gdr_opts *o)
 	} out[] = { { "--csv", o->csv },
 		    { "--json", o->json },
 		    { "--prom", o->prom },
-		    { "--nfd", o->nfd } };
+		    { "--nfd", o->nfd },
+		    { "--topology-xml", o->topology_xml } };
 
 	for (size_t i = 0; i < GDR_ARRAY_SIZE(out); i++) {
 		for (size_t j = i + 1; j < GDR_ARRAY_SIZE(out); j++) {
@@ -65,9 +69,8 @@ static int outputs_check(const struct gdr_opts *o)
 				continue;
 			gdr_err("%s %s and %s %s: %s; give each its own file", out[i].opt,
 				out[i].path, out[j].opt, out[j].path,
-				same == 2
-				    ? "one stream (their data would mix)"
-				    : "the same file (one would overwrite the other's results)");
+				same == 2 ? "one stream (their data would mix)"
+					  : "the same file (one would overwrite the other)");
 			return -EINVAL;
 		}
 	}

@@ -499,6 +499,8 @@ static void test_outputs_same_file(void **state)
 	fclose(fp);
 	assert_int_equal(PARSE(&o, "--csv", f, "--json", alias), -EINVAL);
 	assert_int_equal(PARSE(&o, "--loopback", "--nfd", f, "--prom", alias), -EINVAL);
+	/* The topology the run reads is no output either: --json would replace it. */
+	assert_int_equal(PARSE(&o, "--topology-xml", f, "--json", alias), -EINVAL);
 	assert_int_equal(stat(f, &st), 0);
 	assert_int_equal(st.st_size, 4);
 	assert_int_equal(PARSE(&o, "--csv", "/dev/null", "--json", "/dev/null"), 0);
