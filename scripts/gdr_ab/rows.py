@@ -189,6 +189,10 @@ def read_one(path, f):
             if col not in raw:
                 continue
             v, why = _number(path, line, raw, col, limit)
+            if metric == "ceiling" and v == 0:
+                # The bench tools write an unknown ceiling as empty, never 0:
+                # a zero would make every number "above the ceiling".
+                v, why = None, f"{col} {shown(raw[col])} is zero, not a ceiling"
             if why and metric in SECONDARY and "_why" in row:
                 continue  # the row's number was bad already: one warning is enough
             if why:

@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 46
+plan 47
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
@@ -29,6 +29,12 @@ check "latency: the cell without its p50 says why" has latbad "dmabuf no latency
 run badgate --no-plot --expect 'peermem@1M>=1' "$fx/ab-bad-numbers.csv"
 check "an ignored number fails a rule (exit 1) with its line" \
 	sh -c "[ \$(cat '$tmp/badgate.rc') = 1 ] && grep -q 'FAIL write: peermem@1M>=1: at 1 MiB: peermem no bandwidth: line 14' '$tmp/badgate.out'"
+# A ceiling_gbps of 0 (the tools write an unknown one as empty) is no ceiling:
+# it used to end in a ZeroDivisionError traceback in the above-ceiling check.
+printf 'verb,path,size_bytes,status,bw_avg_gbps,ceiling_gbps\nwrite,host,1048576,ok,10,0\nwrite,dmabuf,1048576,ok,9,0\n' >"$tmp/ceil0.csv"
+run ceil0 --no-plot --expect 'host>=0.9*ceiling' "$tmp/ceil0.csv"
+check "ceiling_gbps 0: no traceback, ignored with FILE:LINE, the ceiling rule fails (exit 1)" \
+	sh -c "! grep -q Traceback '$tmp/ceil0.err' && [ \$(cat '$tmp/ceil0.rc') = 1 ] && grep -q \"ceil0.csv:2: ceiling_gbps '0' is zero, not a ceiling: value ignored\" '$tmp/ceil0.err' && grep -q 'FAIL write: host>=0.9\\*ceiling: at 1 MiB: the host rows carry no ceiling_gbps' '$tmp/ceil0.out'"
 
 # --- text drawn and printed literally --------------------------------------
 if have_mpl; then
