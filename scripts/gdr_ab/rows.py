@@ -139,7 +139,7 @@ def open_input(path):
         os.set_blocking(fd, True)
     else:
         fd = os.open(path, flags)
-    return os.fdopen(fd, "r", newline="", encoding="utf-8", errors="replace")
+    return os.fdopen(fd, "r", newline="", encoding="utf-8-sig", errors="replace")
 
 
 def _number(path, line, row, col, limit, integer=False):

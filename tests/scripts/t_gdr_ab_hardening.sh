@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 47
+plan 48
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
@@ -212,6 +212,13 @@ run nul --no-plot "$tmp/nul.csv"
 # and no raw NUL in the report.)
 check "a NUL byte: no traceback, never printed raw" \
 	sh -c "! grep -q Traceback '$tmp/nul.err' && [ \$(tr -cd '\\000' <'$tmp/nul.out' | wc -c) = 0 ]"
+# A UTF-8 byte order mark (a spreadsheet's "CSV UTF-8" export) before a header
+# that starts with verb: it used to make the first column '\ufeffverb' and the
+# file "not a gdrperf CSV" (exit 2).
+printf '\357\273\277verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,ok,1\n' >"$tmp/bom.csv"
+run bom --no-plot "$tmp/bom.csv"
+check "a UTF-8 BOM before the header: read (exit 0), the row counted" \
+	sh -c "[ \$(cat '$tmp/bom.rc') = 0 ] && grep -q '^write at 4 KiB, the only size: only host; host 1.000 Gb/s' '$tmp/bom.out'"
 for f in bad latbad dollarnp outfile overin csvdir replace devfull nofifo indir indev; do
 	[ -f "$tmp/$f.err" ] && ! grep -q Traceback "$tmp/$f.err" || { not_ok "no traceback anywhere ($f)"; continue 2; }
 done
