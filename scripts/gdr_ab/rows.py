@@ -48,6 +48,8 @@ LAT_MAIN = "p50_us"
 MAX_SIZE = 1 << 53
 MAX_GBPS = 1e9
 MAX_US = 1e12
+# The CSV's rounding (3 decimals): min <= mean <= max may be off by this much.
+SLACK = 0.0015
 _INT_RE = re.compile(r"[0-9]+")
 _FLOAT_RE = re.compile(r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]{1,4})?|[0-9]+\.")
 
@@ -200,6 +202,15 @@ def read_one(path, f):
                 row.setdefault("_why", f"line {line}: {why}")
             elif v is not None:
                 vals[metric] = v
+        lo, hi, avg = vals.get("bw_min"), vals.get("bw_max"), vals.get("bw")
+        if lo is not None and hi is not None and (
+                lo > hi or (avg is not None and not lo - SLACK <= avg <= hi + SLACK)):
+            # min..max must hold the mean; a spread that does not (swapped or
+            # zeroed columns) would be an interval that says nothing true.
+            warn(f"{where}: {SPREAD_COLUMNS['bw_min']} {shown(raw[SPREAD_COLUMNS['bw_min']])} "
+                 f"and {SPREAD_COLUMNS['bw_max']} {shown(raw[SPREAD_COLUMNS['bw_max']])} do not "
+                 f"hold {BW_COLUMN} {shown(raw.get(BW_COLUMN, ''))}: the repeats' spread ignored")
+            del vals["bw_min"], vals["bw_max"]
         row["vals"] = vals
         row["bw"] = vals.get("bw")
         row["_file"] = path

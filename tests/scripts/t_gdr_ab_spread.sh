@@ -7,7 +7,7 @@
 # errors; --baseline; --version; "did you mean"; --verb write-bidir; the PNG.
 # TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 60
+plan 61
 A="$fx/ab-bounce-above.csv"
 S="$fx/ab-spread.csv"
 O="$fx/ab-one-repeat.csv"
@@ -34,6 +34,13 @@ check "one repeat: the summary says there is no interval" \
 	line one 'dmabuf 0\.93x host \(n=1, no interval\)'
 check "one repeat: no star (best cannot be told from noise)" \
 	sh -c "grep -q '^   64 KiB' '$tmp/one.out' && ! grep -Eq '^ +(64 KiB|1 MiB) .*\*' '$tmp/one.out'"
+# A spread that does not hold the mean (bw_min_gbps above bw_max_gbps, or both
+# zeroed) is no interval: it used to print '(12.0-8.00)' and call a slower
+# dmabuf 'above host'. With repeats 3 the cell must not say n=1 either.
+printf 'verb,path,size_bytes,status,repeats,bw_avg_gbps,bw_min_gbps,bw_max_gbps\nwrite,host,4096,ok,3,10,12,8\nwrite,dmabuf,4096,ok,3,9,0,0\n' >"$tmp/swapped.csv"
+run swapped --no-plot "$tmp/swapped.csv"
+check "min/max that do not hold the mean: ignored with FILE:LINE, no interval, no anomaly, not n=1" \
+	sh -c "line() { grep -Eq -- \"\$1\" '$tmp/swapped.out'; }; [ \$(cat '$tmp/swapped.rc') = 0 ] && grep -q \"swapped.csv:2: bw_min_gbps '12' and bw_max_gbps '8' do not hold bw_avg_gbps '10': the repeats' spread ignored\" '$tmp/swapped.err' && grep -q 'swapped.csv:3: bw_min_gbps' '$tmp/swapped.err' && line '^    4 KiB +10\.000 +9\.000 0\.90x\$' && ! line 'above host|anomalies|n=1,' && line 'dmabuf 0\.90x host \(no interval\)'"
 run basicsum --no-plot "$fx/ab-ceiling.csv"
 check "summary over a range of sizes: 2 of 4 sizes >= 1 MiB" line basicsum '^write at >= 1 MiB: '
 run third --no-plot "$A"
