@@ -157,6 +157,11 @@ def read_one(path, f):
     if header is None:
         raise InputError(f"{path}: empty file, not a gdrperf CSV")
     header = [h.strip() for h in header]
+    for i, h in enumerate(header):
+        if h and h in header[:i]:
+            # dict(zip()) would silently keep the last one of them.
+            raise InputError(f"{path}: not a gdrperf CSV file (column {h} twice in the first "
+                             f"line: columns {header.index(h) + 1} and {i + 1})")
     missing = [c for c in REQUIRED if c not in header]
     if BW_COLUMN not in header and LAT_COLUMNS[LAT_MAIN] not in header:
         missing.insert(3, BW_COLUMN)

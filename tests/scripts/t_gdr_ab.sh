@@ -8,7 +8,7 @@ golden() { # NAME EXPECTED: stdout equals the golden file, with the output dir a
 	same "$2" "$tmp/$1.norm"
 }
 
-plan 20
+plan 21
 
 run basic --no-plot --csv-out "$tmp/verdict.csv" "$fx/ab-basic.csv"
 check "basic: exit 0" rc_is basic 0
@@ -34,6 +34,12 @@ run foreign "$fx/ab-not-gdrperf.csv"
 check "not a gdrperf CSV: exit 2 (input error)" rc_is foreign 2
 check "not a gdrperf CSV: says which file and why" \
 	grep -q "ab-not-gdrperf.csv: not a gdrperf CSV file (no column verb" "$tmp/foreign.err"
+# A column named twice: it used to read the last one silently (a write row
+# counted as read); now refused, naming both columns.
+printf 'verb,path,size_bytes,status,bw_avg_gbps,verb\nwrite,host,4096,ok,1,read\n' >"$tmp/dupcol.csv"
+run dupcol --no-plot "$tmp/dupcol.csv"
+check "a column twice in the header: exit 2, names it and both columns" \
+	sh -c "[ \$(cat '$tmp/dupcol.rc') = 2 ] && grep -q 'dupcol.csv: not a gdrperf CSV file (column verb twice in the first line: columns 1 and 6)' '$tmp/dupcol.err' && [ ! -s '$tmp/dupcol.out' ]"
 run missing "$tmp/does-not-exist.csv"
 check "missing file: exit 2 (input error) naming it" \
 	sh -c "[ \$(cat '$tmp/missing.rc') = 2 ] && grep -q 'does-not-exist.csv: cannot read' '$tmp/missing.err'"
