@@ -106,7 +106,8 @@ class Table:
         pick = max if self.kind.higher_better else min
         top = pick(measured, key=lambda c: c.value)
         others = [c for c in measured if c is not top]
-        if self.kind is BW and others:
+        if self.kind is BW:
+            # One repeat (no interval) never gets the star, even alone at its size.
             if top.lo is None or any(c.lo is None or c.hi >= top.lo for c in others):
                 return
         for c in measured:

@@ -7,7 +7,7 @@
 # errors; --baseline; --version; "did you mean"; --verb write-bidir; the PNG.
 # TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 61
+plan 62
 A="$fx/ab-bounce-above.csv"
 S="$fx/ab-spread.csv"
 O="$fx/ab-one-repeat.csv"
@@ -41,6 +41,12 @@ printf 'verb,path,size_bytes,status,repeats,bw_avg_gbps,bw_min_gbps,bw_max_gbps\
 run swapped --no-plot "$tmp/swapped.csv"
 check "min/max that do not hold the mean: ignored with FILE:LINE, no interval, no anomaly, not n=1" \
 	sh -c "line() { grep -Eq -- \"\$1\" '$tmp/swapped.out'; }; [ \$(cat '$tmp/swapped.rc') = 0 ] && grep -q \"swapped.csv:2: bw_min_gbps '12' and bw_max_gbps '8' do not hold bw_avg_gbps '10': the repeats' spread ignored\" '$tmp/swapped.err' && grep -q 'swapped.csv:3: bw_min_gbps' '$tmp/swapped.err' && line '^    4 KiB +10\.000 +9\.000 0\.90x\$' && ! line 'above host|anomalies|n=1,' && line 'dmabuf 0\.90x host \(no interval\)'"
+# One repeat and one path at a size (the others skipped or not run): still no
+# star; it used to read '1.000 n=1*', best of nothing, from noise.
+printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,dmabuf,4096,ok,1\nwrite,host,4096,skipped,\n' >"$tmp/alone.csv"
+run alone --no-plot --csv-out "$tmp/alone-verdict.csv" "$tmp/alone.csv"
+check "one repeat, the only path measured at its size: no star, best 0 in --csv-out" \
+	sh -c "grep -Eq '^    4 KiB +skipped +1\.000 n=1\$' '$tmp/alone.out' && grep -q '^write,4096,dmabuf,other,1.000,,0,' '$tmp/alone-verdict.csv'"
 run basicsum --no-plot "$fx/ab-ceiling.csv"
 check "summary over a range of sizes: 2 of 4 sizes >= 1 MiB" line basicsum '^write at >= 1 MiB: '
 run third --no-plot "$A"
