@@ -19,6 +19,8 @@ from .common import InputError, clean, shown, warn
 # What a file must have to be read as gdrperf output at all; a bandwidth file
 # has bw_avg_gbps, a latency file lat_p50_us (either will do).
 REQUIRED = ("verb", "path", "size_bytes", "status")
+# What the bench tools write in status (docs/csv-json.md).
+STATUSES = ("ok", "skipped", "failed")
 BW_COLUMN = "bw_avg_gbps"
 CEILING_COLUMN = "ceiling_gbps"
 # The repeats' spread, the peak, the CPU and, in newer files, when the row was
@@ -225,7 +227,14 @@ def read_one(path, f):
             if why:
                 warn(f"{where}: {why}: value ignored")
             row["repeats"] = n
-        row["status"] = row["status"].strip() or "ok"
+        status = row["status"].strip() or "ok"
+        if status.lower() in STATUSES:
+            status = status.lower()
+        else:
+            warn(f"{where}: status {shown(raw['status'])} is not ok, skipped or failed: "
+                 f"the row counts as not ok")
+            status = status if len(status) <= 20 else status[:17] + "..."  # a table cell
+        row["status"] = status
         row.setdefault("role", "")
         row["role"] = row["role"].strip()
         row.setdefault("note", "")

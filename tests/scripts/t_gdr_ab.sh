@@ -8,7 +8,7 @@ golden() { # NAME EXPECTED: stdout equals the golden file, with the output dir a
 	same "$2" "$tmp/$1.norm"
 }
 
-plan 21
+plan 22
 
 run basic --no-plot --csv-out "$tmp/verdict.csv" "$fx/ab-basic.csv"
 check "basic: exit 0" rc_is basic 0
@@ -40,6 +40,12 @@ printf 'verb,path,size_bytes,status,bw_avg_gbps,verb\nwrite,host,4096,ok,1,read\
 run dupcol --no-plot "$tmp/dupcol.csv"
 check "a column twice in the header: exit 2, names it and both columns" \
 	sh -c "[ \$(cat '$tmp/dupcol.rc') = 2 ] && grep -q 'dupcol.csv: not a gdrperf CSV file (column verb twice in the first line: columns 1 and 6)' '$tmp/dupcol.err' && [ ! -s '$tmp/dupcol.out' ]"
+# A status other than ok/skipped/failed: 'OK' (hand-edited) used to make an
+# ok row 'OK' with no number, and 'weird' passed without a word.
+printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,weird,1\nwrite,dmabuf,4096,OK,2\n' >"$tmp/status.csv"
+run status --no-plot "$tmp/status.csv"
+check "status 'OK' is ok; an unknown status is warned with FILE:LINE and counts as not ok" \
+	sh -c "[ \$(cat '$tmp/status.rc') = 0 ] && grep -Eq '^    4 KiB +weird +2\.000 n=1\$' '$tmp/status.out' && grep -q \"status.csv:2: status 'weird' is not ok, skipped or failed: the row counts as not ok\" '$tmp/status.err' && [ \$(wc -l <'$tmp/status.err') = 1 ]"
 run missing "$tmp/does-not-exist.csv"
 check "missing file: exit 2 (input error) naming it" \
 	sh -c "[ \$(cat '$tmp/missing.rc') = 2 ] && grep -q 'does-not-exist.csv: cannot read' '$tmp/missing.err'"
