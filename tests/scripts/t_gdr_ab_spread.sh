@@ -7,7 +7,7 @@
 # errors; --baseline; --version; "did you mean"; --verb write-bidir; the PNG.
 # TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 62
+plan 63
 A="$fx/ab-bounce-above.csv"
 S="$fx/ab-spread.csv"
 O="$fx/ab-one-repeat.csv"
@@ -49,6 +49,12 @@ check "one repeat, the only path measured at its size: no star, best 0 in --csv-
 	sh -c "grep -Eq '^    4 KiB +skipped +1\.000 n=1\$' '$tmp/alone.out' && grep -q '^write,4096,dmabuf,other,1.000,,0,' '$tmp/alone-verdict.csv'"
 run basicsum --no-plot "$fx/ab-ceiling.csv"
 check "summary over a range of sizes: 2 of 4 sizes >= 1 MiB" line basicsum '^write at >= 1 MiB: '
+# Sizes not matching across paths (host at 4 KiB only, dmabuf at 8 KiB only):
+# the summary used to say '4 KiB, the only size' of a two-size table.
+printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,ok,1\nwrite,dmabuf,8192,ok,2\n' >"$tmp/apart.csv"
+run apart --no-plot "$tmp/apart.csv"
+check "sizes apart across paths: the summary's range says it counts the host sizes" \
+	line apart '^write at 4 KiB, the only size with a host number: dmabuf no data; host 1\.000 Gb/s$'
 run third --no-plot "$A"
 check "summary with fewer sizes >= 1 MiB than a third: the largest third, named" \
 	line third '^write at 512 KiB\.\.1 MiB, the largest 2 of 3 sizes: '
