@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 48
+plan 49
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
@@ -219,6 +219,16 @@ printf '\357\273\277verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,ok,
 run bom --no-plot "$tmp/bom.csv"
 check "a UTF-8 BOM before the header: read (exit 0), the row counted" \
 	sh -c "[ \$(cat '$tmp/bom.rc') = 0 ] && grep -q '^write at 4 KiB, the only size: only host; host 1.000 Gb/s' '$tmp/bom.out'"
+# A stdout that cannot encode what gdr-ab prints: '≈' under ASCII (or Latin-1),
+# a file name that is not UTF-8 under a strict UTF-8 locale. Both used to end
+# in a UnicodeEncodeError traceback; now written as \u2248, \udcff.
+PYTHONIOENCODING=ascii "$PYTHON" "$ab" --no-plot "$fx/ab-basic.csv" >"$tmp/ascii.out" 2>"$tmp/ascii.err"
+echo $? >"$tmp/ascii.rc"
+cp "$fx/ab-basic.csv" "$tmp/$(printf 'name\377.csv')"
+PYTHONIOENCODING=utf-8:strict "$PYTHON" "$ab" --no-plot --expect 'dmabuf>=0.9*host' --csv-out "$tmp/$(printf 'v\377.csv')" "$tmp/$(printf 'name\377.csv')" "$tmp/$(printf 'name\377.csv')" >"$tmp/u8.out" 2>"$tmp/u8.err"
+echo $? >"$tmp/u8.rc"
+check "an ASCII stdout or a non-UTF-8 file name: no traceback, the text written escaped" \
+	sh -c "[ \$(cat '$tmp/ascii.rc') = 0 ] && ! grep -q Traceback '$tmp/ascii.err' && grep -q '\\\\u2248 host' '$tmp/ascii.out' && [ \$(cat '$tmp/u8.rc') = 0 ] && ! grep -q Traceback '$tmp/u8.err' && grep -q 'name\\\\udcff.csv given twice' '$tmp/u8.out' && grep -q '^expect: all 2 checks passed' '$tmp/u8.out'"
 for f in bad latbad dollarnp outfile overin csvdir replace devfull nofifo indir indev; do
 	[ -f "$tmp/$f.err" ] && ! grep -q Traceback "$tmp/$f.err" || { not_ok "no traceback anywhere ($f)"; continue 2; }
 done
