@@ -50,6 +50,7 @@ LAT_MAIN = "p50_us"
 MAX_SIZE = 1 << 53
 MAX_GBPS = 1e9
 MAX_US = 1e12
+MIN_POSITIVE = 1e-6
 # The CSV's rounding (3 decimals): min <= mean <= max may be off by this much.
 SLACK = 0.0015
 _INT_RE = re.compile(r"[0-9]+")
@@ -80,6 +81,10 @@ def parse_number(text, limit, integer=False):
             return None, "overflows (not a finite number)"
     if v > limit:
         return None, f"is out of range (above {limit if integer else format(limit, 'g')})"
+    if 0 < v < MIN_POSITIVE:
+        # Finer than any column is written (3 or 6 decimals): a ratio to it
+        # would overflow to inf (1e9 / 1e-300).
+        return None, f"is out of range (below {MIN_POSITIVE:g}, and not 0)"
     return v, None
 
 

@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 49
+plan 51
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
@@ -35,6 +35,20 @@ printf 'verb,path,size_bytes,status,bw_avg_gbps,ceiling_gbps\nwrite,host,1048576
 run ceil0 --no-plot --expect 'host>=0.9*ceiling' "$tmp/ceil0.csv"
 check "ceiling_gbps 0: no traceback, ignored with FILE:LINE, the ceiling rule fails (exit 1)" \
 	sh -c "! grep -q Traceback '$tmp/ceil0.err' && [ \$(cat '$tmp/ceil0.rc') = 1 ] && grep -q \"ceil0.csv:2: ceiling_gbps '0' is zero, not a ceiling: value ignored\" '$tmp/ceil0.err' && grep -q 'FAIL write: host>=0.9\\*ceiling: at 1 MiB: the host rows carry no ceiling_gbps' '$tmp/ceil0.out'"
+# A positive number finer than any column is written (1e-300): the ratio to
+# it used to overflow ('infx', 'inf' in --csv-out and --prom) and the PNG's
+# axis limits to end in a ValueError traceback.
+printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,ok,1e-300\nwrite,dmabuf,4096,ok,1e9\n' >"$tmp/tiny.csv"
+run tiny --no-plot --csv-out - --prom - "$tmp/tiny.csv"
+check "1e-300: ignored with FILE:LINE, no inf ratio anywhere" \
+	sh -c "[ \$(cat '$tmp/tiny.rc') = 0 ] && grep -q \"tiny.csv:2: bw_avg_gbps '1e-300' is out of range (below 1e-06, and not 0): value ignored\" '$tmp/tiny.err' && ! grep -qi 'inf' '$tmp/tiny.out'"
+if have_mpl; then
+	run tinyplot --out "$tmp/tinypng" "$tmp/tiny.csv"
+	check "1e-300: the PNG is drawn (exit 0, no traceback)" \
+		sh -c "[ \$(cat '$tmp/tinyplot.rc') = 0 ] && ! grep -q Traceback '$tmp/tinyplot.err' && [ -s '$tmp/tinypng/tiny.png' ]"
+else
+	skip "1e-300 in a PNG" "no matplotlib for $PYTHON"
+fi
 
 # --- text drawn and printed literally --------------------------------------
 if have_mpl; then
