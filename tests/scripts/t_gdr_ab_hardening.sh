@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 51
+plan 53
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
@@ -90,6 +90,21 @@ check "--csv-out onto its input: the input is unchanged" cmp -s "$fx/ab-basic.cs
 ln -s in.csv "$tmp/in-link.csv"
 run overlink --csv-out "$tmp/in-link.csv" --no-plot "$tmp/in.csv"
 check "--csv-out onto its input through a symlink: refused" rc_is overlink 2
+# The --baseline is a saved run: --csv-out or --prom onto it used to replace
+# it with the verdict (exit 0). And --csv-out and --prom naming one file used
+# to leave only the metrics there.
+cp "$fx/ab-basic.csv" "$tmp/base.csv"
+run overbase --no-plot --baseline "$tmp/base.csv" --csv-out "$tmp/base.csv" "$fx/ab-basic.csv"
+run overbase2 --no-plot --baseline "$tmp/base.csv" --prom "$tmp/./base.csv" "$fx/ab-basic.csv"
+check "--csv-out or --prom onto the --baseline: exit 2, refused, the baseline unchanged" \
+	sh -c "[ \$(cat '$tmp/overbase.rc') = 2 ] && [ \$(cat '$tmp/overbase2.rc') = 2 ] && grep -q 'refusing to write over an input' '$tmp/overbase.err' && cmp -s '$fx/ab-basic.csv' '$tmp/base.csv'"
+echo old >"$tmp/both.txt"
+ln -s both.txt "$tmp/both-link.txt"
+run both --no-plot --csv-out "$tmp/both.txt" --prom "$tmp/both-link.txt" "$fx/ab-basic.csv"
+run bothnew --no-plot --csv-out "$tmp/new.txt" --prom "$tmp/./new.txt" "$fx/ab-basic.csv"
+run bothnull --no-plot --csv-out /dev/null --prom /dev/null "$fx/ab-basic.csv"
+check "--csv-out and --prom naming one file (a link, a new name): exit 2, the file untouched; /dev/null shared" \
+	sh -c "[ \$(cat '$tmp/both.rc') = 2 ] && grep -q 'is also --csv-out' '$tmp/both.err' && [ \"\$(cat '$tmp/both.txt')\" = old ] && [ \$(cat '$tmp/bothnew.rc') = 2 ] && [ ! -e '$tmp/new.txt' ] && [ \$(cat '$tmp/bothnull.rc') = 0 ]"
 mkdir "$tmp/adir"
 run csvdir --csv-out "$tmp/adir" --no-plot "$fx/ab-basic.csv"
 check "--csv-out DIR: exit 2, is a directory" sh -c "[ \$(cat '$tmp/csvdir.rc') = 2 ] && grep -q 'is a directory' '$tmp/csvdir.err'"
