@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 53
+plan 54
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
@@ -105,6 +105,16 @@ run bothnew --no-plot --csv-out "$tmp/new.txt" --prom "$tmp/./new.txt" "$fx/ab-b
 run bothnull --no-plot --csv-out /dev/null --prom /dev/null "$fx/ab-basic.csv"
 check "--csv-out and --prom naming one file (a link, a new name): exit 2, the file untouched; /dev/null shared" \
 	sh -c "[ \$(cat '$tmp/both.rc') = 2 ] && grep -q 'is also --csv-out' '$tmp/both.err' && [ \"\$(cat '$tmp/both.txt')\" = old ] && [ \$(cat '$tmp/bothnew.rc') = 2 ] && [ ! -e '$tmp/new.txt' ] && [ \$(cat '$tmp/bothnull.rc') = 0 ]"
+# A PNG whose name is the --csv-out file: the plot used to replace the verdict
+# just written (exit 0).
+if have_mpl; then
+	mkdir "$tmp/pngcsv"
+	run pngcsv --out "$tmp/pngcsv" --csv-out "$tmp/pngcsv/ab-basic.png" "$fx/ab-basic.csv"
+	check "a PNG named as the --csv-out file: not written (exit 1, naming both), the verdict kept" \
+		sh -c "[ \$(cat '$tmp/pngcsv.rc') = 1 ] && grep -q 'ab-basic.png: is also --csv-out' '$tmp/pngcsv.err' && cmp -s '$exp/ab-basic-verdict.csv' '$tmp/pngcsv/ab-basic.png'"
+else
+	skip "a PNG named as the --csv-out file" "no matplotlib for $PYTHON"
+fi
 mkdir "$tmp/adir"
 run csvdir --csv-out "$tmp/adir" --no-plot "$fx/ab-basic.csv"
 check "--csv-out DIR: exit 2, is a directory" sh -c "[ \$(cat '$tmp/csvdir.rc') = 2 ] && grep -q 'is a directory' '$tmp/csvdir.err'"
