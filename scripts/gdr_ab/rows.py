@@ -117,6 +117,8 @@ def read_inputs(paths):
             continue
         seen.setdefault(digest, path)
         firsts.append(path)
+        # The file is in memory already: a long field (a note) is no reason to refuse it.
+        csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
         try:
             rows.extend(read_one(path, io.StringIO(text, newline="")))
         except csv.Error as e:
@@ -158,6 +160,31 @@ def _number(path, line, row, col, limit, integer=False):
     return v, None
 
 
+def _records(lines, after, until=None):
+    """[(first line, last line, fields)] of the records after line AFTER (to
+    line UNTIL, or the end)."""
+    reader = csv.reader(lines[after:until])
+    out, first = [], after + 1
+    for rec in reader:
+        out.append((first, after + reader.line_num, rec))
+        first = after + reader.line_num + 1
+    return out
+
+
+def _torn(lines):
+    """Whether a record of several LINES has a quote that is not RFC 4180's:
+    one left open to the end of the file, or closed by the next row's (the
+    csv module takes both silently). A quoted note with a newline is fine."""
+    if len(lines) < 2:
+        return False
+    try:
+        for _ in csv.reader(lines, strict=True):
+            pass
+    except csv.Error:
+        return True
+    return False
+
+
 def read_one(path, f):
     reader = csv.reader(f)
     header = next(reader, None)
@@ -177,10 +204,23 @@ def read_one(path, f):
             f"{path}: not a gdrperf CSV file (no column {', '.join(missing)} in the first line)")
     lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
     out = []
-    for rec in reader:
+    lines = io.StringIO(f.getvalue(), newline="").readlines()
+    records = _records(lines, reader.line_num)
+    i = 0
+    while i < len(records):
+        start, end, _ = records[i]
+        if _torn(lines[start - 1:end]):
+            # A quote opened in a torn row takes the next rows (to the end of
+            # the file, or to the next quote) into one field: skip that line,
+            # read the lines it took as rows again.
+            warn(f"{path}:{start}: skipped a malformed row: a quoted field opened there does "
+                 f"not close where it should (a torn write?); read on from line {start + 1}")
+            records[i:i + 1] = _records(lines, start, end)
+            continue
+        i += 1
+    for _, line, rec in records:
         if not rec or [x.strip() for x in rec] == header:
             continue  # blank line, or files concatenated with their headers
-        line = reader.line_num
         where = f"{path}:{line}"
         if len(rec) != len(header):
             warn(f"{where}: skipped a malformed row "

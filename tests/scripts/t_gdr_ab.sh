@@ -8,7 +8,7 @@ golden() { # NAME EXPECTED: stdout equals the golden file, with the output dir a
 	same "$2" "$tmp/$1.norm"
 }
 
-plan 22
+plan 24
 
 run basic --no-plot --csv-out "$tmp/verdict.csv" "$fx/ab-basic.csv"
 check "basic: exit 0" rc_is basic 0
@@ -30,6 +30,17 @@ check "reordered and unknown columns, server-only rows" golden extra "$exp/ab-ex
 check "torn row skipped with a warning naming file and line" \
 	grep -q "ab-extra-column.csv:9: skipped a malformed row" "$tmp/extra.err"
 
+# A torn row that opens a quote: the csv module took every later line into its
+# note without a word (bounce's rows gone). And a 200 KB note used to refuse
+# the whole file ('field larger than field limit', exit 2, no line).
+printf 'verb,path,size_bytes,status,bw_avg_gbps,note\nwrite,host,4096,ok,1,\nwrite,dmabuf,4096,ok,2,"torn\nwrite,bounce,4096,ok,3,\nwrite,bounce,8192,ok,3,\n' >"$tmp/openq.csv"
+run openq --no-plot "$tmp/openq.csv"
+check "a quote left open: that line skipped with FILE:LINE, the rows after it read" \
+	sh -c "[ \$(cat '$tmp/openq.rc') = 0 ] && grep -q 'openq.csv:3: skipped a malformed row: a quoted field opened there does not close where it should (a torn write?); read on from line 4' '$tmp/openq.err' && grep -Eq '^    8 KiB +- +3\.000 n=1' '$tmp/openq.out' && ! grep -q dmabuf '$tmp/openq.out'"
+"$PYTHON" -c "print('verb,path,size_bytes,status,bw_avg_gbps,note'); print('write,host,4096,ok,1,'); print('write,dmabuf,4096,skipped,,\"' + 'n' * 200000 + '\"')" >"$tmp/bignote.csv"
+run bignote --no-plot "$tmp/bignote.csv"
+check "a 200 KB note: the file is read (exit 0)" \
+	sh -c "[ \$(cat '$tmp/bignote.rc') = 0 ] && grep -Eq '^    4 KiB +1\.000 n=1 +skipped' '$tmp/bignote.out'"
 run foreign "$fx/ab-not-gdrperf.csv"
 check "not a gdrperf CSV: exit 2 (input error)" rc_is foreign 2
 check "not a gdrperf CSV: says which file and why" \
