@@ -106,6 +106,10 @@ def print_matrix(out, rows):
     """Per verb and path, a node x node table (rows: the measuring node, columns: its peer)."""
     m, where = matrix(rows)
     pairs = node_pairs(rows)
+    if not rows:
+        # ROWS are the bandwidth rows: a latency file's have host and peer.
+        print("matrix: no bandwidth rows (the matrix is of Gb/s)", file=out)
+        return m
     if not pairs:
         print("matrix: no rows with both host and peer", file=out)
         return m
