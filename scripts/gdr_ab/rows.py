@@ -185,23 +185,29 @@ def _torn(lines):
     return False
 
 
-def read_one(path, f):
-    reader = csv.reader(f)
-    header = next(reader, None)
-    if header is None:
-        raise InputError(f"{path}: empty file, not a gdrperf CSV")
-    header = [h.strip() for h in header]
+def _header(path, header, where):
+    """HEADER (stripped names) when it names each column once and has the
+    required ones; raises InputError naming WHERE ('the first line')."""
     for i, h in enumerate(header):
         if h and h in header[:i]:
             # dict(zip()) would silently keep the last one of them.
-            raise InputError(f"{path}: not a gdrperf CSV file (column {h} twice in the first "
-                             f"line: columns {header.index(h) + 1} and {i + 1})")
+            raise InputError(f"{path}: not a gdrperf CSV file (column {h} twice in {where}: "
+                             f"columns {header.index(h) + 1} and {i + 1})")
     missing = [c for c in REQUIRED if c not in header]
     if BW_COLUMN not in header and LAT_COLUMNS[LAT_MAIN] not in header:
         missing.insert(3, BW_COLUMN)
     if missing:
         raise InputError(
-            f"{path}: not a gdrperf CSV file (no column {', '.join(missing)} in the first line)")
+            f"{path}: not a gdrperf CSV file (no column {', '.join(missing)} in {where})")
+    return header
+
+
+def read_one(path, f):
+    reader = csv.reader(f)
+    header = next(reader, None)
+    if header is None:
+        raise InputError(f"{path}: empty file, not a gdrperf CSV")
+    header = _header(path, [h.strip() for h in header], "the first line")
     lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
     out = []
     lines = io.StringIO(f.getvalue(), newline="").readlines()
@@ -221,6 +227,12 @@ def read_one(path, f):
     for _, line, rec in records:
         if not rec or [x.strip() for x in rec] == header:
             continue  # blank line, or files concatenated with their headers
+        if all(c in [x.strip() for x in rec] for c in REQUIRED):
+            # The header of another layout (files of two gdrperf releases
+            # joined with cat): the rows below it are read by it.
+            header = _header(path, [x.strip() for x in rec], f"line {line}")
+            lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
+            continue
         where = f"{path}:{line}"
         if len(rec) != len(header):
             warn(f"{where}: skipped a malformed row "

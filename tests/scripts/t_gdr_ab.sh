@@ -8,7 +8,7 @@ golden() { # NAME EXPECTED: stdout equals the golden file, with the output dir a
 	same "$2" "$tmp/$1.norm"
 }
 
-plan 24
+plan 25
 
 run basic --no-plot --csv-out "$tmp/verdict.csv" "$fx/ab-basic.csv"
 check "basic: exit 0" rc_is basic 0
@@ -41,6 +41,12 @@ check "a quote left open: that line skipped with FILE:LINE, the rows after it re
 run bignote --no-plot "$tmp/bignote.csv"
 check "a 200 KB note: the file is read (exit 0)" \
 	sh -c "[ \$(cat '$tmp/bignote.rc') = 0 ] && grep -Eq '^    4 KiB +1\.000 n=1 +skipped' '$tmp/bignote.out'"
+# Files of two layouts joined with cat (34 columns, then 54): the second
+# header used to be a 'malformed row' and every row under it skipped as torn.
+cat "$fx/ab-basic.csv" "$fx/ab-ceiling.csv" >"$tmp/catmix.csv"
+run catmix --no-plot "$tmp/catmix.csv"
+check "cat of two layouts: the second header read, its rows counted, no warning" \
+	sh -c "[ \$(cat '$tmp/catmix.rc') = 0 ] && [ ! -s '$tmp/catmix.err' ] && grep -q 'pooled from different labels: ab, run 1 (34 rows), fixture (32 rows)' '$tmp/catmix.out'"
 run foreign "$fx/ab-not-gdrperf.csv"
 check "not a gdrperf CSV: exit 2 (input error)" rc_is foreign 2
 check "not a gdrperf CSV: says which file and why" \
