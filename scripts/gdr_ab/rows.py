@@ -110,7 +110,8 @@ def read_inputs(paths):
             with open_input(path) as f:
                 text = f.read()
         except OSError as e:
-            raise InputError(f"{path}: cannot read: {e.strerror or e}") from e
+            hint = " (standard input is /dev/stdin)" if path == "-" else ""
+            raise InputError(f"{path}: cannot read: {e.strerror or e}{hint}") from e
         digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
         if text and digest in seen:
             dups.append(f"{path} has the same content as {seen[digest]}: read once")

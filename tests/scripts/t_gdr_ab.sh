@@ -8,7 +8,7 @@ golden() { # NAME EXPECTED: stdout equals the golden file, with the output dir a
 	same "$2" "$tmp/$1.norm"
 }
 
-plan 25
+plan 26
 
 run basic --no-plot --csv-out "$tmp/verdict.csv" "$fx/ab-basic.csv"
 check "basic: exit 0" rc_is basic 0
@@ -66,6 +66,9 @@ check "status 'OK' is ok; an unknown status is warned with FILE:LINE and counts 
 run missing "$tmp/does-not-exist.csv"
 check "missing file: exit 2 (input error) naming it" \
 	sh -c "[ \$(cat '$tmp/missing.rc') = 2 ] && grep -q 'does-not-exist.csv: cannot read' '$tmp/missing.err'"
+run dash -
+check "'-' as an input: exit 2, says standard input is /dev/stdin" \
+	sh -c "[ \$(cat '$tmp/dash.rc') = 2 ] && grep -q '^gdr-ab: -: cannot read: No such file or directory (standard input is /dev/stdin)' '$tmp/dash.err'"
 run noargs
 check "no CSV argument: exit 2" rc_is noargs 2
 run badverb --verb send "$fx/ab-basic.csv"
