@@ -14,7 +14,7 @@ import os
 import re
 import stat
 
-from .common import InputError, clean, shown, warn
+from .common import PATH_ORDER, VERB_ORDER, InputError, clean, shown, warn
 
 # What a file must have to be read as gdrperf output at all; a bandwidth file
 # has bw_avg_gbps, a latency file lat_p50_us (either will do).
@@ -211,6 +211,7 @@ def read_one(path, f):
     header = _header(path, [h.strip() for h in header], "the first line")
     lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
     out = []
+    odd = set()  # (column, value) of verbs and paths the tools never write, warned once
     lines = io.StringIO(f.getvalue(), newline="").readlines()
     records = _records(lines, reader.line_num)
     i = 0
@@ -298,6 +299,11 @@ def read_one(path, f):
         row.setdefault("note", "")
         row["path"] = row["path"].strip() or "?"
         verb = row["verb"].strip() or "?"
+        for col, val, known in (("verb", verb, VERB_ORDER), ("path", row["path"], PATH_ORDER)):
+            if val not in known and (col, val) not in odd:
+                odd.add((col, val))  # once per file and value
+                warn(f"{where}: {col} {shown(raw[col])} is not {', '.join(known[:-1])} or "
+                     f"{known[-1]}: counted apart (no --expect rule can name it)")
         if row.get("bidir", "").strip() == "1":
             # Both directions at once roughly doubles the number: never mix it in.
             verb += " bidir"

@@ -8,7 +8,7 @@ golden() { # NAME EXPECTED: stdout equals the golden file, with the output dir a
 	same "$2" "$tmp/$1.norm"
 }
 
-plan 26
+plan 27
 
 run basic --no-plot --csv-out "$tmp/verdict.csv" "$fx/ab-basic.csv"
 check "basic: exit 0" rc_is basic 0
@@ -63,6 +63,12 @@ printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,weird,1\nwrite,
 run status --no-plot "$tmp/status.csv"
 check "status 'OK' is ok; an unknown status is warned with FILE:LINE and counts as not ok" \
 	sh -c "[ \$(cat '$tmp/status.rc') = 0 ] && grep -Eq '^    4 KiB +weird +2\.000 n=1\$' '$tmp/status.out' && grep -q \"status.csv:2: status 'weird' is not ok, skipped or failed: the row counts as not ok\" '$tmp/status.err' && [ \$(wc -l <'$tmp/status.err') = 1 ]"
+# A verb or path the tools never write ('send', a typo 'dmabf'): it used to get
+# its own table or column without a word; now a warning, once per value.
+printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,ok,1\nsend,host,4096,ok,2\nsend,host,8192,ok,2\nwrite,dmabf,4096,ok,1\n' >"$tmp/oddverb.csv"
+run oddverb --no-plot "$tmp/oddverb.csv"
+check "an unknown verb or path: one FILE:LINE warning per value, its rows counted apart" \
+	sh -c "[ \$(cat '$tmp/oddverb.rc') = 0 ] && grep -q \"oddverb.csv:3: verb 'send' is not write or read: counted apart\" '$tmp/oddverb.err' && grep -q \"oddverb.csv:5: path 'dmabf' is not host, dmabuf, peermem or bounce\" '$tmp/oddverb.err' && [ \$(wc -l <'$tmp/oddverb.err') = 2 ] && grep -q '^send: Gb/s' '$tmp/oddverb.out'"
 run missing "$tmp/does-not-exist.csv"
 check "missing file: exit 2 (input error) naming it" \
 	sh -c "[ \$(cat '$tmp/missing.rc') = 2 ] && grep -q 'does-not-exist.csv: cannot read' '$tmp/missing.err'"
