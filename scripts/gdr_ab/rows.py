@@ -277,6 +277,11 @@ def read_one(path, f):
                  f"and {SPREAD_COLUMNS['bw_max']} {shown(raw[SPREAD_COLUMNS['bw_max']])} do not "
                  f"hold {BW_COLUMN} {shown(raw.get(BW_COLUMN, ''))}: the repeats' spread ignored")
             del vals["bw_min"], vals["bw_max"]
+        if vals.get("t_start", 0) > vals.get("t_end", float("inf")):
+            # A row cannot end before it starts: no window to compare with others.
+            warn(f"{where}: t_start_s {shown(raw['t_start_s'])} is after t_end_s "
+                 f"{shown(raw['t_end_s'])}: the row's times ignored")
+            del vals["t_start"], vals["t_end"]
         row["vals"] = vals
         row["bw"] = vals.get("bw")
         row["_file"] = path

@@ -7,7 +7,7 @@
 # errors; --baseline; --version; "did you mean"; --verb write-bidir; the PNG.
 # TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 63
+plan 64
 A="$fx/ab-bounce-above.csv"
 S="$fx/ab-spread.csv"
 O="$fx/ab-one-repeat.csv"
@@ -47,6 +47,12 @@ printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,dmabuf,4096,ok,1\nwrite,h
 run alone --no-plot --csv-out "$tmp/alone-verdict.csv" "$tmp/alone.csv"
 check "one repeat, the only path measured at its size: no star, best 0 in --csv-out" \
 	sh -c "grep -Eq '^    4 KiB +skipped +1\.000 n=1\$' '$tmp/alone.out' && grep -q '^write,4096,dmabuf,other,1.000,,0,' '$tmp/alone-verdict.csv'"
+# t_start_s after t_end_s: no time window. It used to make 'paths measured one
+# after another' out of host's impossible 10..2 s against dmabuf's 3..4 s.
+printf 'verb,path,size_bytes,status,bw_avg_gbps,role,host,t_start_s,t_end_s\nwrite,host,4096,ok,1,client,a,10,2\nwrite,dmabuf,4096,ok,1,client,a,3,4\n' >"$tmp/tback.csv"
+run tback --no-plot "$tmp/tback.csv"
+check "t_start_s after t_end_s: times ignored with FILE:LINE, no timing anomaly" \
+	sh -c "[ \$(cat '$tmp/tback.rc') = 0 ] && grep -q \"tback.csv:2: t_start_s '10' is after t_end_s '2': the row's times ignored\" '$tmp/tback.err' && ! grep -q 'one after another' '$tmp/tback.out'"
 run basicsum --no-plot "$fx/ab-ceiling.csv"
 check "summary over a range of sizes: 2 of 4 sizes >= 1 MiB" line basicsum '^write at >= 1 MiB: '
 # Sizes not matching across paths (host at 4 KiB only, dmabuf at 8 KiB only):
