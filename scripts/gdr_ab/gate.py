@@ -30,7 +30,7 @@ import re
 from collections import OrderedDict
 
 from .common import PATH_ORDER, UsageError, did_you_mean, fmt_size, ordered
-from .rows import LAT_COLUMNS
+from .rows import LAT_COLUMNS, MAX_GBPS, MAX_US
 from .table import BW, LAT, window
 
 PASS, FAIL, UNDECIDED = "PASS", "FAIL", "UNDECIDED"
@@ -132,6 +132,10 @@ class Rule:
                                  f"(one of {', '.join(units)})")
             self.threshold = float(m.group(1)) * (units[unit] if unit else 1.0)
             self.unit = self.kind.unit
+            limit = MAX_GBPS if self.kind is BW else MAX_US
+            if not self.threshold <= limit:  # also inf ('1e999') and nan
+                raise UsageError(f"--expect '{text}': {rhs} is out of range (above "
+                                 f"{limit:g} {self.kind.unit})")
             return
         m = _REL_RE.fullmatch(rhs)
         if not m:

@@ -34,8 +34,10 @@ def print_pairs(out, rows):
         names = [f"pair {p}" if p >= 0 else "no pair" for p in pairs]
         print(f"{verb}: node to node, {len(pairs)} pair(s) at once; Gb/s per pair (median over "
               f"its rows of {BW_COLUMN}) and total = sum over pairs", file=out)
-        print(f"{'path':>8} {'size':>9}" + "".join(f"{n:>10}" for n in names) + f"  {'total':>9}",
-              file=out)
+        # A column is as wide as its name (a label 'pair 123456789012'), at least 10.
+        widths = [max(10, len(n) + 1) for n in names]
+        print(f"{'path':>8} {'size':>9}" + "".join(f"{n:>{w}}" for n, w in zip(names, widths))
+              + f"  {'total':>9}", file=out)
         for path in ordered(paths, PATH_ORDER):
             for size in sorted(paths[path]):
                 cells = paths[path][size]
@@ -48,7 +50,8 @@ def print_pairs(out, rows):
                 else:
                     total = f"{sum(got):.3f}"
                 print(f"{path:>8} {fmt_size(size):>9}"
-                      + "".join(f"{b:10.3f}" if b is not None else f"{'-':>10}" for b in bws)
+                      + "".join(f"{b:{w}.3f}" if b is not None else f"{'-':>{w}}"
+                                for b, w in zip(bws, widths))
                       + f"  {total:>9}", file=out)
         print(file=out)
 
@@ -103,6 +106,10 @@ def print_matrix(out, rows):
     """Per verb and path, a node x node table (rows: the measuring node, columns: its peer)."""
     m, where = matrix(rows)
     pairs = node_pairs(rows)
+    if not rows:
+        # ROWS are the bandwidth rows: a latency file's have host and peer.
+        print("matrix: no bandwidth rows (the matrix is of Gb/s)", file=out)
+        return m
     if not pairs:
         print("matrix: no rows with both host and peer", file=out)
         return m

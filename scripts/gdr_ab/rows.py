@@ -14,11 +14,13 @@ import os
 import re
 import stat
 
-from .common import InputError, clean, shown, warn
+from .common import PATH_ORDER, VERB_ORDER, InputError, clean, shown, warn
 
 # What a file must have to be read as gdrperf output at all; a bandwidth file
 # has bw_avg_gbps, a latency file lat_p50_us (either will do).
 REQUIRED = ("verb", "path", "size_bytes", "status")
+# What the bench tools write in status (docs/csv-json.md).
+STATUSES = ("ok", "skipped", "failed")
 BW_COLUMN = "bw_avg_gbps"
 CEILING_COLUMN = "ceiling_gbps"
 # The repeats' spread, the peak, the CPU and, in newer files, when the row was
@@ -48,6 +50,9 @@ LAT_MAIN = "p50_us"
 MAX_SIZE = 1 << 53
 MAX_GBPS = 1e9
 MAX_US = 1e12
+MIN_POSITIVE = 1e-6
+# The CSV's rounding (3 decimals): min <= mean <= max may be off by this much.
+SLACK = 0.0015
 _INT_RE = re.compile(r"[0-9]+")
 _FLOAT_RE = re.compile(r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]{1,4})?|[0-9]+\.")
 
@@ -76,6 +81,10 @@ def parse_number(text, limit, integer=False):
             return None, "overflows (not a finite number)"
     if v > limit:
         return None, f"is out of range (above {limit if integer else format(limit, 'g')})"
+    if 0 < v < MIN_POSITIVE:
+        # Finer than any column is written (3 or 6 decimals): a ratio to it
+        # would overflow to inf (1e9 / 1e-300).
+        return None, f"is out of range (below {MIN_POSITIVE:g}, and not 0)"
     return v, None
 
 
@@ -101,13 +110,16 @@ def read_inputs(paths):
             with open_input(path) as f:
                 text = f.read()
         except OSError as e:
-            raise InputError(f"{path}: cannot read: {e.strerror or e}") from e
+            hint = " (standard input is /dev/stdin)" if path == "-" else ""
+            raise InputError(f"{path}: cannot read: {e.strerror or e}{hint}") from e
         digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
         if text and digest in seen:
             dups.append(f"{path} has the same content as {seen[digest]}: read once")
             continue
         seen.setdefault(digest, path)
         firsts.append(path)
+        # The file is in memory already: a long field (a note) is no reason to refuse it.
+        csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
         try:
             rows.extend(read_one(path, io.StringIO(text, newline="")))
         except csv.Error as e:
@@ -139,7 +151,7 @@ def open_input(path):
         os.set_blocking(fd, True)
     else:
         fd = os.open(path, flags)
-    return os.fdopen(fd, "r", newline="", encoding="utf-8", errors="replace")
+    return os.fdopen(fd, "r", newline="", encoding="utf-8-sig", errors="replace")
 
 
 def _number(path, line, row, col, limit, integer=False):
@@ -149,24 +161,80 @@ def _number(path, line, row, col, limit, integer=False):
     return v, None
 
 
-def read_one(path, f):
-    reader = csv.reader(f)
-    header = next(reader, None)
-    if header is None:
-        raise InputError(f"{path}: empty file, not a gdrperf CSV")
-    header = [h.strip() for h in header]
+def _records(lines, after, until=None):
+    """[(first line, last line, fields)] of the records after line AFTER (to
+    line UNTIL, or the end)."""
+    reader = csv.reader(lines[after:until])
+    out, first = [], after + 1
+    for rec in reader:
+        out.append((first, after + reader.line_num, rec))
+        first = after + reader.line_num + 1
+    return out
+
+
+def _torn(lines):
+    """Whether a record of several LINES has a quote that is not RFC 4180's:
+    one left open to the end of the file, or closed by the next row's (the
+    csv module takes both silently). A quoted note with a newline is fine."""
+    if len(lines) < 2:
+        return False
+    try:
+        for _ in csv.reader(lines, strict=True):
+            pass
+    except csv.Error:
+        return True
+    return False
+
+
+def _header(path, header, where):
+    """HEADER (stripped names) when it names each column once and has the
+    required ones; raises InputError naming WHERE ('the first line')."""
+    for i, h in enumerate(header):
+        if h and h in header[:i]:
+            # dict(zip()) would silently keep the last one of them.
+            raise InputError(f"{path}: not a gdrperf CSV file (column {h} twice in {where}: "
+                             f"columns {header.index(h) + 1} and {i + 1})")
     missing = [c for c in REQUIRED if c not in header]
     if BW_COLUMN not in header and LAT_COLUMNS[LAT_MAIN] not in header:
         missing.insert(3, BW_COLUMN)
     if missing:
         raise InputError(
-            f"{path}: not a gdrperf CSV file (no column {', '.join(missing)} in the first line)")
+            f"{path}: not a gdrperf CSV file (no column {', '.join(missing)} in {where})")
+    return header
+
+
+def read_one(path, f):
+    reader = csv.reader(f)
+    header = next(reader, None)
+    if header is None:
+        raise InputError(f"{path}: empty file, not a gdrperf CSV")
+    header = _header(path, [h.strip() for h in header], "the first line")
     lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
     out = []
-    for rec in reader:
+    odd = set()  # (column, value) of verbs and paths the tools never write, warned once
+    lines = io.StringIO(f.getvalue(), newline="").readlines()
+    records = _records(lines, reader.line_num)
+    i = 0
+    while i < len(records):
+        start, end, _ = records[i]
+        if _torn(lines[start - 1:end]):
+            # A quote opened in a torn row takes the next rows (to the end of
+            # the file, or to the next quote) into one field: skip that line,
+            # read the lines it took as rows again.
+            warn(f"{path}:{start}: skipped a malformed row: a quoted field opened there does "
+                 f"not close where it should (a torn write?); read on from line {start + 1}")
+            records[i:i + 1] = _records(lines, start, end)
+            continue
+        i += 1
+    for _, line, rec in records:
         if not rec or [x.strip() for x in rec] == header:
             continue  # blank line, or files concatenated with their headers
-        line = reader.line_num
+        if all(c in [x.strip() for x in rec] for c in REQUIRED):
+            # The header of another layout (files of two gdrperf releases
+            # joined with cat): the rows below it are read by it.
+            header = _header(path, [x.strip() for x in rec], f"line {line}")
+            lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
+            continue
         where = f"{path}:{line}"
         if len(rec) != len(header):
             warn(f"{where}: skipped a malformed row "
@@ -189,6 +257,10 @@ def read_one(path, f):
             if col not in raw:
                 continue
             v, why = _number(path, line, raw, col, limit)
+            if metric == "ceiling" and v == 0:
+                # The bench tools write an unknown ceiling as empty, never 0:
+                # a zero would make every number "above the ceiling".
+                v, why = None, f"{col} {shown(raw[col])} is zero, not a ceiling"
             if why and metric in SECONDARY and "_why" in row:
                 continue  # the row's number was bad already: one warning is enough
             if why:
@@ -196,6 +268,20 @@ def read_one(path, f):
                 row.setdefault("_why", f"line {line}: {why}")
             elif v is not None:
                 vals[metric] = v
+        lo, hi, avg = vals.get("bw_min"), vals.get("bw_max"), vals.get("bw")
+        if lo is not None and hi is not None and (
+                lo > hi or (avg is not None and not lo - SLACK <= avg <= hi + SLACK)):
+            # min..max must hold the mean; a spread that does not (swapped or
+            # zeroed columns) would be an interval that says nothing true.
+            warn(f"{where}: {SPREAD_COLUMNS['bw_min']} {shown(raw[SPREAD_COLUMNS['bw_min']])} "
+                 f"and {SPREAD_COLUMNS['bw_max']} {shown(raw[SPREAD_COLUMNS['bw_max']])} do not "
+                 f"hold {BW_COLUMN} {shown(raw.get(BW_COLUMN, ''))}: the repeats' spread ignored")
+            del vals["bw_min"], vals["bw_max"]
+        if vals.get("t_start", 0) > vals.get("t_end", float("inf")):
+            # A row cannot end before it starts: no window to compare with others.
+            warn(f"{where}: t_start_s {shown(raw['t_start_s'])} is after t_end_s "
+                 f"{shown(raw['t_end_s'])}: the row's times ignored")
+            del vals["t_start"], vals["t_end"]
         row["vals"] = vals
         row["bw"] = vals.get("bw")
         row["_file"] = path
@@ -205,12 +291,24 @@ def read_one(path, f):
             if why:
                 warn(f"{where}: {why}: value ignored")
             row["repeats"] = n
-        row["status"] = row["status"].strip() or "ok"
+        status = row["status"].strip() or "ok"
+        if status.lower() in STATUSES:
+            status = status.lower()
+        else:
+            warn(f"{where}: status {shown(raw['status'])} is not ok, skipped or failed: "
+                 f"the row counts as not ok")
+            status = status if len(status) <= 20 else status[:17] + "..."  # a table cell
+        row["status"] = status
         row.setdefault("role", "")
         row["role"] = row["role"].strip()
         row.setdefault("note", "")
         row["path"] = row["path"].strip() or "?"
         verb = row["verb"].strip() or "?"
+        for col, val, known in (("verb", verb, VERB_ORDER), ("path", row["path"], PATH_ORDER)):
+            if val not in known and (col, val) not in odd:
+                odd.add((col, val))  # once per file and value
+                warn(f"{where}: {col} {shown(raw[col])} is not {', '.join(known[:-1])} or "
+                     f"{known[-1]}: counted apart (no --expect rule can name it)")
         if row.get("bidir", "").strip() == "1":
             # Both directions at once roughly doubles the number: never mix it in.
             verb += " bidir"

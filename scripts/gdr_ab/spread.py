@@ -22,7 +22,7 @@ def coverage(n):
 def cell_interval(rows):
     """(lo, hi, n) of the ok rows' repeats; lo and hi None when the rows give
     no interval (one repeat in all, or no min/max columns). A row without
-    repeats or min/max counts as one repeat at its value."""
+    repeats counts as one repeat; one without min/max, at its value."""
     lo = hi = None
     n = 0
     spread_known = True
@@ -37,7 +37,7 @@ def cell_interval(rows):
             a = b = v["bw"]
             if reps >= 2:
                 spread_known = False  # several repeats, their spread not written
-        n += reps if reps >= 2 and "bw_min" in v and "bw_max" in v else 1
+        n += reps  # repeats whose spread is unknown still are repeats: never "n=1"
         lo = a if lo is None else min(lo, a)
         hi = b if hi is None else max(hi, b)
     if n < 2 or not spread_known:

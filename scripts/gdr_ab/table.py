@@ -106,7 +106,8 @@ class Table:
         pick = max if self.kind.higher_better else min
         top = pick(measured, key=lambda c: c.value)
         others = [c for c in measured if c is not top]
-        if self.kind is BW and others:
+        if self.kind is BW:
+            # One repeat (no interval) never gets the star, even alone at its size.
             if top.lo is None or any(c.lo is None or c.hi >= top.lo for c in others):
                 return
         for c in measured:
@@ -282,8 +283,14 @@ def window(all_sizes, kind):
 
 
 def summary_window(sizes, kind):
-    """The window over the sizes where host has a value."""
-    return window([s for s in sizes if "host" in sizes[s] and sizes[s]["host"].value], kind)
+    """The window over the sizes where host has a value; its name says so
+    when other sizes have rows but no host number (never "the only size" of
+    a table with more)."""
+    hosted = [s for s in sizes if "host" in sizes[s] and sizes[s]["host"].value]
+    win, where = window(hosted, kind)
+    if win and len(hosted) < len(sizes) and (where.endswith(" sizes") or where.endswith(" size")):
+        where += " with a host number"
+    return win, where
 
 
 def summary_ratio(path, sizes, window):

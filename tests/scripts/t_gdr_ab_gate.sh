@@ -3,7 +3,7 @@
 # fails with its reason (never a silent pass), a malformed rule is a usage
 # error before anything is read. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 43
+plan 45
 C="$fx/ab-ceiling.csv"
 L="$fx/ab-latency.csv"
 B="$fx/ab-basic.csv"
@@ -89,9 +89,11 @@ expect "one of three rules fails: exit 1" 1 '^expect: 1 of 5 checks FAILED$' \
 run golden --no-plot --expect 'dmabuf>=0.9*host' --expect 'bounce>=80Gbps' --expect 'peermem>=1' --expect 'host>=0.9*ceiling' "$C"
 check "a gate's whole output (tables, then one line per rule and verb, then the count)" golden golden "$exp/ab-gate.txt"
 
-# malformed rules: exit 2 at once, naming the rule, nothing else printed
+# malformed rules: exit 2 at once, naming the rule, nothing else printed (a
+# threshold beyond any real run, 1e999 = inf included, used to be judged)
 for r in 'dmabuf' 'dmabuf>=' 'dmabuf=>0.9*host' 'dmabuf.p50>=1' 'dmabuf>=5us' 'ceiling>=1' \
-	'dmabuf@3X>=1' 'dmabuf>=host.p50_us' 'gpu>=0.9*host' 'dmabuff>=1'; do
+	'dmabuf@3X>=1' 'dmabuf>=host.p50_us' 'gpu>=0.9*host' 'dmabuff>=1' \
+	'dmabuf>=1e999Gbps' 'write.dmabuf.p50_us<=2e12'; do
 	"$PYTHON" "$ab" --no-plot --expect "$r" "$C" >"$tmp/bad.out" 2>"$tmp/bad.err"
 	rc=$?
 	if [ $rc = 2 ] && grep -qF -- "--expect '$r'" "$tmp/bad.err" && [ ! -s "$tmp/bad.out" ]; then

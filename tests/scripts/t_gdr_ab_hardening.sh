@@ -6,7 +6,7 @@
 # file intact and no temp file, FIFOs and devices written in place without a
 # hang. Never a traceback. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 46
+plan 54
 
 # --- numbers ---------------------------------------------------------------
 run bad --no-plot "$fx/ab-bad-numbers.csv"
@@ -29,6 +29,26 @@ check "latency: the cell without its p50 says why" has latbad "dmabuf no latency
 run badgate --no-plot --expect 'peermem@1M>=1' "$fx/ab-bad-numbers.csv"
 check "an ignored number fails a rule (exit 1) with its line" \
 	sh -c "[ \$(cat '$tmp/badgate.rc') = 1 ] && grep -q 'FAIL write: peermem@1M>=1: at 1 MiB: peermem no bandwidth: line 14' '$tmp/badgate.out'"
+# A ceiling_gbps of 0 (the tools write an unknown one as empty) is no ceiling:
+# it used to end in a ZeroDivisionError traceback in the above-ceiling check.
+printf 'verb,path,size_bytes,status,bw_avg_gbps,ceiling_gbps\nwrite,host,1048576,ok,10,0\nwrite,dmabuf,1048576,ok,9,0\n' >"$tmp/ceil0.csv"
+run ceil0 --no-plot --expect 'host>=0.9*ceiling' "$tmp/ceil0.csv"
+check "ceiling_gbps 0: no traceback, ignored with FILE:LINE, the ceiling rule fails (exit 1)" \
+	sh -c "! grep -q Traceback '$tmp/ceil0.err' && [ \$(cat '$tmp/ceil0.rc') = 1 ] && grep -q \"ceil0.csv:2: ceiling_gbps '0' is zero, not a ceiling: value ignored\" '$tmp/ceil0.err' && grep -q 'FAIL write: host>=0.9\\*ceiling: at 1 MiB: the host rows carry no ceiling_gbps' '$tmp/ceil0.out'"
+# A positive number finer than any column is written (1e-300): the ratio to
+# it used to overflow ('infx', 'inf' in --csv-out and --prom) and the PNG's
+# axis limits to end in a ValueError traceback.
+printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,ok,1e-300\nwrite,dmabuf,4096,ok,1e9\n' >"$tmp/tiny.csv"
+run tiny --no-plot --csv-out - --prom - "$tmp/tiny.csv"
+check "1e-300: ignored with FILE:LINE, no inf ratio anywhere" \
+	sh -c "[ \$(cat '$tmp/tiny.rc') = 0 ] && grep -q \"tiny.csv:2: bw_avg_gbps '1e-300' is out of range (below 1e-06, and not 0): value ignored\" '$tmp/tiny.err' && ! grep -qi 'inf' '$tmp/tiny.out'"
+if have_mpl; then
+	run tinyplot --out "$tmp/tinypng" "$tmp/tiny.csv"
+	check "1e-300: the PNG is drawn (exit 0, no traceback)" \
+		sh -c "[ \$(cat '$tmp/tinyplot.rc') = 0 ] && ! grep -q Traceback '$tmp/tinyplot.err' && [ -s '$tmp/tinypng/tiny.png' ]"
+else
+	skip "1e-300 in a PNG" "no matplotlib for $PYTHON"
+fi
 
 # --- text drawn and printed literally --------------------------------------
 if have_mpl; then
@@ -70,6 +90,31 @@ check "--csv-out onto its input: the input is unchanged" cmp -s "$fx/ab-basic.cs
 ln -s in.csv "$tmp/in-link.csv"
 run overlink --csv-out "$tmp/in-link.csv" --no-plot "$tmp/in.csv"
 check "--csv-out onto its input through a symlink: refused" rc_is overlink 2
+# The --baseline is a saved run: --csv-out or --prom onto it used to replace
+# it with the verdict (exit 0). And --csv-out and --prom naming one file used
+# to leave only the metrics there.
+cp "$fx/ab-basic.csv" "$tmp/base.csv"
+run overbase --no-plot --baseline "$tmp/base.csv" --csv-out "$tmp/base.csv" "$fx/ab-basic.csv"
+run overbase2 --no-plot --baseline "$tmp/base.csv" --prom "$tmp/./base.csv" "$fx/ab-basic.csv"
+check "--csv-out or --prom onto the --baseline: exit 2, refused, the baseline unchanged" \
+	sh -c "[ \$(cat '$tmp/overbase.rc') = 2 ] && [ \$(cat '$tmp/overbase2.rc') = 2 ] && grep -q 'refusing to write over an input' '$tmp/overbase.err' && cmp -s '$fx/ab-basic.csv' '$tmp/base.csv'"
+echo old >"$tmp/both.txt"
+ln -s both.txt "$tmp/both-link.txt"
+run both --no-plot --csv-out "$tmp/both.txt" --prom "$tmp/both-link.txt" "$fx/ab-basic.csv"
+run bothnew --no-plot --csv-out "$tmp/new.txt" --prom "$tmp/./new.txt" "$fx/ab-basic.csv"
+run bothnull --no-plot --csv-out /dev/null --prom /dev/null "$fx/ab-basic.csv"
+check "--csv-out and --prom naming one file (a link, a new name): exit 2, the file untouched; /dev/null shared" \
+	sh -c "[ \$(cat '$tmp/both.rc') = 2 ] && grep -q 'is also --csv-out' '$tmp/both.err' && [ \"\$(cat '$tmp/both.txt')\" = old ] && [ \$(cat '$tmp/bothnew.rc') = 2 ] && [ ! -e '$tmp/new.txt' ] && [ \$(cat '$tmp/bothnull.rc') = 0 ]"
+# A PNG whose name is the --csv-out file: the plot used to replace the verdict
+# just written (exit 0).
+if have_mpl; then
+	mkdir "$tmp/pngcsv"
+	run pngcsv --out "$tmp/pngcsv" --csv-out "$tmp/pngcsv/ab-basic.png" "$fx/ab-basic.csv"
+	check "a PNG named as the --csv-out file: not written (exit 1, naming both), the verdict kept" \
+		sh -c "[ \$(cat '$tmp/pngcsv.rc') = 1 ] && grep -q 'ab-basic.png: is also --csv-out' '$tmp/pngcsv.err' && cmp -s '$exp/ab-basic-verdict.csv' '$tmp/pngcsv/ab-basic.png'"
+else
+	skip "a PNG named as the --csv-out file" "no matplotlib for $PYTHON"
+fi
 mkdir "$tmp/adir"
 run csvdir --csv-out "$tmp/adir" --no-plot "$fx/ab-basic.csv"
 check "--csv-out DIR: exit 2, is a directory" sh -c "[ \$(cat '$tmp/csvdir.rc') = 2 ] && grep -q 'is a directory' '$tmp/csvdir.err'"
@@ -206,6 +251,23 @@ run nul --no-plot "$tmp/nul.csv"
 # and no raw NUL in the report.)
 check "a NUL byte: no traceback, never printed raw" \
 	sh -c "! grep -q Traceback '$tmp/nul.err' && [ \$(tr -cd '\\000' <'$tmp/nul.out' | wc -c) = 0 ]"
+# A UTF-8 byte order mark (a spreadsheet's "CSV UTF-8" export) before a header
+# that starts with verb: it used to make the first column '\ufeffverb' and the
+# file "not a gdrperf CSV" (exit 2).
+printf '\357\273\277verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,ok,1\n' >"$tmp/bom.csv"
+run bom --no-plot "$tmp/bom.csv"
+check "a UTF-8 BOM before the header: read (exit 0), the row counted" \
+	sh -c "[ \$(cat '$tmp/bom.rc') = 0 ] && grep -q '^write at 4 KiB, the only size: only host; host 1.000 Gb/s' '$tmp/bom.out'"
+# A stdout that cannot encode what gdr-ab prints: '≈' under ASCII (or Latin-1),
+# a file name that is not UTF-8 under a strict UTF-8 locale. Both used to end
+# in a UnicodeEncodeError traceback; now written as \u2248, \udcff.
+PYTHONIOENCODING=ascii "$PYTHON" "$ab" --no-plot "$fx/ab-basic.csv" >"$tmp/ascii.out" 2>"$tmp/ascii.err"
+echo $? >"$tmp/ascii.rc"
+cp "$fx/ab-basic.csv" "$tmp/$(printf 'name\377.csv')"
+PYTHONIOENCODING=utf-8:strict "$PYTHON" "$ab" --no-plot --expect 'dmabuf>=0.9*host' --csv-out "$tmp/$(printf 'v\377.csv')" "$tmp/$(printf 'name\377.csv')" "$tmp/$(printf 'name\377.csv')" >"$tmp/u8.out" 2>"$tmp/u8.err"
+echo $? >"$tmp/u8.rc"
+check "an ASCII stdout or a non-UTF-8 file name: no traceback, the text written escaped" \
+	sh -c "[ \$(cat '$tmp/ascii.rc') = 0 ] && ! grep -q Traceback '$tmp/ascii.err' && grep -q '\\\\u2248 host' '$tmp/ascii.out' && [ \$(cat '$tmp/u8.rc') = 0 ] && ! grep -q Traceback '$tmp/u8.err' && grep -q 'name\\\\udcff.csv given twice' '$tmp/u8.out' && grep -q '^expect: all 2 checks passed' '$tmp/u8.out'"
 for f in bad latbad dollarnp outfile overin csvdir replace devfull nofifo indir indev; do
 	[ -f "$tmp/$f.err" ] && ! grep -q Traceback "$tmp/$f.err" || { not_ok "no traceback anywhere ($f)"; continue 2; }
 done

@@ -3,7 +3,7 @@
 # a 3-node sweep with node-c slow on dmabuf) as a node x node matrix per verb
 # and path, the heatmap PNG, and --expect checked per node pair. TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 11
+plan 12
 S="$fx/ab-sweep.csv"
 
 run m --no-plot --matrix "$S"
@@ -46,5 +46,11 @@ v = [float(r["bw_avg_gbps"]) for r in csv.DictReader(open(sys.argv[1]))
 print("%.3f" % statistics.median(v))' "$tmp/small.csv")
 check "matrix under 1 MiB: node-a -> node-b is the median over both sizes ($want)" \
 	sh -c "sed -n '/^write host: node x node/,/^\$/p' '$tmp/small.out' | grep -Eq '^ +node-a +- +$want '"
+
+# A latency file has host and peer: the matrix (of Gb/s) used to say 'no rows
+# with both host and peer', which was not so.
+run latmatrix --no-plot --matrix "$fx/ab-latency.csv"
+check "--matrix on latency rows only: says there are no bandwidth rows" \
+	sh -c "grep -q '^matrix: no bandwidth rows (the matrix is of Gb/s)' '$tmp/latmatrix.out' && ! grep -q 'no rows with both host and peer' '$tmp/latmatrix.out'"
 
 done_testing

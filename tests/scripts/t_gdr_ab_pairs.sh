@@ -16,12 +16,22 @@ row() { # ROLE PATH SIZE BW STATUS LABEL
 	row client bounce 65536 "" failed "pair 1"
 } >"$tmp/pairs.csv"
 run pairs --no-plot --aggregate "$tmp/pairs.csv"
-plan 4
+plan 5
 check "gdr-ab --aggregate exits 0" rc_is pairs 0
 check "two pairs found in the labels" grep -q 'node to node, 2 pair(s) at once' "$tmp/pairs.out"
 check "host: each pair's client bandwidth and their sum" \
 	grep -Eq '^ +host +64 KiB +10\.500 +11\.500 +22\.000$' "$tmp/pairs.out"
 check "bounce: a failed pair is left out of the total, and it says so" \
 	grep -Eq '^ +bounce +64 KiB +4\.250 +- +4\.250 \(1 of 2\)$' "$tmp/pairs.out"
+# A pair number wider than the column (a hand-made label): the names used to
+# run together ('pair 1pair 12345678901234').
+{
+	echo "$h"
+	row client host 65536 10.5 ok "pair 1"
+	row client host 65536 11.5 ok "pair 12345678901234"
+} >"$tmp/wide.csv"
+run wide --no-plot --aggregate "$tmp/wide.csv"
+check "a long pair name: its own column, apart from the next" \
+	sh -c "grep -Eq '^ +path +size +pair 1 pair 12345678901234 +total\$' '$tmp/wide.out' && grep -Eq '^ +host +64 KiB +10\.500 +11\.500 +22\.000\$' '$tmp/wide.out'"
 sed 's/^/# /' "$tmp/pairs.out" "$tmp/pairs.err"
 done_testing

@@ -7,7 +7,7 @@
 # errors; --baseline; --version; "did you mean"; --verb write-bidir; the PNG.
 # TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 60
+plan 64
 A="$fx/ab-bounce-above.csv"
 S="$fx/ab-spread.csv"
 O="$fx/ab-one-repeat.csv"
@@ -34,8 +34,33 @@ check "one repeat: the summary says there is no interval" \
 	line one 'dmabuf 0\.93x host \(n=1, no interval\)'
 check "one repeat: no star (best cannot be told from noise)" \
 	sh -c "grep -q '^   64 KiB' '$tmp/one.out' && ! grep -Eq '^ +(64 KiB|1 MiB) .*\*' '$tmp/one.out'"
+# A spread that does not hold the mean (bw_min_gbps above bw_max_gbps, or both
+# zeroed) is no interval: it used to print '(12.0-8.00)' and call a slower
+# dmabuf 'above host'. With repeats 3 the cell must not say n=1 either.
+printf 'verb,path,size_bytes,status,repeats,bw_avg_gbps,bw_min_gbps,bw_max_gbps\nwrite,host,4096,ok,3,10,12,8\nwrite,dmabuf,4096,ok,3,9,0,0\n' >"$tmp/swapped.csv"
+run swapped --no-plot "$tmp/swapped.csv"
+check "min/max that do not hold the mean: ignored with FILE:LINE, no interval, no anomaly, not n=1" \
+	sh -c "line() { grep -Eq -- \"\$1\" '$tmp/swapped.out'; }; [ \$(cat '$tmp/swapped.rc') = 0 ] && grep -q \"swapped.csv:2: bw_min_gbps '12' and bw_max_gbps '8' do not hold bw_avg_gbps '10': the repeats' spread ignored\" '$tmp/swapped.err' && grep -q 'swapped.csv:3: bw_min_gbps' '$tmp/swapped.err' && line '^    4 KiB +10\.000 +9\.000 0\.90x\$' && ! line 'above host|anomalies|n=1,' && line 'dmabuf 0\.90x host \(no interval\)'"
+# One repeat and one path at a size (the others skipped or not run): still no
+# star; it used to read '1.000 n=1*', best of nothing, from noise.
+printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,dmabuf,4096,ok,1\nwrite,host,4096,skipped,\n' >"$tmp/alone.csv"
+run alone --no-plot --csv-out "$tmp/alone-verdict.csv" "$tmp/alone.csv"
+check "one repeat, the only path measured at its size: no star, best 0 in --csv-out" \
+	sh -c "grep -Eq '^    4 KiB +skipped +1\.000 n=1\$' '$tmp/alone.out' && grep -q '^write,4096,dmabuf,other,1.000,,0,' '$tmp/alone-verdict.csv'"
+# t_start_s after t_end_s: no time window. It used to make 'paths measured one
+# after another' out of host's impossible 10..2 s against dmabuf's 3..4 s.
+printf 'verb,path,size_bytes,status,bw_avg_gbps,role,host,t_start_s,t_end_s\nwrite,host,4096,ok,1,client,a,10,2\nwrite,dmabuf,4096,ok,1,client,a,3,4\n' >"$tmp/tback.csv"
+run tback --no-plot "$tmp/tback.csv"
+check "t_start_s after t_end_s: times ignored with FILE:LINE, no timing anomaly" \
+	sh -c "[ \$(cat '$tmp/tback.rc') = 0 ] && grep -q \"tback.csv:2: t_start_s '10' is after t_end_s '2': the row's times ignored\" '$tmp/tback.err' && ! grep -q 'one after another' '$tmp/tback.out'"
 run basicsum --no-plot "$fx/ab-ceiling.csv"
 check "summary over a range of sizes: 2 of 4 sizes >= 1 MiB" line basicsum '^write at >= 1 MiB: '
+# Sizes not matching across paths (host at 4 KiB only, dmabuf at 8 KiB only):
+# the summary used to say '4 KiB, the only size' of a two-size table.
+printf 'verb,path,size_bytes,status,bw_avg_gbps\nwrite,host,4096,ok,1\nwrite,dmabuf,8192,ok,2\n' >"$tmp/apart.csv"
+run apart --no-plot "$tmp/apart.csv"
+check "sizes apart across paths: the summary's range says it counts the host sizes" \
+	line apart '^write at 4 KiB, the only size with a host number: dmabuf no data; host 1\.000 Gb/s$'
 run third --no-plot "$A"
 check "summary with fewer sizes >= 1 MiB than a third: the largest third, named" \
 	line third '^write at 512 KiB\.\.1 MiB, the largest 2 of 3 sizes: '
