@@ -615,6 +615,9 @@ void gdr_nccl_log_record(struct gdr_nccl_log *log, unsigned long lineno, const c
 	struct sink k;
 
 	gdr_strlcpy(raw, text, sizeof(raw));
+	/* Trailing blanks (a collector's padding) are no part of a value ("IB   "). */
+	for (size_t n = strlen(raw); n && (raw[n - 1] == ' ' || raw[n - 1] == '\t');)
+		raw[--n] = '\0';
 	msg = split_line(raw, id, sizeof(id), &dev, &tagged);
 	if (tagged || dev >= 0 || launch[0])
 		proc = proc_for(log, id, launch);
