@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +148,8 @@ void gdr_topo_link(const struct gdr_topo *t, hwloc_obj_t pci, char *out, size_t 
 			return;
 		}
 	}
-	if (pci->attr->pcidev.linkspeed > 0)
+	/* A damaged export's "inf" or "1e300" (inf as a float) is no speed: unknown. */
+	if (isfinite(pci->attr->pcidev.linkspeed) && pci->attr->pcidev.linkspeed > 0)
 		snprintf(out, len, "%.2f GB/s", pci->attr->pcidev.linkspeed);
 }
 

@@ -126,6 +126,21 @@ else
 	not_ok "control bytes in names are shown as \\xHH"
 fi
 
+# A link speed that is no number (pci_link_speed="inf", or 1e300, inf as hwloc's
+# float): unknown, never "inf GB/s" in the text or a bare inf that breaks the JSON.
+sed 's/pci_link_speed="63.015385"/pci_link_speed="1e300"/' "$sw" >"$tmp/inf.xml"
+expect "pci_link_speed 1e300: --json" 0 "" "$topo" --topology-xml "$tmp/inf.xml" --json "$tmp/inf.json"
+if grep -q '"gpu_bus_id": "0000:03:00.0".*"gpu_link_gbytes_s": null' "$tmp/inf.json" &&
+	! grep -qi 'inf[,}]' "$tmp/inf.json"; then
+	ok "an infinite link speed is null in the JSON"
+else
+	grep -o '"gpu_link_gbytes_s": [^,]*' "$tmp/inf.json" | sed 's/^/# /' | head -3
+	not_ok "an infinite link speed is null in the JSON"
+fi
+expect "pci_link_speed 1e300: text" 0 "" "$topo" --topology-xml "$tmp/inf.xml"
+grep -q '^  GPU0   0000:03:00.0  NUMA 0   -  ' "$tmp/out" && ok "an infinite link speed is - in the text" ||
+	{ sed 's/^/# /' "$tmp/out" | head -6; not_ok "an infinite link speed is - in the text"; }
+
 # A long path: the message is shortened in the middle, the cause and the newline stay.
 long=$tmp$(printf '/ddddddddd%.0s' $(seq 300))
 expect "a 3000-byte path" 2 ": No such file or directory" "$topo" --topology-xml "$long"
