@@ -141,6 +141,18 @@ expect "pci_link_speed 1e300: text" 0 "" "$topo" --topology-xml "$tmp/inf.xml"
 grep -q '^  GPU0   0000:03:00.0  NUMA 0   -  ' "$tmp/out" && ok "an infinite link speed is - in the text" ||
 	{ sed 's/^/# /' "$tmp/out" | head -6; not_ok "an infinite link speed is - in the text"; }
 
+# A NIC below --root that is not a PCI device: its reason, which names a path,
+# wraps under its column; only a word longer than the line may pass 80 columns.
+expect "a NIC without a device link" 0 "" "$topo" --topology-xml "$srcdir/tests/topo/snc2.xml" \
+	--root "$srcdir/tests/doctor/roots/both"
+if grep -qx '  mlx5_1 -             mlx5_1: not a PCI device' "$tmp/out" &&
+	! awk 'length($0) > 80 && $0 !~ /^ *[^ ]+$/' "$tmp/out" | grep -q .; then
+	ok "the NIC's reason wraps at 80 columns"
+else
+	sed -n '/^RDMA NICs/,/^$/p' "$tmp/out" | sed 's/^/# /'
+	not_ok "the NIC's reason wraps at 80 columns"
+fi
+
 # A long path: the message is shortened in the middle, the cause and the newline stay.
 long=$tmp$(printf '/ddddddddd%.0s' $(seq 300))
 expect "a 3000-byte path" 2 ": No such file or directory" "$topo" --topology-xml "$long"
