@@ -48,6 +48,9 @@ fails "--topology-xml empty file" "empty file, not an XML topology" --root "$bot
 	--topology-xml "$WORK/plain"
 fails "--topology-xml truncated" "hwloc could not load this XML topology" --root "$both" \
 	--topology-xml "$XML/truncated.xml"
+sed 's/pci_busid="0000:07:00.0"/pci_busid="0000:03:00.0"/' "$XML/switches.xml" >"$WORK/dup.xml"
+fails "--topology-xml with two GPUs at one address" \
+	"$WORK/dup.xml: two PCI devices at 0000:03:00.0" --root "$both" --topology-xml "$WORK/dup.xml"
 printf 'not xml at all\n' >"$WORK/junk.xml"
 fails "--topology-xml junk" "$WORK/junk.xml: hwloc could not load" --root "$both" \
 	--topology-xml "$WORK/junk.xml"

@@ -141,6 +141,17 @@ expect "pci_link_speed 1e300: text" 0 "" "$topo" --topology-xml "$tmp/inf.xml"
 grep -q '^  GPU0   0000:03:00.0  NUMA 0   -  ' "$tmp/out" && ok "an infinite link speed is - in the text" ||
 	{ sed 's/^/# /' "$tmp/out" | head -6; not_ok "an infinite link speed is - in the text"; }
 
+# Two PCI devices at one address (two GPUs; a GPU and a NIC): a damaged file,
+# refused, never a matrix where a lookup by bus id takes either device.
+sed 's/pci_busid="0000:07:00.0"/pci_busid="0000:03:00.0"/' "$sw" >"$tmp/dup-gpu.xml"
+expect "two GPUs at one PCI address" 2 "$tmp/dup-gpu.xml: two PCI devices at 0000:03:00.0 (a damaged" \
+	"$topo" --topology-xml "$tmp/dup-gpu.xml"
+sed 's/pci_busid="0000:03:00.0"/pci_busid="0000:04:00.0"/' "$sw" >"$tmp/dup-nic.xml"
+expect "a GPU and a NIC at one PCI address" 2 "two PCI devices at 0000:04:00.0" \
+	"$topo" --topology-xml "$tmp/dup-nic.xml"
+expect "gdr_write_bw: two PCI devices at one address" 2 "two PCI devices at 0000:03:00.0" \
+	"$bw" --topology-xml "$tmp/dup-gpu.xml" 127.0.0.1
+
 # A NIC below --root that is not a PCI device: its reason, which names a path,
 # wraps under its column; only a word longer than the line may pass 80 columns.
 expect "a NIC without a device link" 0 "" "$topo" --topology-xml "$srcdir/tests/topo/snc2.xml" \
