@@ -343,8 +343,7 @@ static void proc_view(const struct gdr_nccl_log *log, const struct gdr_nccl_proc
 
 		if (!view->version[0] && sv[0]) {
 			gdr_strlcpy(view->version, sv, sizeof(view->version));
-			if (sscanf(sv, "%d.%d.%d", &view->vmajor, &view->vminor, &view->vpatch) < 2)
-				view->vmajor = view->vminor = -1;
+			gdr_nccl_parse_version(sv, &view->vmajor, &view->vminor, &view->vpatch);
 			view->count[NF_VERSION] = 1;
 			view->first[NF_VERSION] = log->seg_line[seg];
 		}
