@@ -91,6 +91,7 @@ int gdr_limits_memlock_parse(const char *text, unsigned long long *soft)
 {
 	const char *line = strstr(text, "Max locked memory");
 	const char *p;
+	char *end;
 
 	if (!line)
 		return -EINVAL;
@@ -103,7 +104,11 @@ int gdr_limits_memlock_parse(const char *text, unsigned long long *soft)
 	}
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
-	*soft = strtoull(p, NULL, 10);
+	/* Out of range is no limit the kernel prints, and ULLONG_MAX would read as unlimited. */
+	errno = 0;
+	*soft = strtoull(p, &end, 10);
+	if (errno || (*end != ' ' && *end != '\t'))
+		return -EINVAL;
 	return 0;
 }
 
@@ -494,10 +499,21 @@ static void check_memlock(struct gdr_doctor *doc)
 	} else {
 		/* A fixture tree says what the limit is, so that tests do not depend on the host.
 		 */
-		if (gdr_read_rooted(doc->root, "/proc/self/limits", buf, sizeof(buf)) < 0 ||
-		    gdr_limits_memlock_parse(buf, &soft)) {
+		ssize_t n = gdr_read_rooted(doc->root, "/proc/self/limits", buf, sizeof(buf));
+		char cause[96];
+
+		if (n < 0) {
 			c = gdr_doctor_add(doc, "memlock", GDR_CHECK_NA, 0);
-			gdr_check_value(c, "no /proc/self/limits in this root");
+			gdr_check_value(c, "memlock limit unknown (/proc/self/limits: %s)",
+					gdr_rooted_strerror(doc->root, "/proc/self/limits", (int)n,
+							    cause, sizeof(cause)));
+			return;
+		}
+		if (gdr_limits_memlock_parse(buf, &soft)) {
+			c = gdr_doctor_add(doc, "memlock", GDR_CHECK_NA, 0);
+			gdr_check_value(c, "memlock limit unknown (/proc/self/limits: no \"Max "
+					   "locked memory\" line with a soft limit in bytes or "
+					   "unlimited)");
 			return;
 		}
 		src = "/proc/self/limits";

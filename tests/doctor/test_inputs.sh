@@ -101,6 +101,23 @@ doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
 unwrap "$WORK/out" | grep -F "/proc/driver/nvidia/version: is a FIFO, not a regular file" >/dev/null &&
 	ok "a FIFO as the driver version is named as one" ||
 	{ sed 's/^/# /' "$WORK/out"; not_ok "a FIFO as the driver version is named as one"; }
+# A memlock limit the root's /proc/self/limits does not give is unknown, and why:
+# a FIFO is named as one, a number past 2^64 is malformed, never "unlimited".
+rm "$WORK/r/proc/driver/nvidia/version"
+cp "$ROOTS/dmabuf-node/proc/driver/nvidia/version" "$WORK/r/proc/driver/nvidia/version"
+rm "$WORK/r/proc/self/limits"
+mkfifo "$WORK/r/proc/self/limits"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+unwrap "$WORK/out" | grep -F "n-a   memlock                memlock limit unknown (/proc/self/limits: is a FIFO, not a regular file)" >/dev/null &&
+	ok "a FIFO as the limits file is named as one" ||
+	{ sed 's/^/# /' "$WORK/out"; not_ok "a FIFO as the limits file is named as one"; }
+rm "$WORK/r/proc/self/limits"
+sed 's/^Max locked memory .*/Max locked memory 99999999999999999999999 99999999999999999999999 bytes/' \
+	"$ROOTS/dmabuf-node/proc/self/limits" >"$WORK/r/proc/self/limits"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+unwrap "$WORK/out" | grep -F "n-a   memlock                memlock limit unknown (/proc/self/limits: no \"Max locked memory\" line" >/dev/null &&
+	ok "a memlock limit past 2^64 is malformed, not unlimited" ||
+	{ sed 's/^/# /' "$WORK/out"; not_ok "a memlock limit past 2^64 is malformed, not unlimited"; }
 # /proc/config.gz is read through gzip: a FIFO there must not block gzip either.
 rm -rf "$WORK/r"
 cp -R "$ROOTS/dmabuf-node" "$WORK/r"
