@@ -65,7 +65,8 @@ int gdr_nvidia_version_parse(const char *text, char *version, size_t vlen, int *
 			n = 0;
 		}
 	}
-	if (!n)
+	/* The major is 1 to 4 digits (535): more would overflow atoi and be read as another. */
+	if (!n || strspn(p, "0123456789") > 4)
 		return -EINVAL;
 	if (n >= vlen)
 		n = vlen - 1;
@@ -397,7 +398,9 @@ static void check_rdma_core(struct gdr_doctor *doc)
 		base = base ? base + 1 : target;
 		/* Skip "libibverbs.so.1.14." to the rdma-core major. */
 		p = strstr(base, ".so.1.");
-		if (!p || !(p = strchr(p + 6, '.'))) {
+		/* The major is 1 to 4 digits: "abc" or an overflowing number is no version. */
+		if (!p || !(p = strchr(p + 6, '.')) || !isdigit((unsigned char)p[1]) ||
+		    strspn(p + 1, "0123456789") > 4) {
 			c = gdr_doctor_add(doc, "rdma-core", GDR_CHECK_NA, 0);
 			gdr_check_value(c, "%s -> %s (version not understood)", path, base);
 			return;

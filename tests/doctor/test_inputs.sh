@@ -118,6 +118,29 @@ doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
 unwrap "$WORK/out" | grep -F "n-a   memlock                memlock limit unknown (/proc/self/limits: no \"Max locked memory\" line" >/dev/null &&
 	ok "a memlock limit past 2^64 is malformed, not unlimited" ||
 	{ sed 's/^/# /' "$WORK/out"; not_ok "a memlock limit past 2^64 is malformed, not unlimited"; }
+# Version numbers that are no version (letters, or past what an int holds) are
+# not understood, never read as another number: 4294967297 was rdma-core 1 (and
+# blocked DMA-BUF), 4294967811 driver 515 (and passed the open module check).
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+lib=$WORK/r/usr/lib/x86_64-linux-gnu
+for v in 14.abc.0 14.4294967297.0; do
+	rm -f "$lib"/libibverbs.so.1*
+	: >"$lib/libibverbs.so.1.$v"
+	ln -s "libibverbs.so.1.$v" "$lib/libibverbs.so.1"
+	doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+	unwrap "$WORK/out" | grep -F "n-a   rdma-core              /usr/lib/x86_64-linux-gnu/libibverbs.so.1 -> libibverbs.so.1.$v (version not understood)" >/dev/null &&
+		ok "libibverbs.so.1.$v: version not understood" ||
+		{ sed 's/^/# /' "$WORK/out"; not_ok "libibverbs.so.1.$v: version not understood"; }
+done
+sed 's/  550\.54\.15  /  4294967811.54.15  /' "$ROOTS/dmabuf-node/proc/driver/nvidia/version" \
+	>"$WORK/r/proc/driver/nvidia/version"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+grep -q "^warn  nvidia-driver          /proc/driver/nvidia/version not understood" "$WORK/out" &&
+	grep -q "^n-a   open-kernel-module     driver flavour unknown" "$WORK/out" &&
+	ok "driver 4294967811.54.15: not understood, not 515" ||
+	{ sed 's/^/# /' "$WORK/out"; not_ok "driver 4294967811.54.15: not understood, not 515"; }
+
 # /proc/config.gz is read through gzip: a FIFO there must not block gzip either.
 rm -rf "$WORK/r"
 cp -R "$ROOTS/dmabuf-node" "$WORK/r"
