@@ -330,6 +330,31 @@ static void check_peermem(struct gdr_doctor *doc)
 }
 
 /* The node's name: the live one, or the tree's own (proc, then /etc/hostname). */
+/*
+ * The host name in ROOT/path: its first line that is not blank or a comment
+ * (hostname(5) allows "#" lines), without surrounding blanks. 1 when found.
+ */
+static int host_from(const char *root, const char *path, char *out, size_t len)
+{
+	char buf[1024], *line, *save = NULL;
+
+	if (gdr_read_rooted(root, path, buf, sizeof(buf)) <= 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t n;
+
+		line += strspn(line, " \t\r");
+		n = strlen(line);
+		while (n && strchr(" \t\r", line[n - 1]))
+			line[--n] = '\0';
+		if (n && line[0] != '#') {
+			gdr_strlcpy(out, line, len);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void read_host(struct gdr_doctor *doc)
 {
 	char buf[sizeof(doc->host)];
@@ -341,9 +366,8 @@ static void read_host(struct gdr_doctor *doc)
 		}
 		return;
 	}
-	if (gdr_read_rooted(doc->root, "/proc/sys/kernel/hostname", buf, sizeof(buf)) > 0 ||
-	    gdr_read_rooted(doc->root, "/etc/hostname", buf, sizeof(buf)) > 0)
-		gdr_strlcpy(doc->host, buf, sizeof(doc->host));
+	if (!host_from(doc->root, "/proc/sys/kernel/hostname", doc->host, sizeof(doc->host)))
+		host_from(doc->root, "/etc/hostname", doc->host, sizeof(doc->host));
 }
 
 /*

@@ -141,6 +141,22 @@ grep -q "^warn  nvidia-driver          /proc/driver/nvidia/version not understoo
 	ok "driver 4294967811.54.15: not understood, not 515" ||
 	{ sed 's/^/# /' "$WORK/out"; not_ok "driver 4294967811.54.15: not understood, not 515"; }
 
+# /etc/hostname as hostname(5) allows it: comment and blank lines, blanks
+# around the name. The host is the name, not the file's first bytes.
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+mkdir -p "$WORK/r/etc"
+printf '# set by cloud-init\n\n  node17 \r\n' >"$WORK/r/etc/hostname"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+unwrap "$WORK/out" | grep -qF "gdr_doctor: the tree below $WORK/r (host node17): " &&
+	ok "/etc/hostname: a comment line is skipped, blanks dropped" ||
+	{ sed 's/^/# /' "$WORK/out" | head -3; not_ok "/etc/hostname: a comment line is skipped, blanks dropped"; }
+printf '  \n' >"$WORK/r/etc/hostname"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+unwrap "$WORK/out" | grep -qF "gdr_doctor: the tree below $WORK/r: " &&
+	ok "/etc/hostname of blanks: no host name" ||
+	{ sed 's/^/# /' "$WORK/out" | head -3; not_ok "/etc/hostname of blanks: no host name"; }
+
 # /proc/config.gz is read through gzip: a FIFO there must not block gzip either.
 rm -rf "$WORK/r"
 cp -R "$ROOTS/dmabuf-node" "$WORK/r"
