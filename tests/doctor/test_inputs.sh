@@ -157,6 +157,27 @@ unwrap "$WORK/out" | grep -qF "gdr_doctor: the tree below $WORK/r: " &&
 	ok "/etc/hostname of blanks: no host name" ||
 	{ sed 's/^/# /' "$WORK/out" | head -3; not_ok "/etc/hostname of blanks: no host name"; }
 
+# More RDMA devices than the report lists (SR-IOV functions): the first 32 by
+# name are checked, and the ones not checked rule nothing out. The one ACTIVE
+# port here is mlx5_99's, last by name of 200: never "no ACTIVE RDMA port".
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+ib=$WORK/r/sys/class/infiniband
+echo "1: DOWN" >"$ib/mlx5_0/ports/1/state"
+for i in $(seq 1 199); do cp -R "$ib/mlx5_0" "$ib/mlx5_$i"; done
+echo "4: ACTIVE" >"$ib/mlx5_99/ports/1/state"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" --expect any >"$WORK/out" 2>&1
+rc=$?
+unwrap "$WORK/out" >"$WORK/out.joined"
+if [ $rc = 0 ] && ! grep -q "no ACTIVE RDMA port" "$WORK/out.joined" &&
+	grep -qF "info  rdma-devices           200 RDMA devices: the first 32 are checked, the others not" "$WORK/out.joined" &&
+	grep -qF "n-a   rdma-ports             no ACTIVE port on the first 32 of 200 RDMA devices (the others not checked)" "$WORK/out.joined"; then
+	ok "200 RDMA devices, the ACTIVE one not checked: nothing ruled out"
+else
+	sed 's/^/# /' "$WORK/out" | head -20
+	not_ok "200 RDMA devices, the ACTIVE one not checked: nothing ruled out (exit $rc)"
+fi
+
 # /proc/config.gz is read through gzip: a FIFO there must not block gzip either.
 rm -rf "$WORK/r"
 cp -R "$ROOTS/dmabuf-node" "$WORK/r"
