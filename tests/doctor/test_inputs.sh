@@ -178,6 +178,23 @@ else
 	not_ok "200 RDMA devices, the ACTIVE one not checked: nothing ruled out (exit $rc)"
 fi
 
+# --json past the file size limit (ulimit -f, SIGXFSZ not ignored by the
+# caller): exit 2 naming the cause, the old report kept, no temporary file left.
+mkdir -p "$WORK/lim"
+echo old >"$WORK/lim/r.json"
+(ulimit -f 1 && exec env -i PATH="$WORK/bin" GDRPERF_LIBCUDA=/nonexistent/libcuda.so.1 \
+	GDRPERF_LIBNVML=/nonexistent/libnvidia-ml.so.1 "$DOCTOR" --root "$ROOTS/both" \
+	--json "$WORK/lim/r.json") >/dev/null 2>"$WORK/err"
+rc=$?
+if [ $rc = 2 ] && grep -q "cannot write the JSON report: .*File too large$" "$WORK/err" &&
+	[ "$(cat "$WORK/lim/r.json")" = old ] && [ "$(ls -A "$WORK/lim")" = r.json ]; then
+	ok "--json past ulimit -f: an error, the old report kept, no temporary file"
+else
+	sed 's/^/# /' "$WORK/err"
+	ls -A "$WORK/lim" | sed 's/^/# /'
+	not_ok "--json past ulimit -f: an error, the old report kept, no temporary file (exit $rc)"
+fi
+
 # /proc/config.gz is read through gzip: a FIFO there must not block gzip either.
 rm -rf "$WORK/r"
 cp -R "$ROOTS/dmabuf-node" "$WORK/r"

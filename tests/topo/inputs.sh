@@ -152,6 +152,21 @@ expect "a GPU and a NIC at one PCI address" 2 "two PCI devices at 0000:04:00.0" 
 expect "gdr_write_bw: two PCI devices at one address" 2 "two PCI devices at 0000:03:00.0" \
 	"$bw" --topology-xml "$tmp/dup-gpu.xml" 127.0.0.1
 
+# A write past the file size limit (ulimit -f, SIGXFSZ not ignored by the
+# caller): exit 1 naming the cause, the old file kept, no temporary file left.
+echo old >"$tmp/lim.json"
+awk -v gpus=64 -v nics=64 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/lim.xml"
+(ulimit -f 8 && exec "$topo" --topology-xml "$tmp/lim.xml" --json "$tmp/lim.json") >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && grep -q "^gdr_topo: --json $tmp/lim.json: write (to .*): File too large$" "$tmp/err" &&
+	[ "$(cat "$tmp/lim.json")" = old ] && [ -z "$(ls -A "$tmp" | grep '^\.lim\.json\.')" ]; then
+	ok "--json past ulimit -f: an error, the old file kept, no temporary file"
+else
+	sed 's/^/# /' "$tmp/err" | head -5
+	ls -A "$tmp" | sed 's/^/# /'
+	not_ok "--json past ulimit -f: an error, the old file kept, no temporary file (exit $rc)"
+fi
+
 # A NIC below --root that is not a PCI device: its reason, which names a path,
 # wraps under its column; only a word longer than the line may pass 80 columns.
 expect "a NIC without a device link" 0 "" "$topo" --topology-xml "$srcdir/tests/topo/snc2.xml" \
