@@ -459,6 +459,15 @@ int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char
 			gdr_fmt_short(why, wlen, "%s: empty file, not an XML topology", xml);
 			goto destroy_topo;
 		}
+		/* Another program's XML (NCCL's topology dump, nvidia-smi -q -x) or no XML. */
+		if (!memmem(buf, blen, "<topology", 9)) {
+			err = -EINVAL;
+			gdr_fmt_short(why, wlen,
+				      "%s: not an hwloc XML export (no <topology> element; "
+				      "lstopo FILE.xml writes one)",
+				      xml);
+			goto destroy_topo;
+		}
 	}
 	/* hwloc parses the buffer in set_xmlbuffer (libxml2) or in load (its own parser). */
 	errno = 0;

@@ -52,7 +52,7 @@ sed 's/pci_busid="0000:07:00.0"/pci_busid="0000:03:00.0"/' "$XML/switches.xml" >
 fails "--topology-xml with two GPUs at one address" \
 	"$WORK/dup.xml: two PCI devices at 0000:03:00.0" --root "$both" --topology-xml "$WORK/dup.xml"
 printf 'not xml at all\n' >"$WORK/junk.xml"
-fails "--topology-xml junk" "$WORK/junk.xml: hwloc could not load" --root "$both" \
+fails "--topology-xml junk" "$WORK/junk.xml: not an hwloc XML export" --root "$both" \
 	--topology-xml "$WORK/junk.xml"
 fails "--topology-xml with --json" "is a FIFO" --root "$both" --topology-xml "$WORK/fifo" \
 	--json "$WORK/never.json"

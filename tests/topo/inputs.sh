@@ -39,7 +39,7 @@ printf 'not xml\n' >"$tmp/junk.xml"
 printf '<?xml version="1.0"?>\n<topology version="2.0"><object type="Machine"' >"$tmp/cut.xml"
 for what in "fifo|is a FIFO, not a regular file" "dir|is a directory, not a regular file" \
 	"dev|is a character device, not a regular file" "missing|No such file or directory" \
-	"empty|empty file, not an XML topology" "junk|hwloc could not load this XML topology" \
+	"empty|empty file, not an XML topology" "junk|not an hwloc XML export (no <topology> element" \
 	"cut|hwloc could not load this XML topology"; do
 	kind=${what%%|*} cause=${what#*|}
 	case $kind in
@@ -140,6 +140,12 @@ fi
 expect "pci_link_speed 1e300: text" 0 "" "$topo" --topology-xml "$tmp/inf.xml"
 grep -q '^  GPU0   0000:03:00.0  NUMA 0   -  ' "$tmp/out" && ok "an infinite link speed is - in the text" ||
 	{ sed 's/^/# /' "$tmp/out" | head -6; not_ok "an infinite link speed is - in the text"; }
+
+# Another program's XML: NCCL's topology dump (NCCL_TOPO_DUMP_FILE) is named
+# as not hwloc's, not left to hwloc's "Invalid argument".
+printf '<system version="1">\n  <cpu numaid="0">\n    <pci busid="0000:1a:00.0" class="0x030200">\n      <gpu dev="0"/>\n    </pci>\n  </cpu>\n</system>\n' >"$tmp/nccl-topo.xml"
+expect "NCCL's topology XML" 2 "$tmp/nccl-topo.xml: not an hwloc XML export (no <topology> element; lstopo FILE.xml writes one)" \
+	"$topo" --topology-xml "$tmp/nccl-topo.xml"
 
 # Two PCI devices at one address (two GPUs; a GPU and a NIC): a damaged file,
 # refused, never a matrix where a lookup by bus id takes either device.
