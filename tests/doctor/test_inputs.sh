@@ -195,6 +195,22 @@ else
 	not_ok "--json past ulimit -f: an error, the old report kept, no temporary file (exit $rc)"
 fi
 
+# More NVIDIA GPU functions than are read (SR-IOV virtual functions): the
+# first 64 in bus order, the same on every file system, not readdir's 64.
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+pci=$WORK/r/sys/bus/pci/devices
+for i in $(seq 65 134); do cp -R "$pci/0000:3b:00.0" "$pci/0000:$(printf %02x "$i"):00.0"; done
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+if grep -q "^pass  gpu0.bar1              0000:3b:00.0: " "$WORK/out" &&
+	grep -q "^pass  gpu63.bar1             0000:7f:00.0: " "$WORK/out" &&
+	! grep -q "0000:8[0-6]:00.0" "$WORK/out"; then
+	ok "71 NVIDIA GPU functions: the first 64 in bus order"
+else
+	grep 'bar1' "$WORK/out" | sed 's/^/# /' | head -5
+	not_ok "71 NVIDIA GPU functions: the first 64 in bus order"
+fi
+
 # /proc/config.gz is read through gzip: a FIFO there must not block gzip either.
 rm -rf "$WORK/r"
 cp -R "$ROOTS/dmabuf-node" "$WORK/r"
