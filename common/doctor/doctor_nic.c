@@ -96,27 +96,53 @@ static int cmp_nic(const void *a, const void *b)
 	return strcmp(((const struct nic_info *)a)->name, ((const struct nic_info *)b)->name);
 }
 
-static int scan_sysfs(const char *root, struct nic_info *nics, int max)
+static int cmp_name(const void *a, const void *b)
 {
-	char dir[4096], pdir[4096], rel[320];
+	return strcmp(a, b);
+}
+
+/*
+ * The first max devices by name (not in readdir's order, which is the
+ * file system's); *total counts them all.
+ */
+static int scan_sysfs(const char *root, struct nic_info *nics, int max, int *total)
+{
+	char dir[4096], pdir[4096], rel[320], (*names)[64] = NULL, (*nn)[64];
 	struct dirent *de, *pe;
-	int n = 0;
+	int n = 0, cap = 0;
 	DIR *d, *pd;
 
+	*total = 0;
 	d = opendir(gdr_rooted_path(root, "/sys/class/infiniband", dir, sizeof(dir)));
 	if (!d)
 		return 0;
-	while ((de = readdir(d)) && n < max) {
-		struct nic_info *nic = &nics[n];
-
+	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			nn = realloc(names, cap * sizeof(*names));
+			if (!nn)
+				break;
+			names = nn;
+		}
+		gdr_strlcpy(names[n++], de->d_name, sizeof(names[0]));
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
+	*total = n;
+	if (n > max)
+		n = max;
+	for (int i = 0; i < n; i++) {
+		struct nic_info *nic = &nics[i];
+
 		memset(nic, 0, sizeof(*nic));
-		gdr_strlcpy(nic->name, de->d_name, sizeof(nic->name));
+		gdr_strlcpy(nic->name, names[i], sizeof(nic->name));
 		nic->probe = -1;
 		gdr_strlcpy(nic->probe_why, "not probed: --root is not the live system",
 			    sizeof(nic->probe_why));
-		snprintf(rel, sizeof(rel), "/sys/class/infiniband/%s/ports", de->d_name);
+		snprintf(rel, sizeof(rel), "/sys/class/infiniband/%s/ports", nic->name);
 		pd = opendir(gdr_rooted_path(root, rel, pdir, sizeof(pdir)));
 		while (pd && (pe = readdir(pd)) && nic->nports < MAX_PORTS) {
 			int num = atoi(pe->d_name);
@@ -129,10 +155,8 @@ static int scan_sysfs(const char *root, struct nic_info *nics, int max)
 		}
 		if (pd)
 			closedir(pd);
-		n++;
 	}
-	closedir(d);
-	qsort(nics, n, sizeof(*nics), cmp_nic);
+	free(names);
 	return n;
 }
 
@@ -203,16 +227,18 @@ static void verbs_device(struct ibv_device *dev, struct nic_info *nic)
 	ibv_close_device(ctx);
 }
 
-static int scan_verbs(struct nic_info *nics, int max, char *why, size_t wlen)
+static int scan_verbs(struct nic_info *nics, int max, int *total, char *why, size_t wlen)
 {
 	struct ibv_device **list;
 	int n = 0, ndev = 0;
 
+	*total = 0;
 	list = ibv_get_device_list(&ndev);
 	if (!list) {
 		snprintf(why, wlen, "ibv_get_device_list: %s", strerror(errno));
 		return 0;
 	}
+	*total = ndev;
 	for (int i = 0; i < ndev && n < max; i++)
 		verbs_device(list[i], &nics[n++]);
 	ibv_free_device_list(list);
@@ -266,7 +292,7 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 	struct nic_info *nics = calloc(MAX_NICS, sizeof(*nics));
 	struct gdr_check *c, *first_unsupported = NULL;
 	char why[256] = "";
-	int n, any_active = 0, any_dmabuf = 0, probed = 0;
+	int n, total, any_active = 0, any_dmabuf = 0, probed = 0;
 
 	if (!nics) {
 		c = gdr_doctor_add(doc, "rdma-devices", GDR_CHECK_NA, 0);
@@ -274,9 +300,9 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 		return;
 	}
 	if (!strcmp(doc->root, "/"))
-		n = scan_verbs(nics, MAX_NICS, why, sizeof(why));
+		n = scan_verbs(nics, MAX_NICS, &total, why, sizeof(why));
 	else
-		n = scan_sysfs(doc->root, nics, MAX_NICS);
+		n = scan_sysfs(doc->root, nics, MAX_NICS, &total);
 	doc->nic_count = n;
 	for (int i = 0; i < n && i < GDR_DOCTOR_MAX_DEVS; i++)
 		gdr_strlcpy(doc->nic_name[doc->nnic_name++], nics[i].name,
@@ -324,9 +350,22 @@ void gdr_doctor_nic_checks(struct gdr_doctor *doc)
 			gdr_check_value(c, "%s", nics[i].probe_why);
 		}
 	}
-	if (probed && !any_dmabuf && first_unsupported)
+	if (total > n) {
+		c = gdr_doctor_add(doc, "rdma-devices", GDR_CHECK_INFO, 0);
+		gdr_check_value(c, "%d RDMA devices: the first %d are checked, the others not",
+				total, n);
+	}
+	/* A device not checked may take DMA-BUF, or have the ACTIVE port: nothing is ruled out. */
+	if (probed && !any_dmabuf && first_unsupported && total == n)
 		first_unsupported->blocks |= GDR_BLOCK_DMABUF;
-	if (!any_active) {
+	if (!any_active && total > n) {
+		c = gdr_doctor_add(doc, "rdma-ports", GDR_CHECK_NA, 0);
+		c->side = GDR_SIDE_NIC;
+		gdr_check_value(c,
+				"no ACTIVE port on the first %d of %d RDMA devices (the others "
+				"not checked)",
+				n, total);
+	} else if (!any_active) {
 		c = gdr_doctor_add(doc, "rdma-ports", GDR_CHECK_FAIL, GDR_BLOCK_BOTH);
 		c->side = GDR_SIDE_NIC;
 		gdr_check_brief(c, "no ACTIVE RDMA port (bring a link up)");

@@ -65,7 +65,8 @@ int gdr_nvidia_version_parse(const char *text, char *version, size_t vlen, int *
 			n = 0;
 		}
 	}
-	if (!n)
+	/* The major is 1 to 4 digits (535): more would overflow atoi and be read as another. */
+	if (!n || strspn(p, "0123456789") > 4)
 		return -EINVAL;
 	if (n >= vlen)
 		n = vlen - 1;
@@ -91,6 +92,7 @@ int gdr_limits_memlock_parse(const char *text, unsigned long long *soft)
 {
 	const char *line = strstr(text, "Max locked memory");
 	const char *p;
+	char *end;
 
 	if (!line)
 		return -EINVAL;
@@ -103,7 +105,11 @@ int gdr_limits_memlock_parse(const char *text, unsigned long long *soft)
 	}
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
-	*soft = strtoull(p, NULL, 10);
+	/* Out of range is no limit the kernel prints, and ULLONG_MAX would read as unlimited. */
+	errno = 0;
+	*soft = strtoull(p, &end, 10);
+	if (errno || (*end != ' ' && *end != '\t'))
+		return -EINVAL;
 	return 0;
 }
 
@@ -324,6 +330,31 @@ static void check_peermem(struct gdr_doctor *doc)
 }
 
 /* The node's name: the live one, or the tree's own (proc, then /etc/hostname). */
+/*
+ * The host name in ROOT/path: its first line that is not blank or a comment
+ * (hostname(5) allows "#" lines), without surrounding blanks. 1 when found.
+ */
+static int host_from(const char *root, const char *path, char *out, size_t len)
+{
+	char buf[1024], *line, *save = NULL;
+
+	if (gdr_read_rooted(root, path, buf, sizeof(buf)) <= 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t n;
+
+		line += strspn(line, " \t\r");
+		n = strlen(line);
+		while (n && strchr(" \t\r", line[n - 1]))
+			line[--n] = '\0';
+		if (n && line[0] != '#') {
+			gdr_strlcpy(out, line, len);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void read_host(struct gdr_doctor *doc)
 {
 	char buf[sizeof(doc->host)];
@@ -335,9 +366,8 @@ static void read_host(struct gdr_doctor *doc)
 		}
 		return;
 	}
-	if (gdr_read_rooted(doc->root, "/proc/sys/kernel/hostname", buf, sizeof(buf)) > 0 ||
-	    gdr_read_rooted(doc->root, "/etc/hostname", buf, sizeof(buf)) > 0)
-		gdr_strlcpy(doc->host, buf, sizeof(doc->host));
+	if (!host_from(doc->root, "/proc/sys/kernel/hostname", doc->host, sizeof(doc->host)))
+		host_from(doc->root, "/etc/hostname", doc->host, sizeof(doc->host));
 }
 
 /*
@@ -392,7 +422,9 @@ static void check_rdma_core(struct gdr_doctor *doc)
 		base = base ? base + 1 : target;
 		/* Skip "libibverbs.so.1.14." to the rdma-core major. */
 		p = strstr(base, ".so.1.");
-		if (!p || !(p = strchr(p + 6, '.'))) {
+		/* The major is 1 to 4 digits: "abc" or an overflowing number is no version. */
+		if (!p || !(p = strchr(p + 6, '.')) || !isdigit((unsigned char)p[1]) ||
+		    strspn(p + 1, "0123456789") > 4) {
 			c = gdr_doctor_add(doc, "rdma-core", GDR_CHECK_NA, 0);
 			gdr_check_value(c, "%s -> %s (version not understood)", path, base);
 			return;
@@ -494,10 +526,21 @@ static void check_memlock(struct gdr_doctor *doc)
 	} else {
 		/* A fixture tree says what the limit is, so that tests do not depend on the host.
 		 */
-		if (gdr_read_rooted(doc->root, "/proc/self/limits", buf, sizeof(buf)) < 0 ||
-		    gdr_limits_memlock_parse(buf, &soft)) {
+		ssize_t n = gdr_read_rooted(doc->root, "/proc/self/limits", buf, sizeof(buf));
+		char cause[96];
+
+		if (n < 0) {
 			c = gdr_doctor_add(doc, "memlock", GDR_CHECK_NA, 0);
-			gdr_check_value(c, "no /proc/self/limits in this root");
+			gdr_check_value(c, "memlock limit unknown (/proc/self/limits: %s)",
+					gdr_rooted_strerror(doc->root, "/proc/self/limits", (int)n,
+							    cause, sizeof(cause)));
+			return;
+		}
+		if (gdr_limits_memlock_parse(buf, &soft)) {
+			c = gdr_doctor_add(doc, "memlock", GDR_CHECK_NA, 0);
+			gdr_check_value(c, "memlock limit unknown (/proc/self/limits: no \"Max "
+					   "locked memory\" line with a soft limit in bytes or "
+					   "unlimited)");
 			return;
 		}
 		src = "/proc/self/limits";

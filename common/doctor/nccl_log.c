@@ -524,6 +524,30 @@ static int parse_plugin(const struct sink *k, const char *msg)
 	return !strncmp(msg, "NET/Plugin", 10);
 }
 
+/* Up to 4 decimal digits, nothing else: no sign, no overflow ("2.99999999999.1"). */
+static const char *version_part(const char *s, int *out)
+{
+	int n = 0;
+
+	*out = 0;
+	while (n < 4 && isdigit((unsigned char)s[n]))
+		*out = *out * 10 + (s[n++] - '0');
+	return n && !isdigit((unsigned char)s[n]) ? s + n : NULL;
+}
+
+int gdr_nccl_parse_version(const char *s, int *major, int *minor, int *patch)
+{
+	const char *p = version_part(s, major);
+
+	if (!p || *p != '.' || !(p = version_part(p + 1, minor))) {
+		*major = *minor = *patch = -1;
+		return -EINVAL;
+	}
+	if (*p != '.' || !version_part(p + 1, patch))
+		*patch = -1;
+	return 0;
+}
+
 static void note_version(struct gdr_nccl_log *log, const struct sink *k, const char *v)
 {
 	char ver[48];
@@ -536,8 +560,7 @@ static void note_version(struct gdr_nccl_log *log, const struct sink *k, const c
 		if (f->version[0])
 			continue;
 		gdr_strlcpy(f->version, ver, sizeof(f->version));
-		if (sscanf(f->version, "%d.%d.%d", &f->vmajor, &f->vminor, &f->vpatch) < 2)
-			f->vmajor = f->vminor = -1;
+		gdr_nccl_parse_version(f->version, &f->vmajor, &f->vminor, &f->vpatch);
 	}
 	note(k, NF_VERSION);
 	if (!k->proc && log->nseg < GDR_NCCL_MAX_VERSIONS) {
@@ -615,6 +638,9 @@ void gdr_nccl_log_record(struct gdr_nccl_log *log, unsigned long lineno, const c
 	struct sink k;
 
 	gdr_strlcpy(raw, text, sizeof(raw));
+	/* Trailing blanks (a collector's padding) are no part of a value ("IB   "). */
+	for (size_t n = strlen(raw); n && (raw[n - 1] == ' ' || raw[n - 1] == '\t');)
+		raw[--n] = '\0';
 	msg = split_line(raw, id, sizeof(id), &dev, &tagged);
 	if (tagged || dev >= 0 || launch[0])
 		proc = proc_for(log, id, launch);

@@ -212,6 +212,9 @@ int gdr_nccl_log_read(FILE *in, struct gdr_nccl_log *log);
 /* Is it an NCCL log at all? */
 int gdr_nccl_log_is_nccl(const struct gdr_nccl_log *log);
 const char *gdr_nccl_path_name(enum gdr_nccl_path p);
+/* "2.21.5+cuda12.4" -> 2, 21, 5 (patch -1 when absent); 0, or -EINVAL with all -1
+ * when it does not start with MAJOR.MINOR of plain digits (at most 4 each). */
+int gdr_nccl_parse_version(const char *s, int *major, int *minor, int *patch);
 const char *gdr_nccl_fact_name(enum gdr_nccl_fact f);
 /* NCCL's busId (0x81000) as a PCI bus id ("0000:81:00.0"); returns buf. */
 const char *gdr_nccl_busid_text(unsigned long long id, char *buf, size_t len);

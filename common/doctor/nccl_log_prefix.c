@@ -226,6 +226,9 @@ int gdr_nccl_strip_prefix(const char *line, char *body, size_t blen, char *launc
 
 	if (llen)
 		launch[0] = '\0';
+	/* A UTF-8 byte order mark (a file saved by a Windows editor) is no part of the line. */
+	if (!strncmp(s, "\xef\xbb\xbf", 3))
+		s += 3;
 	for (int after_ts = 0;;) {
 		char tag[64] = "";
 

@@ -343,8 +343,7 @@ static void proc_view(const struct gdr_nccl_log *log, const struct gdr_nccl_proc
 
 		if (!view->version[0] && sv[0]) {
 			gdr_strlcpy(view->version, sv, sizeof(view->version));
-			if (sscanf(sv, "%d.%d.%d", &view->vmajor, &view->vminor, &view->vpatch) < 2)
-				view->vmajor = view->vminor = -1;
+			gdr_nccl_parse_version(sv, &view->vmajor, &view->vminor, &view->vpatch);
 			view->count[NF_VERSION] = 1;
 			view->first[NF_VERSION] = log->seg_line[seg];
 		}
@@ -447,8 +446,12 @@ void gdr_nccl_log_finish(struct gdr_nccl_log *log)
 	log->procs_decided = 0;
 	if (!gdr_nccl_log_is_nccl(log)) {
 		log->path = GDR_NCCL_UNKNOWN;
-		snprintf(log->reason, sizeof(log->reason),
-			 "not an NCCL log: none of %lu lines is NCCL output", log->lines);
+		if (log->lines)
+			snprintf(log->reason, sizeof(log->reason),
+				 "not an NCCL log: none of %lu lines is NCCL output", log->lines);
+		else
+			snprintf(log->reason, sizeof(log->reason),
+				 "not an NCCL log: empty (no line to read)");
 		snprintf(log->cause, sizeof(log->cause), "not an NCCL log");
 		snprintf(log->fix, sizeof(log->fix),
 			 "rerun the job with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and give "

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <infiniband/verbs.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,7 @@ double gdr_ib_rate_text_gbps(const char *text, int ethernet)
 				return lane_gbps(speeds[i].code, ethernet) * width;
 	}
 	/* "10 Gb/sec" alone (some providers): the kernel's nominal rate. */
-	if (sscanf(text, "%lf Gb/sec", &v) == 1 && v > 0)
+	if (sscanf(text, "%lf Gb/sec", &v) == 1 && isfinite(v) && v > 0)
 		return v;
 	return 0;
 }

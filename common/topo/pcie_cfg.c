@@ -382,7 +382,9 @@ int gdr_pcie_nvidia_gpus(const char *root, char bdf[][GDR_PCIE_BDF_LEN], int max
 
 	if (!d)
 		return 0;
-	while ((de = readdir(d)) && n < max) {
+	while ((de = readdir(d))) {
+		int hi = 0;
+
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= GDR_PCIE_BDF_LEN)
 			continue;
 		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", de->d_name);
@@ -393,8 +395,16 @@ int gdr_pcie_nvidia_gpus(const char *root, char bdf[][GDR_PCIE_BDF_LEN], int max
 		if (gdr_read_rooted(root, path, buf, sizeof(buf)) < 0 ||
 		    (strncasecmp(buf, "0x0300", 6) && strncasecmp(buf, "0x0302", 6)))
 			continue;
-		gdr_strlcpy(bdf[n], de->d_name, GDR_PCIE_BDF_LEN);
-		n++;
+		if (n < max) {
+			gdr_strlcpy(bdf[n++], de->d_name, GDR_PCIE_BDF_LEN);
+			continue;
+		}
+		/* More than max (SR-IOV functions): the first max in bus order, not readdir's. */
+		for (int i = 1; i < n; i++)
+			if (strcmp(bdf[i], bdf[hi]) > 0)
+				hi = i;
+		if (n && strcmp(de->d_name, bdf[hi]) < 0)
+			gdr_strlcpy(bdf[hi], de->d_name, GDR_PCIE_BDF_LEN);
 	}
 	closedir(d);
 	/* readdir order is the filesystem's: sort so that reports are stable. */

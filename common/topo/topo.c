@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +148,8 @@ void gdr_topo_link(const struct gdr_topo *t, hwloc_obj_t pci, char *out, size_t 
 			return;
 		}
 	}
-	if (pci->attr->pcidev.linkspeed > 0)
+	/* A damaged export's "inf" or "1e300" (inf as a float) is no speed: unknown. */
+	if (isfinite(pci->attr->pcidev.linkspeed) && pci->attr->pcidev.linkspeed > 0)
 		snprintf(out, len, "%.2f GB/s", pci->attr->pcidev.linkspeed);
 }
 
@@ -374,10 +376,45 @@ static int find_bare_hcas(struct gdr_topo *t)
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * Two PCI devices at one address: a damaged or hand-edited file. Lookups by
+ * bus id would take either, so a distance could be a wrong device's. Sets
+ * dup to the first address found twice; -ENOMEM, or 1 when there is one.
+ */
+static int find_dup_busid(const struct gdr_topo *t, char dup[GDR_BUSID_LEN])
+{
+	char(*ids)[GDR_BUSID_LEN];
+	hwloc_obj_t o = NULL;
+	int n = 0, i, found = 0;
+
+	while ((o = hwloc_get_next_pcidev(t->topo, o)))
+		n++;
+	if (n < 2)
+		return 0;
+	ids = calloc(n, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (n = 0; (o = hwloc_get_next_pcidev(t->topo, o));)
+		gdr_topo_obj_busid(o, ids[n++], sizeof(ids[0]));
+	qsort(ids, n, sizeof(*ids), cmp_str);
+	for (i = 1; i < n && !found; i++)
+		if (!strcmp(ids[i - 1], ids[i])) {
+			gdr_strlcpy(dup, ids[i], GDR_BUSID_LEN);
+			found = 1;
+		}
+	free(ids);
+	return found;
+}
+
 int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char *why, size_t wlen)
 {
 	struct gdr_topo *t;
-	char *buf = NULL;
+	char *buf = NULL, dup[GDR_BUSID_LEN];
 	size_t blen = 0;
 	int err;
 
@@ -422,6 +459,15 @@ int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char
 			gdr_fmt_short(why, wlen, "%s: empty file, not an XML topology", xml);
 			goto destroy_topo;
 		}
+		/* Another program's XML (NCCL's topology dump, nvidia-smi -q -x) or no XML. */
+		if (!memmem(buf, blen, "<topology", 9)) {
+			err = -EINVAL;
+			gdr_fmt_short(why, wlen,
+				      "%s: not an hwloc XML export (no <topology> element; "
+				      "lstopo FILE.xml writes one)",
+				      xml);
+			goto destroy_topo;
+		}
 	}
 	/* hwloc parses the buffer in set_xmlbuffer (libxml2) or in load (its own parser). */
 	errno = 0;
@@ -458,6 +504,17 @@ int gdr_topo_load(struct gdr_topo **out, const char *xml, const char *root, char
 		    "(at most %d GPUs and %d NICs are read; a generated or damaged file?)",
 		    xml ? xml : "this system", t->ngpu, t->nnic, GDR_TOPO_MAX_GPUS,
 		    GDR_TOPO_MAX_NICS);
+		goto destroy_topo;
+	}
+	err = find_dup_busid(t, dup);
+	if (err) {
+		if (err < 0)
+			snprintf(why, wlen, "topology: %s", strerror(-err));
+		else
+			gdr_fmt_short(why, wlen,
+				      "%s: two PCI devices at %s (a damaged or edited file?)",
+				      xml ? xml : "this system", dup);
+		err = err < 0 ? err : -EINVAL;
 		goto destroy_topo;
 	}
 	*out = t;

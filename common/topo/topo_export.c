@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +62,10 @@ static void json_link(FILE *f, const char *key, const char *link)
 	int width;
 	char unit[8];
 
-	if (sscanf(link, "%lf GB/%1[s]", &v, unit) == 2)
+	/* JSON has no inf or nan: a link that reads as one (sysfs's "inf GT/s") is unknown. */
+	if (sscanf(link, "%lf GB/%1[s]", &v, unit) == 2 && isfinite(v))
 		fprintf(f, "\"%s\": %.2f", key, v);
-	else if (sscanf(link, "%lf GT/s x%d", &rate, &width) == 2 && width > 0)
+	else if (sscanf(link, "%lf GT/s x%d", &rate, &width) == 2 && width > 0 && isfinite(rate))
 		fprintf(f, "\"%s\": %.2f", key, rate * width * (rate < 8 ? 0.8 : 128.0 / 130) / 8);
 	else
 		fprintf(f, "\"%s\": null", key);

@@ -125,10 +125,14 @@ static void print_devices(FILE *out, const struct gdr_topo *t)
 		const struct gdr_topo_nic *n = gdr_topo_nic(t, i);
 
 		safe(n->name, s1);
-		if (n->why[0])
-			fprintf(out, "  %-*s %-12s  %s\n", w, s1, n->bus_id[0] ? n->bus_id : "-",
-				safe(n->why, s2));
-		else
+		if (n->why[0]) {
+			char head[SAFE_LEN + 32];
+
+			/* The reason may hold a path below --root: wrapped under its column. */
+			snprintf(head, sizeof(head), "  %-*s %-12s  ", w, s1,
+				 n->bus_id[0] ? n->bus_id : "-");
+			gdr_topo_wrap(out, head, n->why, (int)strlen(head));
+		} else
 			fprintf(out, "  %-*s %s  NUMA %-2s  %s\n", w, s1, n->bus_id,
 				gdr_topo_numa_text(n->numa, nb, sizeof(nb)),
 				n->link[0] ? safe(n->link, s3) : "-");

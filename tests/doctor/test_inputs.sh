@@ -48,8 +48,11 @@ fails "--topology-xml empty file" "empty file, not an XML topology" --root "$bot
 	--topology-xml "$WORK/plain"
 fails "--topology-xml truncated" "hwloc could not load this XML topology" --root "$both" \
 	--topology-xml "$XML/truncated.xml"
+sed 's/pci_busid="0000:07:00.0"/pci_busid="0000:03:00.0"/' "$XML/switches.xml" >"$WORK/dup.xml"
+fails "--topology-xml with two GPUs at one address" \
+	"$WORK/dup.xml: two PCI devices at 0000:03:00.0" --root "$both" --topology-xml "$WORK/dup.xml"
 printf 'not xml at all\n' >"$WORK/junk.xml"
-fails "--topology-xml junk" "$WORK/junk.xml: hwloc could not load" --root "$both" \
+fails "--topology-xml junk" "$WORK/junk.xml: not an hwloc XML export" --root "$both" \
 	--topology-xml "$WORK/junk.xml"
 fails "--topology-xml with --json" "is a FIFO" --root "$both" --topology-xml "$WORK/fifo" \
 	--json "$WORK/never.json"
@@ -98,6 +101,116 @@ doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
 unwrap "$WORK/out" | grep -F "/proc/driver/nvidia/version: is a FIFO, not a regular file" >/dev/null &&
 	ok "a FIFO as the driver version is named as one" ||
 	{ sed 's/^/# /' "$WORK/out"; not_ok "a FIFO as the driver version is named as one"; }
+# A memlock limit the root's /proc/self/limits does not give is unknown, and why:
+# a FIFO is named as one, a number past 2^64 is malformed, never "unlimited".
+rm "$WORK/r/proc/driver/nvidia/version"
+cp "$ROOTS/dmabuf-node/proc/driver/nvidia/version" "$WORK/r/proc/driver/nvidia/version"
+rm "$WORK/r/proc/self/limits"
+mkfifo "$WORK/r/proc/self/limits"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+unwrap "$WORK/out" | grep -F "n-a   memlock                memlock limit unknown (/proc/self/limits: is a FIFO, not a regular file)" >/dev/null &&
+	ok "a FIFO as the limits file is named as one" ||
+	{ sed 's/^/# /' "$WORK/out"; not_ok "a FIFO as the limits file is named as one"; }
+rm "$WORK/r/proc/self/limits"
+sed 's/^Max locked memory .*/Max locked memory 99999999999999999999999 99999999999999999999999 bytes/' \
+	"$ROOTS/dmabuf-node/proc/self/limits" >"$WORK/r/proc/self/limits"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+unwrap "$WORK/out" | grep -F "n-a   memlock                memlock limit unknown (/proc/self/limits: no \"Max locked memory\" line" >/dev/null &&
+	ok "a memlock limit past 2^64 is malformed, not unlimited" ||
+	{ sed 's/^/# /' "$WORK/out"; not_ok "a memlock limit past 2^64 is malformed, not unlimited"; }
+# Version numbers that are no version (letters, or past what an int holds) are
+# not understood, never read as another number: 4294967297 was rdma-core 1 (and
+# blocked DMA-BUF), 4294967811 driver 515 (and passed the open module check).
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+lib=$WORK/r/usr/lib/x86_64-linux-gnu
+for v in 14.abc.0 14.4294967297.0; do
+	rm -f "$lib"/libibverbs.so.1*
+	: >"$lib/libibverbs.so.1.$v"
+	ln -s "libibverbs.so.1.$v" "$lib/libibverbs.so.1"
+	doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+	unwrap "$WORK/out" | grep -F "n-a   rdma-core              /usr/lib/x86_64-linux-gnu/libibverbs.so.1 -> libibverbs.so.1.$v (version not understood)" >/dev/null &&
+		ok "libibverbs.so.1.$v: version not understood" ||
+		{ sed 's/^/# /' "$WORK/out"; not_ok "libibverbs.so.1.$v: version not understood"; }
+done
+sed 's/  550\.54\.15  /  4294967811.54.15  /' "$ROOTS/dmabuf-node/proc/driver/nvidia/version" \
+	>"$WORK/r/proc/driver/nvidia/version"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+grep -q "^warn  nvidia-driver          /proc/driver/nvidia/version not understood" "$WORK/out" &&
+	grep -q "^n-a   open-kernel-module     driver flavour unknown" "$WORK/out" &&
+	ok "driver 4294967811.54.15: not understood, not 515" ||
+	{ sed 's/^/# /' "$WORK/out"; not_ok "driver 4294967811.54.15: not understood, not 515"; }
+
+# /etc/hostname as hostname(5) allows it: comment and blank lines, blanks
+# around the name. The host is the name, not the file's first bytes.
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+mkdir -p "$WORK/r/etc"
+printf '# set by cloud-init\n\n  node17 \r\n' >"$WORK/r/etc/hostname"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+unwrap "$WORK/out" | grep -qF "gdr_doctor: the tree below $WORK/r (host node17): " &&
+	ok "/etc/hostname: a comment line is skipped, blanks dropped" ||
+	{ sed 's/^/# /' "$WORK/out" | head -3; not_ok "/etc/hostname: a comment line is skipped, blanks dropped"; }
+printf '  \n' >"$WORK/r/etc/hostname"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+unwrap "$WORK/out" | grep -qF "gdr_doctor: the tree below $WORK/r: " &&
+	ok "/etc/hostname of blanks: no host name" ||
+	{ sed 's/^/# /' "$WORK/out" | head -3; not_ok "/etc/hostname of blanks: no host name"; }
+
+# More RDMA devices than the report lists (SR-IOV functions): the first 32 by
+# name are checked, and the ones not checked rule nothing out. The one ACTIVE
+# port here is mlx5_99's, last by name of 200: never "no ACTIVE RDMA port".
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+ib=$WORK/r/sys/class/infiniband
+echo "1: DOWN" >"$ib/mlx5_0/ports/1/state"
+for i in $(seq 1 199); do cp -R "$ib/mlx5_0" "$ib/mlx5_$i"; done
+echo "4: ACTIVE" >"$ib/mlx5_99/ports/1/state"
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" --expect any >"$WORK/out" 2>&1
+rc=$?
+unwrap "$WORK/out" >"$WORK/out.joined"
+if [ $rc = 0 ] && ! grep -q "no ACTIVE RDMA port" "$WORK/out.joined" &&
+	grep -qF "info  rdma-devices           200 RDMA devices: the first 32 are checked, the others not" "$WORK/out.joined" &&
+	grep -qF "n-a   rdma-ports             no ACTIVE port on the first 32 of 200 RDMA devices (the others not checked)" "$WORK/out.joined"; then
+	ok "200 RDMA devices, the ACTIVE one not checked: nothing ruled out"
+else
+	sed 's/^/# /' "$WORK/out" | head -20
+	not_ok "200 RDMA devices, the ACTIVE one not checked: nothing ruled out (exit $rc)"
+fi
+
+# --json past the file size limit (ulimit -f, SIGXFSZ not ignored by the
+# caller): exit 2 naming the cause, the old report kept, no temporary file left.
+mkdir -p "$WORK/lim"
+echo old >"$WORK/lim/r.json"
+(ulimit -f 1 && exec env -i PATH="$WORK/bin" GDRPERF_LIBCUDA=/nonexistent/libcuda.so.1 \
+	GDRPERF_LIBNVML=/nonexistent/libnvidia-ml.so.1 "$DOCTOR" --root "$ROOTS/both" \
+	--json "$WORK/lim/r.json") >/dev/null 2>"$WORK/err"
+rc=$?
+if [ $rc = 2 ] && grep -q "cannot write the JSON report: .*File too large$" "$WORK/err" &&
+	[ "$(cat "$WORK/lim/r.json")" = old ] && [ "$(ls -A "$WORK/lim")" = r.json ]; then
+	ok "--json past ulimit -f: an error, the old report kept, no temporary file"
+else
+	sed 's/^/# /' "$WORK/err"
+	ls -A "$WORK/lim" | sed 's/^/# /'
+	not_ok "--json past ulimit -f: an error, the old report kept, no temporary file (exit $rc)"
+fi
+
+# More NVIDIA GPU functions than are read (SR-IOV virtual functions): the
+# first 64 in bus order, the same on every file system, not readdir's 64.
+rm -rf "$WORK/r"
+cp -R "$ROOTS/dmabuf-node" "$WORK/r"
+pci=$WORK/r/sys/bus/pci/devices
+for i in $(seq 65 134); do cp -R "$pci/0000:3b:00.0" "$pci/0000:$(printf %02x "$i"):00.0"; done
+doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+if grep -q "^pass  gpu0.bar1              0000:3b:00.0: " "$WORK/out" &&
+	grep -q "^pass  gpu63.bar1             0000:7f:00.0: " "$WORK/out" &&
+	! grep -q "0000:8[0-6]:00.0" "$WORK/out"; then
+	ok "71 NVIDIA GPU functions: the first 64 in bus order"
+else
+	grep 'bar1' "$WORK/out" | sed 's/^/# /' | head -5
+	not_ok "71 NVIDIA GPU functions: the first 64 in bus order"
+fi
+
 # /proc/config.gz is read through gzip: a FIFO there must not block gzip either.
 rm -rf "$WORK/r"
 cp -R "$ROOTS/dmabuf-node" "$WORK/r"

@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/nccl-logs" || exit 1
 set -- *.log
-plan $((3 * $# + 29))
+plan $((3 * $# + 32))
 for f in "$@"; do
 	{
 		doctor_env "$DOCTOR" --nccl-log "$f"
@@ -103,4 +103,15 @@ check "one node, GDR 1 only, SHM channels: unknown, not dmabuf" test "$(conclusi
 check "one node, GPU/HCA pair Enabled line only: unknown, not dmabuf" test "$(conclusion synth-2.21-one-node-pair-enabled.log)" = unknown
 check "No device found then NET/Socket, no channel lines: none" test "$(conclusion synth-2.18-no-ib-socket-no-channels.log)" = none
 check "DMA-BUF dated to NCCL 2.13.4" json_has synth-2.12-peermem.log reason "predates DMA-BUF support (2.13.4)"
+# A UTF-8 byte order mark before the first line (a Windows editor's save) is
+# not part of the first process's id: both runs are still seen.
+{ printf '\357\273\277'; cat synth-two-runs-reversed.log; } >"$WORK/bom.log"
+check "a byte order mark before the first line: still mixed" test "$(conclusion "$WORK/bom.log")" = mixed
+# An empty log is said to be empty, not "none of 0 lines".
+: >"$WORK/empty.log"
+check "an empty log: not an NCCL log, empty" json_has "$WORK/empty.log" reason "not an NCCL log: empty (no line to read)"
+# Trailing blanks (a collector's padding) are not part of a value: NET/IB's
+# "Disabled for HCA" is still about IB, the network in use.
+sed 's/$/   /' case10.log >"$WORK/blanks.log"
+check "trailing blanks on every line: case10 still none" test "$(conclusion "$WORK/blanks.log")" = none
 done_testing

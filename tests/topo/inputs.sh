@@ -39,7 +39,7 @@ printf 'not xml\n' >"$tmp/junk.xml"
 printf '<?xml version="1.0"?>\n<topology version="2.0"><object type="Machine"' >"$tmp/cut.xml"
 for what in "fifo|is a FIFO, not a regular file" "dir|is a directory, not a regular file" \
 	"dev|is a character device, not a regular file" "missing|No such file or directory" \
-	"empty|empty file, not an XML topology" "junk|hwloc could not load this XML topology" \
+	"empty|empty file, not an XML topology" "junk|not an hwloc XML export (no <topology> element" \
 	"cut|hwloc could not load this XML topology"; do
 	kind=${what%%|*} cause=${what#*|}
 	case $kind in
@@ -124,6 +124,65 @@ if grep -F 'H100\xc2\x9b31m\x7f' "$tmp/out" >/dev/null && grep -F 'mlx5_\xc2\x85
 else
 	sed 's/^/# /' "$tmp/out" | head -20
 	not_ok "control bytes in names are shown as \\xHH"
+fi
+
+# A link speed that is no number (pci_link_speed="inf", or 1e300, inf as hwloc's
+# float): unknown, never "inf GB/s" in the text or a bare inf that breaks the JSON.
+sed 's/pci_link_speed="63.015385"/pci_link_speed="1e300"/' "$sw" >"$tmp/inf.xml"
+expect "pci_link_speed 1e300: --json" 0 "" "$topo" --topology-xml "$tmp/inf.xml" --json "$tmp/inf.json"
+if grep -q '"gpu_bus_id": "0000:03:00.0".*"gpu_link_gbytes_s": null' "$tmp/inf.json" &&
+	! grep -qi 'inf[,}]' "$tmp/inf.json"; then
+	ok "an infinite link speed is null in the JSON"
+else
+	grep -o '"gpu_link_gbytes_s": [^,]*' "$tmp/inf.json" | sed 's/^/# /' | head -3
+	not_ok "an infinite link speed is null in the JSON"
+fi
+expect "pci_link_speed 1e300: text" 0 "" "$topo" --topology-xml "$tmp/inf.xml"
+grep -q '^  GPU0   0000:03:00.0  NUMA 0   -  ' "$tmp/out" && ok "an infinite link speed is - in the text" ||
+	{ sed 's/^/# /' "$tmp/out" | head -6; not_ok "an infinite link speed is - in the text"; }
+
+# Another program's XML: NCCL's topology dump (NCCL_TOPO_DUMP_FILE) is named
+# as not hwloc's, not left to hwloc's "Invalid argument".
+printf '<system version="1">\n  <cpu numaid="0">\n    <pci busid="0000:1a:00.0" class="0x030200">\n      <gpu dev="0"/>\n    </pci>\n  </cpu>\n</system>\n' >"$tmp/nccl-topo.xml"
+expect "NCCL's topology XML" 2 "$tmp/nccl-topo.xml: not an hwloc XML export (no <topology> element; lstopo FILE.xml writes one)" \
+	"$topo" --topology-xml "$tmp/nccl-topo.xml"
+
+# Two PCI devices at one address (two GPUs; a GPU and a NIC): a damaged file,
+# refused, never a matrix where a lookup by bus id takes either device.
+sed 's/pci_busid="0000:07:00.0"/pci_busid="0000:03:00.0"/' "$sw" >"$tmp/dup-gpu.xml"
+expect "two GPUs at one PCI address" 2 "$tmp/dup-gpu.xml: two PCI devices at 0000:03:00.0 (a damaged" \
+	"$topo" --topology-xml "$tmp/dup-gpu.xml"
+sed 's/pci_busid="0000:03:00.0"/pci_busid="0000:04:00.0"/' "$sw" >"$tmp/dup-nic.xml"
+expect "a GPU and a NIC at one PCI address" 2 "two PCI devices at 0000:04:00.0" \
+	"$topo" --topology-xml "$tmp/dup-nic.xml"
+expect "gdr_write_bw: two PCI devices at one address" 2 "two PCI devices at 0000:03:00.0" \
+	"$bw" --topology-xml "$tmp/dup-gpu.xml" 127.0.0.1
+
+# A write past the file size limit (ulimit -f, SIGXFSZ not ignored by the
+# caller): exit 1 naming the cause, the old file kept, no temporary file left.
+echo old >"$tmp/lim.json"
+awk -v gpus=64 -v nics=64 -f "$srcdir/tests/topo/gen-large.awk" >"$tmp/lim.xml"
+(ulimit -f 8 && exec "$topo" --topology-xml "$tmp/lim.xml" --json "$tmp/lim.json") >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && grep -q "^gdr_topo: --json $tmp/lim.json: write (to .*): File too large$" "$tmp/err" &&
+	[ "$(cat "$tmp/lim.json")" = old ] && [ -z "$(ls -A "$tmp" | grep '^\.lim\.json\.')" ]; then
+	ok "--json past ulimit -f: an error, the old file kept, no temporary file"
+else
+	sed 's/^/# /' "$tmp/err" | head -5
+	ls -A "$tmp" | sed 's/^/# /'
+	not_ok "--json past ulimit -f: an error, the old file kept, no temporary file (exit $rc)"
+fi
+
+# A NIC below --root that is not a PCI device: its reason, which names a path,
+# wraps under its column; only a word longer than the line may pass 80 columns.
+expect "a NIC without a device link" 0 "" "$topo" --topology-xml "$srcdir/tests/topo/snc2.xml" \
+	--root "$srcdir/tests/doctor/roots/both"
+if grep -qx '  mlx5_1 -             mlx5_1: not a PCI device' "$tmp/out" &&
+	! awk 'length($0) > 80 && $0 !~ /^ *[^ ]+$/' "$tmp/out" | grep -q .; then
+	ok "the NIC's reason wraps at 80 columns"
+else
+	sed -n '/^RDMA NICs/,/^$/p' "$tmp/out" | sed 's/^/# /'
+	not_ok "the NIC's reason wraps at 80 columns"
 fi
 
 # A long path: the message is shortened in the middle, the cause and the newline stay.

@@ -81,6 +81,13 @@ static void test_memlock(void **state)
 	    0);
 	assert_true(v == ULLONG_MAX);
 	assert_int_not_equal(gdr_limits_memlock_parse("Max open files 1024\n", &v), 0);
+	/* Past 2^64 (strtoull's ULLONG_MAX) is malformed, never "unlimited". */
+	assert_int_not_equal(gdr_limits_memlock_parse("Max locked memory 99999999999999999999999 "
+						      "99999999999999999999999 bytes\n",
+						      &v),
+			     0);
+	assert_int_not_equal(
+	    gdr_limits_memlock_parse("Max locked memory 65536kB 65536 bytes\n", &v), 0);
 }
 
 /* The doctor reads NCCL_NET_GDR_LEVEL with the topology module's parser, newer names included. */

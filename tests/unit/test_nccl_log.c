@@ -85,6 +85,30 @@ static void test_old_version_is_peermem(void **state)
 	assert_int_equal(feed(&log, l), GDR_NCCL_PEERMEM);
 }
 
+/* A version number that is no NCCL version (overflowing, signed) is unknown, not old. */
+static void test_version_out_of_range(void **state)
+{
+	static const char *const l[] = {
+		"NCCL version 2.99999999999999999999.1+cuda12.4",
+		"h:1:2 [0] NCCL INFO Channel 01 : 2[c7000] -> 0[87000] [receive] via "
+		"NET/IB/5/GDRDMA",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+	int a, b, c;
+
+	(void)state;
+	assert_int_not_equal(feed(&log, l), GDR_NCCL_PEERMEM);
+	assert_int_equal(log.vmajor, -1);
+	assert_int_equal(gdr_nccl_parse_version("2.21.5+cuda12.4", &a, &b, &c), 0);
+	assert_true(a == 2 && b == 21 && c == 5);
+	assert_int_equal(gdr_nccl_parse_version("2.4", &a, &b, &c), 0);
+	assert_true(a == 2 && b == 4 && c == -1);
+	assert_true(gdr_nccl_parse_version("-2.-16.-5", &a, &b, &c) < 0 && a == -1 && b == -1);
+	assert_true(gdr_nccl_parse_version("2.4294967298.1", &a, &b, &c) < 0 && a == -1);
+	assert_true(gdr_nccl_parse_version("banana", &a, &b, &c) < 0 && a == -1);
+}
+
 static void test_gdr_without_context_is_unknown(void **state)
 {
 	static const char *const l[] = {
@@ -434,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_dmabuf_capability_is_not_use),
 		cmocka_unit_test(test_dmabuf_when_gdr_and_gpu_capable),
 		cmocka_unit_test(test_old_version_is_peermem),
+		cmocka_unit_test(test_version_out_of_range),
 		cmocka_unit_test(test_gdr_without_context_is_unknown),
 		cmocka_unit_test(test_bootstrap_socket_is_not_transport),
 		cmocka_unit_test(test_socket_channels),

@@ -128,6 +128,9 @@ static void test_port_rates(void **state)
 	assert_float_equal(gdr_ib_rate_text_gbps("10 Gb/sec (1X QDR)", 1), 10.0, 1e-9);
 	assert_float_equal(gdr_ib_rate_text_gbps("25 Gb/sec", 1), 25.0, 1e-9);
 	assert_float_equal(gdr_ib_rate_text_gbps("garbage", 0), 0, 0);
+	/* A rate that is no number (a damaged sysfs file) is unknown, not an infinite port. */
+	assert_true(gdr_ib_rate_text_gbps("inf Gb/sec", 0) == 0);
+	assert_true(gdr_ib_rate_text_gbps("1e999 Gb/sec", 0) == 0);
 }
 
 static void test_ceiling_compute(void **state)
