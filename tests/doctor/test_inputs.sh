@@ -92,32 +92,36 @@ for f in proc/driver/nvidia/version proc/sys/kernel/osrelease proc/self/limits \
 		fi
 	done
 done
+# report_says NAME TEXT: the report on $WORK/r holds TEXT (unwrapped).
+report_says() {
+	doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
+	if unwrap "$WORK/out" | grep -F "$2" >/dev/null; then
+		ok "$1"
+	else
+		sed 's/^/# /' "$WORK/out"
+		not_ok "$1"
+	fi
+}
 # ...and the report names the cause where the read file decides a check.
 rm -rf "$WORK/r"
 cp -R "$ROOTS/dmabuf-node" "$WORK/r"
 rm "$WORK/r/proc/driver/nvidia/version"
 mkfifo "$WORK/r/proc/driver/nvidia/version"
-doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
-unwrap "$WORK/out" | grep -F "/proc/driver/nvidia/version: is a FIFO, not a regular file" >/dev/null &&
-	ok "a FIFO as the driver version is named as one" ||
-	{ sed 's/^/# /' "$WORK/out"; not_ok "a FIFO as the driver version is named as one"; }
+report_says "a FIFO as the driver version is named as one" \
+	"/proc/driver/nvidia/version: is a FIFO, not a regular file"
 # A memlock limit the root's /proc/self/limits does not give is unknown, and why:
 # a FIFO is named as one, a number past 2^64 is malformed, never "unlimited".
 rm "$WORK/r/proc/driver/nvidia/version"
 cp "$ROOTS/dmabuf-node/proc/driver/nvidia/version" "$WORK/r/proc/driver/nvidia/version"
 rm "$WORK/r/proc/self/limits"
 mkfifo "$WORK/r/proc/self/limits"
-doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
-unwrap "$WORK/out" | grep -F "n-a   memlock                memlock limit unknown (/proc/self/limits: is a FIFO, not a regular file)" >/dev/null &&
-	ok "a FIFO as the limits file is named as one" ||
-	{ sed 's/^/# /' "$WORK/out"; not_ok "a FIFO as the limits file is named as one"; }
+report_says "a FIFO as the limits file is named as one" \
+	"n-a   memlock                memlock limit unknown (/proc/self/limits: is a FIFO, not a regular file)"
 rm "$WORK/r/proc/self/limits"
 sed 's/^Max locked memory .*/Max locked memory 99999999999999999999999 99999999999999999999999 bytes/' \
 	"$ROOTS/dmabuf-node/proc/self/limits" >"$WORK/r/proc/self/limits"
-doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
-unwrap "$WORK/out" | grep -F "n-a   memlock                memlock limit unknown (/proc/self/limits: no \"Max locked memory\" line" >/dev/null &&
-	ok "a memlock limit past 2^64 is malformed, not unlimited" ||
-	{ sed 's/^/# /' "$WORK/out"; not_ok "a memlock limit past 2^64 is malformed, not unlimited"; }
+report_says "a memlock limit past 2^64 is malformed, not unlimited" \
+	"n-a   memlock                memlock limit unknown (/proc/self/limits: no \"Max locked memory\" line"
 # Version numbers that are no version (letters, or past what an int holds) are
 # not understood, never read as another number: 4294967297 was rdma-core 1 (and
 # blocked DMA-BUF), 4294967811 driver 515 (and passed the open module check).
@@ -128,10 +132,8 @@ for v in 14.abc.0 14.4294967297.0; do
 	rm -f "$lib"/libibverbs.so.1*
 	: >"$lib/libibverbs.so.1.$v"
 	ln -s "libibverbs.so.1.$v" "$lib/libibverbs.so.1"
-	doctor_env "$TIMEOUT" $LIMIT "$DOCTOR" --root "$WORK/r" >"$WORK/out" 2>&1
-	unwrap "$WORK/out" | grep -F "n-a   rdma-core              /usr/lib/x86_64-linux-gnu/libibverbs.so.1 -> libibverbs.so.1.$v (version not understood)" >/dev/null &&
-		ok "libibverbs.so.1.$v: version not understood" ||
-		{ sed 's/^/# /' "$WORK/out"; not_ok "libibverbs.so.1.$v: version not understood"; }
+	report_says "libibverbs.so.1.$v: version not understood" \
+		"n-a   rdma-core              /usr/lib/x86_64-linux-gnu/libibverbs.so.1 -> libibverbs.so.1.$v (version not understood)"
 done
 sed 's/  550\.54\.15  /  4294967811.54.15  /' "$ROOTS/dmabuf-node/proc/driver/nvidia/version" \
 	>"$WORK/r/proc/driver/nvidia/version"
