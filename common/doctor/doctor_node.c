@@ -329,7 +329,6 @@ static void check_peermem(struct gdr_doctor *doc)
 	gdr_check_brief(c, "nvidia_peermem not loaded (modprobe nvidia_peermem)");
 }
 
-/* The node's name: the live one, or the tree's own (proc, then /etc/hostname). */
 /*
  * The host name in ROOT/path: its first line that is not blank or a comment
  * (hostname(5) allows "#" lines), without surrounding blanks. 1 when found.
@@ -355,6 +354,7 @@ static int host_from(const char *root, const char *path, char *out, size_t len)
 	return 0;
 }
 
+/* The node's name: the live one, or the tree's own (proc, then /etc/hostname). */
 static void read_host(struct gdr_doctor *doc)
 {
 	char buf[sizeof(doc->host)];
