@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,12 +534,7 @@ int main(int argc, char **argv)
 	struct doctor_opts o = { 0 };
 
 	gdr_set_progname(argv[0]);
-	/*
-	 * Past a file size limit (ulimit -f) a write fails with EFBIG: the output
-	 * writer then removes its temporary file and says why. SIGXFSZ's default
-	 * would kill the tool and leave the temporary file (.NAME.XXXXXX) behind.
-	 */
-	signal(SIGXFSZ, SIG_IGN);
+	gdr_out_signals();
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
 	if (o.measure)

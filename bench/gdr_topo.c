@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,12 +208,7 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	gdr_set_progname(argv[0]);
-	/*
-	 * Past a file size limit (ulimit -f) a write fails with EFBIG: the output
-	 * writer then removes its temporary file and says why. SIGXFSZ's default
-	 * would kill the tool and leave the temporary file (.NAME.XXXXXX) behind.
-	 */
-	signal(SIGXFSZ, SIG_IGN);
+	gdr_out_signals();
 	if (parse(argc, argv, &o) || nccl_env(&o, &env))
 		return GDR_EXIT_USAGE;
 	/* An output that cannot be written fails before the topology is read. */

@@ -37,6 +37,7 @@ static void set_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	gdr_out_signals();
 }
 
 /*

@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -547,4 +548,9 @@ void gdr_append_close(struct gdr_append *a)
 	a->own = 0;
 	a->alias = 0;
 	a->fd = -1;
+}
+
+void gdr_out_signals(void)
+{
+	signal(SIGXFSZ, SIG_IGN);
 }

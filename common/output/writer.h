@@ -61,6 +61,13 @@ int gdr_out_fd(const char *path);
  * a bad path fails before any work; creates, truncates and opens nothing.
  */
 int gdr_out_check(const char *path, char *why, size_t wlen);
+/*
+ * For a tool that writes files, once at start: SIGXFSZ ignored, so that past a
+ * file size limit (ulimit -f) a write fails with EFBIG, which the writers
+ * report, removing their temporary file and keeping the old one. The default
+ * action kills the tool and leaves the temporary file (.NAME.XXXXXX) behind.
+ */
+void gdr_out_signals(void);
 
 /*
  * Make path hold exactly data[0..len).

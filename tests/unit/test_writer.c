@@ -164,6 +164,23 @@ static void test_failed_write_keeps_old(void **state)
 	assert_non_null(strstr(why, strerror(EFBIG)));
 }
 
+/*
+ * Every tool calls gdr_out_signals at start: SIGXFSZ ignored, so a size limit
+ * is the EFBIG above (an error, the old file kept) and never kills the tool.
+ */
+static void test_out_signals_ignore_sigxfsz(void **state)
+{
+	struct sigaction old, now;
+
+	(void)state;
+	assert_int_equal(sigaction(SIGXFSZ, NULL, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	gdr_out_signals();
+	assert_int_equal(sigaction(SIGXFSZ, NULL, &now), 0);
+	assert_ptr_equal(now.sa_handler, SIG_IGN);
+	sigaction(SIGXFSZ, &old, NULL);
+}
+
 /* Links planted where a fixed-name writer puts its temporary file are not followed. */
 static void test_planted_links_not_followed(void **state)
 {
@@ -603,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_append_streams),
 		cmocka_unit_test(test_json_escaper),
 		cmocka_unit_test(test_csv_field),
+		cmocka_unit_test(test_out_signals_ignore_sigxfsz),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
