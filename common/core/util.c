@@ -171,3 +171,8 @@ int gdr_exists_rooted(const char *root, const char *path)
 
 	return stat(gdr_rooted_path(root, path, full, sizeof(full)), &st) == 0;
 }
+
+int gdr_cmp_strings(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}

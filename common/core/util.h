@@ -28,6 +28,8 @@ double gdr_cpu_seconds(void);
 
 /* snprintf that never overflows and always terminates; returns dst. */
 char *gdr_strlcpy(char *dst, const char *src, size_t size);
+/* qsort comparator for an array of char[N] strings (names, bus ids): strcmp. */
+int gdr_cmp_strings(const void *a, const void *b);
 
 /* "8 MiB", "4 KiB", "100 B": powers of two, exact where possible. */
 const char *gdr_fmt_size(uint64_t bytes, char *buf, size_t len);

@@ -96,11 +96,6 @@ static int cmp_nic(const void *a, const void *b)
 	return strcmp(((const struct nic_info *)a)->name, ((const struct nic_info *)b)->name);
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
 /*
  * The first max devices by name (not in readdir's order, which is the
  * file system's); *total counts them all.
@@ -130,7 +125,7 @@ static int scan_sysfs(const char *root, struct nic_info *nics, int max, int *tot
 	}
 	closedir(d);
 	if (n)
-		qsort(names, n, sizeof(*names), cmp_name);
+		qsort(names, n, sizeof(*names), gdr_cmp_strings);
 	*total = n;
 	if (n > max)
 		n = max;

@@ -368,11 +368,6 @@ int gdr_pcie_chain(const char *root, const char *bdf, char chain[][GDR_PCIE_BDF_
 	return m > 1 || m == -E2BIG ? m : n;
 }
 
-static int cmp_bdf(const void *a, const void *b)
-{
-	return strcmp((const char *)a, (const char *)b);
-}
-
 int gdr_pcie_nvidia_gpus(const char *root, char bdf[][GDR_PCIE_BDF_LEN], int max)
 {
 	char dir[4096], path[320], buf[64];
@@ -408,7 +403,7 @@ int gdr_pcie_nvidia_gpus(const char *root, char bdf[][GDR_PCIE_BDF_LEN], int max
 	}
 	closedir(d);
 	/* readdir order is the filesystem's: sort so that reports are stable. */
-	qsort(bdf, n, GDR_PCIE_BDF_LEN, cmp_bdf);
+	qsort(bdf, n, GDR_PCIE_BDF_LEN, gdr_cmp_strings);
 	return n;
 }
 

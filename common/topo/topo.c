@@ -376,11 +376,6 @@ static int find_bare_hcas(struct gdr_topo *t)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
 /*
  * Two PCI devices at one address: a damaged or hand-edited file. Lookups by
  * bus id would take either, so a distance could be a wrong device's. Sets
@@ -401,7 +396,7 @@ static int find_dup_busid(const struct gdr_topo *t, char dup[GDR_BUSID_LEN])
 		return -ENOMEM;
 	for (n = 0; (o = hwloc_get_next_pcidev(t->topo, o));)
 		gdr_topo_obj_busid(o, ids[n++], sizeof(ids[0]));
-	qsort(ids, n, sizeof(*ids), cmp_str);
+	qsort(ids, n, sizeof(*ids), gdr_cmp_strings);
 	for (i = 1; i < n && !found; i++)
 		if (!strcmp(ids[i - 1], ids[i])) {
 			gdr_strlcpy(dup, ids[i], GDR_BUSID_LEN);

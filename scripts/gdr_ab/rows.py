@@ -227,12 +227,13 @@ def read_one(path, f):
             continue
         i += 1
     for _, line, rec in records:
-        if not rec or [x.strip() for x in rec] == header:
+        names = [x.strip() for x in rec]
+        if not rec or names == header:
             continue  # blank line, or files concatenated with their headers
-        if all(c in [x.strip() for x in rec] for c in REQUIRED):
+        if all(c in names for c in REQUIRED):
             # The header of another layout (files of two gdrperf releases
             # joined with cat): the rows below it are read by it.
-            header = _header(path, [x.strip() for x in rec], f"line {line}")
+            header = _header(path, names, f"line {line}")
             lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
             continue
         where = f"{path}:{line}"
