@@ -357,8 +357,11 @@ pyq() {
 	local -
 	set -C
 	until { echo "$BASHPID" >"$d/lock"; } 2>/dev/null; do
-		# The lock of a client that was killed is freed.
-		IFS= read -r holder <"$d/lock" 2>/dev/null
+		# The lock of a client that was killed is freed. The server may remove
+		# the lock between the two lines: the braces keep the redirection's
+		# error off this script's stderr, and holder is read afresh each time.
+		holder=
+		{ IFS= read -r holder <"$d/lock"; } 2>/dev/null
 		if [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; then
 			rm -f "$d/lock"
 			continue
