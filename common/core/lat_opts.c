@@ -22,6 +22,7 @@ static const struct {
 	{ GDR_SET_DURATION, "-D/--duration" },
 	{ GDR_SET_VALIDATE, "--validate" },
 	{ GDR_SET_PIN, "--pin/--no-pin" },
+	{ GDR_SET_DECIDE, "--alpha/--margin/--time-per-size" },
 };
 
 /* Is the long option at opt ("--qp=N  ...") one of refused[]? */
@@ -140,6 +141,13 @@ int gdr_lat_opts_check(const struct gdr_opts *o)
 				refused[i].name);
 			return -EINVAL;
 		}
+	}
+	if (o->repeat_min != o->repeat) {
+		/* A latency row is every sample of every repeat: it has no rounds to pair. */
+		gdr_err("--repeat %u:%u: the latency tools take --repeat N (rounds until decided "
+			"are for the bandwidth tools)",
+			o->repeat_min, o->repeat);
+		return -EINVAL;
 	}
 	if (o->bounce_copy != GDR_BOUNCE_COPY_CE) {
 		/* A latency sample's copies are the copy engines' (docs/bounce.md). */

@@ -29,6 +29,9 @@ enum {
 	OPT_GPU,
 	OPT_SIZES,
 	OPT_REPEAT,
+	OPT_ALPHA,
+	OPT_MARGIN,
+	OPT_TIME_PER_SIZE,
 	OPT_WARMUP,
 	OPT_VALIDATE,
 	OPT_BOUNCE_CHUNK,
@@ -90,6 +93,9 @@ static const struct option long_opts[] = {
 	{ .name = "gpu", .has_arg = 1, .val = OPT_GPU },
 	{ .name = "sizes", .has_arg = 1, .val = OPT_SIZES },
 	{ .name = "repeat", .has_arg = 1, .val = OPT_REPEAT },
+	{ .name = "alpha", .has_arg = 1, .val = OPT_ALPHA },
+	{ .name = "margin", .has_arg = 1, .val = OPT_MARGIN },
+	{ .name = "time-per-size", .has_arg = 1, .val = OPT_TIME_PER_SIZE },
 	{ .name = "warmup", .has_arg = 1, .val = OPT_WARMUP },
 	{ .name = "validate", .has_arg = 0, .val = OPT_VALIDATE },
 	{ .name = "bounce-chunk", .has_arg = 1, .val = OPT_BOUNCE_CHUNK },
@@ -159,7 +165,9 @@ static void defaults(struct gdr_opts *o, enum gdr_verb verb)
 	o->tos = -1;
 	o->mem[0] = GDR_MEM_HOST;
 	o->nmem = 1;
-	o->repeat = 1;
+	o->repeat = o->repeat_min = 1;
+	o->alpha = 0.01;
+	o->margin = 0.05;
 	o->warmup = 16;
 	o->bounce_chunk = 0; /* the copy mode's default, once every option is read */
 	o->bounce_slots = 8;
@@ -188,6 +196,7 @@ int gdr_opts_parse_tool(struct gdr_opts *o, enum gdr_verb verb, int latency, int
 	const char *sizes_arg = NULL;
 
 	defaults(o, verb);
+	o->latency = latency; /* the checks after the loop depend on the tool */
 	/*
 	 * 0, not 1: glibc then also forgets a cluster ("-hp1") that an earlier
 	 * parse returned from midway, which it would otherwise resume in the
@@ -343,9 +352,20 @@ int gdr_opts_parse_tool(struct gdr_opts *o, enum gdr_verb verb, int latency, int
 			o->gpu = optarg;
 			break;
 		case OPT_REPEAT:
-			r = gdr_opt_uint("--repeat", optarg, 1, GDR_REPEAT_MAX, &v);
-			o->repeat = (unsigned int)v;
+			r = gdr_opt_repeat(optarg, &o->repeat_min, &o->repeat);
 			o->set |= GDR_SET_REPEAT;
+			break;
+		case OPT_ALPHA:
+			r = gdr_opt_pct("--alpha", optarg, 50, &o->alpha);
+			o->set |= GDR_SET_DECIDE;
+			break;
+		case OPT_MARGIN:
+			r = gdr_opt_pct("--margin", optarg, 50, &o->margin);
+			o->set |= GDR_SET_DECIDE;
+			break;
+		case OPT_TIME_PER_SIZE:
+			r = gdr_opt_seconds("--time-per-size", optarg, 30 * 86400, &o->size_time);
+			o->set |= GDR_SET_DECIDE;
 			break;
 		case OPT_WARMUP:
 			r = gdr_opt_uint("--warmup", optarg, 0, 1u << 30, &v);

@@ -15,6 +15,12 @@ enum gdr_verb { GDR_VERB_WRITE = 0, GDR_VERB_READ = 1 };
 #define GDR_DEFAULT_PORT 18515
 /* --repeat and the plan accept 1..this; the session keeps one sample per repeat. */
 #define GDR_REPEAT_MAX 10000
+/*
+ * Rounds until decided (--repeat MIN:MAX, decide.h): the default range when
+ * two or more paths run and --repeat is not given.
+ */
+#define GDR_ROUNDS_MIN 5
+#define GDR_ROUNDS_MAX 40
 
 /* Which plan fields were given explicitly (a server compares these with the client's plan). */
 enum {
@@ -38,6 +44,7 @@ enum {
 	GDR_SET_RELAXED = 1u << 17, /* --disable_pcie_relaxed */
 	GDR_SET_DATA_DIRECT = 1u << 18,
 	GDR_SET_LOOPBACK = 1u << 19, /* --loopback */
+	GDR_SET_DECIDE = 1u << 20,   /* --alpha, --margin or --time-per-size */
 };
 
 /* perftest options accepted without effect (-v says why, once): struct gdr_opts.perftest_noop. */
@@ -70,7 +77,11 @@ struct gdr_opts {
 	enum gdr_mem_kind mem[GDR_MEM__COUNT];
 	unsigned int nmem;
 	const char *gpu; /* --gpu N|BDF|auto; NULL = none */
-	unsigned int repeat;
+	unsigned int repeat;	 /* --repeat N, or MAX of MIN:MAX */
+	unsigned int repeat_min; /* MIN of --repeat MIN:MAX: rounds until decided; == repeat: fixed */
+	double alpha;		 /* --alpha: the verdict's family-wise error rate (0.01) */
+	double margin;		 /* --margin: the zone 1 -+ margin a ratio is decided against */
+	double size_time;	 /* --time-per-size: seconds of rounds per size; 0 = no budget */
 	unsigned int warmup; /* warm-up iterations before each timed repeat */
 	int validate;
 	uint64_t bounce_chunk; /* 0 until parsed: --bounce-copy's default cap (bounce.h) */
@@ -123,6 +134,8 @@ int gdr_parse_size(const char *s, uint64_t *out);
 int gdr_sizes_range(uint64_t min, uint64_t max, uint64_t *sizes, unsigned int *n);
 
 const char *gdr_verb_name(enum gdr_verb v);
+/* The run's paths: every --mem entry, the GPU ones once per --gpu-alloc (host once). */
+unsigned int gdr_opts_entries(const struct gdr_opts *o);
 
 /* The table flags (report.h GDR_TABLE_*) of --report_gbits and --wide. */
 static inline int gdr_opts_table(const struct gdr_opts *o)

@@ -77,6 +77,43 @@ static int outputs_check(const struct gdr_opts *o)
 	return 0;
 }
 
+unsigned int gdr_opts_entries(const struct gdr_opts *o)
+{
+	unsigned int n = 0;
+	int first = 1;
+
+	/* As the session builds its paths: the GPU ones once per allocator, host once. */
+	for (int a = 0; a < GDR_GPU_ALLOC__COUNT; a++) {
+		if (!(o->gpu_allocs & (1u << a)))
+			continue;
+		for (unsigned int i = 0; i < o->nmem; i++)
+			n += first || o->mem[i] != GDR_MEM_HOST;
+		first = 0;
+	}
+	return n;
+}
+
+/*
+ * The rounds (docs/usage-bw.md, "Rounds until decided"): with two or more
+ * paths and no --repeat, rounds until decided; --alpha, --margin and
+ * --time-per-size only mean something there.
+ */
+static int rounds_check(struct gdr_opts *o)
+{
+	if (!(o->set & GDR_SET_REPEAT) && !o->latency && gdr_opts_entries(o) >= 2) {
+		o->repeat_min = GDR_ROUNDS_MIN;
+		o->repeat = GDR_ROUNDS_MAX;
+	}
+	if ((o->set & GDR_SET_DECIDE) && !o->latency && o->repeat_min == o->repeat) {
+		gdr_err("--alpha, --margin and --time-per-size go with rounds until decided "
+			"(--repeat MIN:MAX, the default with two or more paths); --repeat %u is "
+			"fixed",
+			o->repeat);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, int use_cuda,
 		   int use_cuda_dmabuf)
 {
@@ -174,6 +211,8 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 		return -EINVAL;
 	}
 	if (outputs_check(o))
+		return -EINVAL;
+	if (rounds_check(o))
 		return -EINVAL;
 	if (o->loopback && (o->persistent || o->peer || o->sweep)) {
 		gdr_err("--loopback and %s exclude each other: --loopback runs one pair at a "

@@ -16,6 +16,10 @@ int gdr_opt_bad(const char *opt, const char *val, const char *why);
 int gdr_opt_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* A positive number of seconds up to max. */
 int gdr_opt_seconds(const char *opt, const char *s, double max, double *out);
+/* --repeat: N (fixed rounds) or MIN:MAX (rounds until decided, decide.h). */
+int gdr_opt_repeat(const char *s, unsigned int *min, unsigned int *max);
+/* A percentage in (0, max]: "5" or "5%" -> 0.05. */
+int gdr_opt_pct(const char *opt, const char *s, double max, double *out);
 /* -m: 256, 512, 1024, 2048 or 4096. */
 int gdr_opt_mtu(const char *s, unsigned int *out);
 /* -T/--tos, --tclass: 0..255 (the IP ToS byte; DSCP << 2 | ECN). */

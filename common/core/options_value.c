@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decide.h"
 #include "report.h"
 #include "text.h"
 #include "util.h"
@@ -60,6 +61,52 @@ int gdr_opt_seconds(const char *opt, const char *s, double max, double *out)
 	    v <= 0 || v > max)
 		return gdr_opt_bad(opt, s, "not a positive number of seconds in range");
 	*out = v;
+	return 0;
+}
+
+int gdr_opt_repeat(const char *s, unsigned int *min, unsigned int *max)
+{
+	const char *colon = strchr(s, ':');
+	char lo[24], why[160];
+	uint64_t a, b;
+
+	if (!colon) {
+		if (gdr_opt_uint("--repeat", s, 1, GDR_REPEAT_MAX, &a))
+			return -EINVAL;
+		*min = *max = (unsigned int)a;
+		return 0;
+	}
+	if ((size_t)(colon - s) >= sizeof(lo))
+		return gdr_opt_bad("--repeat", s, "expected N or MIN:MAX");
+	memcpy(lo, s, (size_t)(colon - s));
+	lo[colon - s] = '\0';
+	if (gdr_opt_uint("--repeat MIN", lo, GDR_DECIDE_MIN_ROUNDS, GDR_REP_KEEP, &a) ||
+	    gdr_opt_uint("--repeat MAX", colon + 1, GDR_DECIDE_MIN_ROUNDS, GDR_REP_KEEP, &b))
+		return -EINVAL;
+	if (a > b) {
+		snprintf(why, sizeof(why), "MIN %" PRIu64 " is above MAX %" PRIu64, a, b);
+		return gdr_opt_bad("--repeat", s, why);
+	}
+	*min = (unsigned int)a;
+	*max = (unsigned int)b;
+	return 0;
+}
+
+int gdr_opt_pct(const char *opt, const char *s, double max, double *out)
+{
+	char *end, why[96];
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	if (errno || end == s || isspace((unsigned char)*s) || *s == '+' || *end || !isfinite(v) ||
+	    !(v > 0 && v <= max)) {
+		snprintf(why, sizeof(why), "expected a percentage in (0, %g], e.g. 1 or 1%%", max);
+		return gdr_opt_bad(opt, s, why);
+	}
+	*out = v / 100.0;
 	return 0;
 }
 

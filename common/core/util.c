@@ -95,6 +95,17 @@ uint64_t gdr_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t gdr_run_id(uint64_t a, uint64_t b)
+{
+	/* splitmix64's finaliser: neighbouring clocks and pids land far apart. */
+	uint64_t z = a ^ (b * 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
+
 double gdr_now_s(void)
 {
 	return (double)gdr_now_ns() / 1e9;

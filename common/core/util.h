@@ -22,6 +22,8 @@ void gdr_set_verbose(int level);
 
 /* Monotonic time. */
 uint64_t gdr_now_ns(void);
+/* A run's id from its start time and pid: never 0, the rows' run_id (report.h). */
+uint64_t gdr_run_id(uint64_t a, uint64_t b);
 double gdr_now_s(void);
 /* CPU time (user + system) this process has used, in seconds. */
 double gdr_cpu_seconds(void);

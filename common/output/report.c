@@ -30,6 +30,10 @@ enum col_kind {
 	COL_GBPS, /* Gb/s, 3 decimals; empty when <= 0 (unknown), also on skipped rows */
 	COL_SEC,  /* seconds, 6 decimals; empty when < 0 (not measured) */
 	COL_ORD,  /* int; empty when < 0 */
+	COL_LOOKS, /* unsigned; empty when 0 (unknown) or the row is no measurement */
+	/* Lists of the row's rounds (nrep values, ';' between them; JSON: an array): */
+	COL_REP_BW,  /* Gb/s, 6 significant digits */
+	COL_REP_SEC, /* seconds, 6 decimals */
 };
 
 struct col {
@@ -75,6 +79,10 @@ static const struct col cols[] = {
 	C(bounce_chunk, COL_NUMSTR),
 	C(bounce_copy, COL_STR),
 	C(bounce_blocks, COL_NUMSTR),
+	C(run_id, COL_STR),	   C(looks, COL_LOOKS),
+	C(stop, COL_STR),
+	C(rep_bw_gbps, COL_REP_BW),
+	C(rep_t_start_s, COL_REP_SEC), C(rep_t_end_s, COL_REP_SEC),
 };
 #undef C
 /* clang-format on */
@@ -89,7 +97,8 @@ static const char csv_header[] =
     "reg_us,dereg_us,reg_call,gpu_alloc,dmabuf_mapping,relaxed_ordering,gpu_uuid,cuda_driver,"
     "kernel,libibverbs,nic_fw,ceiling_gbps,pct_of_ceiling,"
     "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us,"
-    "tos,t_start_s,t_end_s,order,bounce_chunk,bounce_copy,bounce_blocks";
+    "tos,t_start_s,t_end_s,order,bounce_chunk,bounce_copy,bounce_blocks,"
+    "run_id,looks,stop,rep_bw_gbps,rep_t_start_s,rep_t_end_s";
 
 const char *gdr_csv_header(void)
 {
@@ -136,6 +145,46 @@ static const char *fmt_fixed(double v, unsigned int decimals, char *buf, size_t 
 	return buf;
 }
 
+/*
+ * v with 6 significant digits, without printf's locale: a per-round
+ * bandwidth of Soft-RoCE (0.024 Gb/s) keeps as many digits as one of 400.
+ */
+static const char *fmt_sig(double v, char *buf, size_t len)
+{
+	int decimals = 5;
+
+	for (double a = v < 0 ? -v : v; a >= 10 && decimals > 0; a /= 10)
+		decimals--;
+	for (double a = v < 0 ? -v : v; a > 0 && a < 1 && decimals < 12; a *= 10)
+		decimals++;
+	return fmt_fixed(v, (unsigned int)decimals, buf, len);
+}
+
+/* A row's rounds (rep_*), ';' between them; "" when there are none or one is not finite. */
+static void fmt_reps(const struct gdr_result *r, const double *v, int sig, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned int k = 0; k < r->nrep && k < GDR_REP_KEEP; k++) {
+		char one[40];
+
+		if (!is_finite(v[k]) || v[k] < 0) {
+			buf[0] = '\0';
+			return;
+		}
+		if (sig)
+			fmt_sig(v[k], one, sizeof(one));
+		else
+			fmt_fixed(v[k], 6, one, sizeof(one));
+		if (used + strlen(one) + 2 > len) {
+			buf[0] = '\0';
+			return;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ";" : "", one);
+	}
+}
+
 static int is_measurement(const struct gdr_result *r)
 {
 	/* A skipped or failed row carries no bandwidth: 0 would read as a result. */
@@ -156,7 +205,7 @@ static int is_json_int(const char *s)
 	return *s == '\0';
 }
 
-enum val_type { VAL_NULL, VAL_NUM, VAL_STR };
+enum val_type { VAL_NULL, VAL_NUM, VAL_STR, VAL_LIST };
 
 /* Render column c of r into buf; says whether it is unknown, a number or text. */
 static enum val_type col_value(const struct gdr_result *r, const struct col *c, char *buf,
@@ -224,6 +273,21 @@ static enum val_type col_value(const struct gdr_result *r, const struct col *c, 
 		}
 		snprintf(buf, len, "%d", *(const int *)(const void *)base);
 		return VAL_NUM;
+	case COL_LOOKS:
+		if (!is_measurement(r) || !r->looks) {
+			gdr_strlcpy(buf, "", len);
+			return VAL_NULL;
+		}
+		snprintf(buf, len, "%u", r->looks);
+		return VAL_NUM;
+	case COL_REP_BW:
+	case COL_REP_SEC:
+		if (!is_measurement(r)) {
+			gdr_strlcpy(buf, "", len);
+			return VAL_NULL;
+		}
+		fmt_reps(r, (const double *)(const void *)base, c->kind == COL_REP_BW, buf, len);
+		return buf[0] ? VAL_LIST : VAL_NULL;
 	}
 	buf[0] = '\0';
 	return VAL_NULL;
@@ -247,6 +311,8 @@ enum gdr_val_type gdr_report_col_value(const struct gdr_result *r, size_t i, cha
 		return GDR_VAL_NUM;
 	case VAL_STR:
 		return GDR_VAL_STR;
+	case VAL_LIST:
+		return GDR_VAL_LIST;
 	case VAL_NULL:
 		break;
 	}

@@ -10,6 +10,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * Rounds a row keeps one by one (rep_* below); a run of more repeats keeps
+ * their summary only. The rounds rule's largest --repeat MIN:MAX is this.
+ */
+#define GDR_REP_KEEP 128
+
 /* One measurement (or one skipped/failed path) as it goes to table, CSV and JSON. */
 struct gdr_result {
 	char timestamp[40]; /* ISO 8601 UTC, "2026-11-29T21:25:51Z" */
@@ -74,11 +80,25 @@ struct gdr_result {
 	char bounce_chunk[24];
 	char bounce_copy[4];   /* ce | sm: who copied GPU <-> staging on this side */
 	char bounce_blocks[8]; /* sm: the copy kernel's blocks */
+	/*
+	 * Appended (issue 51, docs/csv-json.md "Rounds"): the run the row belongs
+	 * to, the rounds rule it ran under, and every round's own numbers, so
+	 * that gdr-ab pairs each path with the reference measured in the same
+	 * round. rep_*[k] is round k at this size (k < nrep).
+	 */
+	char run_id[20];     /* 16 hex digits, the same on both sides of a run */
+	unsigned int looks;  /* K of the rounds rule (decide.h); 1: fixed rounds; 0: unknown */
+	char stop[16];	     /* why the rounds ended: fixed | decided | max rounds | time budget */
+	unsigned int nrep;   /* rounds kept below; 0 when repeats > GDR_REP_KEEP */
+	double rep_bw_gbps[GDR_REP_KEEP];
+	double rep_t_start_s[GDR_REP_KEEP], rep_t_end_s[GDR_REP_KEEP];
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 61
-#define GDR_CSV_ROW_MAX 4096
+#define GDR_CSV_COLUMNS 67
+#define GDR_CSV_ROW_MAX 16384
+/* The longest one column renders to (a list of GDR_REP_KEEP numbers). */
+#define GDR_COL_MAX 2560
 
 /* The CSV header line, without newline. */
 const char *gdr_csv_header(void);

@@ -17,7 +17,7 @@
 int gdr_csv_format(const struct gdr_result *r, char *buf, size_t len)
 {
 	struct gdr_obuf o = { .buf = buf, .len = len };
-	char val[sizeof(r->note)];
+	char val[GDR_COL_MAX];
 	size_t i;
 
 	for (i = 0; i < gdr_report_ncols(); i++) {

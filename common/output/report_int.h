@@ -6,7 +6,8 @@
 
 #include <stddef.h>
 
-enum gdr_val_type { GDR_VAL_NULL, GDR_VAL_NUM, GDR_VAL_STR };
+/* GDR_VAL_LIST: numbers with ';' between them (CSV as is, JSON an array). */
+enum gdr_val_type { GDR_VAL_NULL, GDR_VAL_NUM, GDR_VAL_STR, GDR_VAL_LIST };
 
 size_t gdr_report_ncols(void);
 const char *gdr_report_col_name(size_t i);

@@ -80,7 +80,7 @@ int gdr_json_add(struct gdr_json *js, const struct gdr_result *r)
 
 static void json_object(FILE *f, const struct gdr_result *r)
 {
-	char val[sizeof(r->note)];
+	char val[GDR_COL_MAX];
 	size_t i;
 
 	fputc('{', f);
@@ -98,6 +98,16 @@ static void json_object(FILE *f, const struct gdr_result *r)
 			break;
 		case GDR_VAL_STR:
 			gdr_json_str(f, val);
+			break;
+		case GDR_VAL_LIST:
+			fputc('[', f);
+			for (const char *p = val; *p; p++) {
+				if (*p == ';')
+					fputs(", ", f);
+				else
+					fputc(*p, f);
+			}
+			fputc(']', f);
 			break;
 		}
 	}

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decide.h"
+#include "report.h"
 #include "util.h"
 
 /* A cursor that refuses to run past either end; one failure poisons it. */
@@ -91,12 +93,22 @@ const char *gdr_msg_type_name(uint16_t type)
 	static const char *const names[] = {
 		[GDR_MSG_PLAN] = "PLAN",     [GDR_MSG_ACK] = "ACK",	[GDR_MSG_ERROR] = "ERROR",
 		[GDR_MSG_BUF] = "BUF",	     [GDR_MSG_START] = "START", [GDR_MSG_DONE] = "DONE",
-		[GDR_MSG_RESULT] = "RESULT", [GDR_MSG_BYE] = "BYE",
+		[GDR_MSG_RESULT] = "RESULT", [GDR_MSG_BYE] = "BYE",	[GDR_MSG_ROUND] = "ROUND",
 	};
 
 	if (type == 0 || type >= GDR_MSG__END)
 		return "unknown";
 	return names[type];
+}
+
+const char *gdr_round_stop_name(unsigned int stop)
+{
+	static const char *const names[] = {
+		[GDR_ROUND_MORE] = "", [GDR_ROUND_DECIDED] = "decided", [GDR_ROUND_MAX] = "max rounds",
+		[GDR_ROUND_BUDGET] = "time budget", [GDR_ROUND_NOTHING] = "nothing to decide",
+	};
+
+	return stop < GDR_ROUND__END ? names[stop] : "?";
 }
 
 static void enc_meas(struct cur *c, const struct gdr_msg_meas *m)
@@ -159,6 +171,11 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 		put(&c, p->gpu_allocs, 1);
 		put(&c, p->gpu_flags, 1);
 		put(&c, (uint16_t)p->tos, 2);
+		put(&c, p->repeat_min, 2);
+		put(&c, p->alpha_ppm, 4);
+		put(&c, p->margin_ppm, 4);
+		put(&c, p->size_ms, 4);
+		put(&c, p->run_id, 8);
 		break;
 	case GDR_MSG_ACK:
 	case GDR_MSG_ERROR:
@@ -188,6 +205,11 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 	case GDR_MSG_DONE:
 	case GDR_MSG_RESULT:
 		enc_meas(&c, &m->u.meas);
+		break;
+	case GDR_MSG_ROUND:
+		put(&c, m->u.round.size, 2);
+		put(&c, m->u.round.rounds, 2);
+		put(&c, m->u.round.stop, 1);
 		break;
 	case GDR_MSG_BYE:
 		break;
@@ -290,6 +312,11 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 	p->gpu_allocs = (uint8_t)get(c, 1);
 	p->gpu_flags = (uint8_t)get(c, 1);
 	p->tos = (int16_t)(uint16_t)get(c, 2);
+	p->repeat_min = (uint16_t)get(c, 2);
+	p->alpha_ppm = (uint32_t)get(c, 4);
+	p->margin_ppm = (uint32_t)get(c, 4);
+	p->size_ms = (uint32_t)get(c, 4);
+	p->run_id = get(c, 8);
 	if (c->bad)
 		return 0; /* reported by the caller as truncated */
 	if (p->latency > 1)
@@ -314,6 +341,18 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 		FAIL("plan CQ moderation %u out of range 1..tx depth", p->cq_mod);
 	if (p->repeat == 0 || p->repeat > GDR_REPEAT_MAX)
 		FAIL("plan repeat %u out of range", p->repeat);
+	if (p->repeat_min == 0 || p->repeat_min > p->repeat)
+		FAIL("plan rounds %u:%u out of range", p->repeat_min, p->repeat);
+	if (p->repeat_min != p->repeat &&
+	    (p->repeat_min < GDR_DECIDE_MIN_ROUNDS || p->repeat > GDR_REP_KEEP || p->latency))
+		FAIL("plan rounds %u:%u out of range %u..%u (bandwidth only)", p->repeat_min,
+		     p->repeat, GDR_DECIDE_MIN_ROUNDS, GDR_REP_KEEP);
+	if (p->alpha_ppm == 0 || p->alpha_ppm > 500000 || p->margin_ppm == 0 ||
+	    p->margin_ppm > 500000)
+		FAIL("plan error rate %u or margin %u ppm out of range 1..500000", p->alpha_ppm,
+		     p->margin_ppm);
+	if (p->size_ms > 30u * 86400000u)
+		FAIL("plan time per size %u ms out of range", p->size_ms);
 	if (p->warmup > (1u << 30))
 		FAIL("plan warmup %u out of range", p->warmup);
 	if (p->bounce_chunk < 4096 || p->bounce_slots == 0 || p->bounce_slots > 256)
@@ -394,6 +433,14 @@ int gdr_msg_decode(const uint8_t *buf, size_t len, struct gdr_msg *m, char *why,
 	case GDR_MSG_DONE:
 	case GDR_MSG_RESULT:
 		r = dec_meas(&c, &m->u.meas, why, wlen);
+		break;
+	case GDR_MSG_ROUND:
+		m->u.round.size = (uint16_t)get(&c, 2);
+		m->u.round.rounds = (uint16_t)get(&c, 2);
+		m->u.round.stop = (uint8_t)get(&c, 1);
+		if (m->u.round.size >= GDR_MAX_SIZES || m->u.round.stop >= GDR_ROUND__END ||
+		    m->u.round.rounds == 0 || m->u.round.rounds > GDR_REP_KEEP)
+			FAIL("ROUND fields out of range");
 		break;
 	case GDR_MSG_BYE:
 		break;
@@ -479,6 +526,10 @@ void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan
 				 (o->no_relaxed ? GDR_PLAN_NO_RELAXED : 0) |
 				 (o->data_direct ? GDR_PLAN_DATA_DIRECT : 0));
 	p->tos = (int16_t)o->tos;
+	p->repeat_min = (uint16_t)o->repeat_min;
+	p->alpha_ppm = (uint32_t)(o->alpha * 1e6 + 0.5);
+	p->margin_ppm = (uint32_t)(o->margin * 1e6 + 0.5);
+	p->size_ms = (uint32_t)(o->size_time * 1000 + 0.5);
 }
 
 static const char *alloc_names(unsigned int allocs)
@@ -533,6 +584,10 @@ int gdr_plan_check(const struct gdr_opts *s, const struct gdr_plan *p, char *why
 	CHECK(GDR_SET_CQ_MOD, "-Q/--cq-mod", mine.cq_mod, p->cq_mod, "%u");
 	CHECK(GDR_SET_BIDIR, "-b/--bidirectional", mine.bidir, p->bidir, "%u");
 	CHECK(GDR_SET_REPEAT, "--repeat", mine.repeat, p->repeat, "%u");
+	CHECK(GDR_SET_REPEAT, "--repeat MIN", mine.repeat_min, p->repeat_min, "%u");
+	CHECK(GDR_SET_DECIDE, "--alpha (ppm)", mine.alpha_ppm, p->alpha_ppm, "%u");
+	CHECK(GDR_SET_DECIDE, "--margin (ppm)", mine.margin_ppm, p->margin_ppm, "%u");
+	CHECK(GDR_SET_DECIDE, "--time-per-size (ms)", mine.size_ms, p->size_ms, "%u");
 	CHECK(GDR_SET_WARMUP, "--warmup", mine.warmup, p->warmup, "%u");
 	CHECK(GDR_SET_VALIDATE, "--validate", mine.validate, p->validate, "%u");
 	CHECK(GDR_SET_BOUNCE, "--bounce-chunk", mine.bounce_chunk, p->bounce_chunk, "%u");

@@ -14,7 +14,7 @@
 #include "options.h"
 
 #define GDR_PROTO_MAGIC	   0x50524447u /* "GDRP" */
-#define GDR_PROTO_VERSION  3	       /* 2: measurements carry their time line (-b); 3: the plan carries --gpu-alloc, the GPU registration flags and -T, and BUF says whether all paths are held (paths in turns) */
+#define GDR_PROTO_VERSION  4	       /* 2: measurements carry their time line (-b); 3: the plan carries --gpu-alloc, the GPU registration flags and -T, and BUF says whether all paths are held (paths in turns); 4: rounds until decided (the plan's rounds rule and run id, ROUND) */
 #define GDR_CTRL_MAX	   2048
 #define GDR_TEXT_MAX	   200
 #define GDR_HELLO_LEN	   18
@@ -29,6 +29,7 @@ enum gdr_msg_type {
 	GDR_MSG_DONE,	  /* client -> server: client's measurement */
 	GDR_MSG_RESULT,	  /* server -> client: server's measurement and validation */
 	GDR_MSG_BYE,	  /* client -> server: plan finished */
+	GDR_MSG_ROUND,	  /* client -> server: after a look of the rounds rule, more rounds or not */
 	GDR_MSG__END
 };
 
@@ -63,7 +64,33 @@ struct gdr_plan {
 	uint8_t gpu_allocs; /* --gpu-alloc: bit per enum gdr_gpu_alloc, never 0 */
 	uint8_t gpu_flags;  /* GDR_PLAN_* */
 	int16_t tos;	    /* -T/--tos, --tclass; -1 = not given */
+	/*
+	 * Rounds (issue 51, decide.h): repeat is the most rounds a size takes,
+	 * repeat_min the fewest; equal: fixed rounds. The rule's error rate and
+	 * margin in parts per million, its time per size in ms (0: none).
+	 */
+	uint16_t repeat_min;
+	uint32_t alpha_ppm, margin_ppm;
+	uint32_t size_ms;
+	uint64_t run_id; /* the rows' run_id, the same on both sides */
 };
+
+/* ROUND: the client's word after round `rounds` of size `size` (a look): go on or why not. */
+enum gdr_round_stop {
+	GDR_ROUND_MORE = 0, /* another round */
+	GDR_ROUND_DECIDED,  /* every path's ratio is decided */
+	GDR_ROUND_MAX,	    /* the most rounds the rule allows */
+	GDR_ROUND_BUDGET,   /* --time-per-size is spent */
+	GDR_ROUND_NOTHING,  /* fewer than two paths measured: nothing to decide */
+	GDR_ROUND__END
+};
+struct gdr_msg_round {
+	uint16_t size; /* index into plan.sizes */
+	uint16_t rounds;
+	uint8_t stop; /* enum gdr_round_stop */
+};
+/* The rows' stop column for a code: decided, max rounds, time budget, nothing to decide. */
+const char *gdr_round_stop_name(unsigned int stop);
 
 enum {
 	GDR_PLAN_DMABUF_PCIE = 1u << 0, /* --dmabuf-mapping=pcie */
@@ -121,6 +148,7 @@ struct gdr_msg {
 		struct gdr_msg_buf buf;
 		struct gdr_msg_start start;
 		struct gdr_msg_meas meas;
+		struct gdr_msg_round round;
 		struct {
 			int32_t code;
 			char text[GDR_TEXT_MAX];

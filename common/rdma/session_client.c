@@ -130,7 +130,7 @@ static int client_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 	struct gdr_path *p = &e->p;
 	int lat = s->plan.latency;
 	int checks = checks_dst(s);
-	int last = rep + 1 == s->plan.repeat;
+	int last = s->rounds.last, checked = s->rounds.checked;
 	struct gdr_msg m, reply;
 	struct gdr_loop_out lo;
 	uint64_t ref_ns, unc_ns;
@@ -144,8 +144,9 @@ static int client_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 	r = start_repeat(s, ei, rep, size, &ref_ns, &unc_ns);
 	if (r)
 		return r;
+	e->rep_t0 = gdr_sess_elapsed(s, gdr_now_ns());
 	if (rep == 0)
-		e->t_start = gdr_sess_elapsed(s, gdr_now_ns());
+		e->t_start = e->rep_t0;
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_DONE;
 	if (lat) {
@@ -155,7 +156,7 @@ static int client_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 		if (!r)
 			gdr_sess_meas_from_loop(&m.u.meas, &lo, ref_ns, unc_ns);
 	}
-	e->t_end = gdr_sess_elapsed(s, gdr_now_ns());
+	e->t_end = e->rep_t1 = gdr_sess_elapsed(s, gdr_now_ns());
 	if (r)
 		return fail_repeat(s, r);
 	/*
@@ -163,8 +164,8 @@ static int client_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 	 * count for READ; for -b WRITE the server's, known up front
 	 * unless -D, where its RESULT brings it.
 	 */
-	int deferred = checks && last && gdr_path_is_write(env) && s->plan.duration_ms;
-	if (checks && last && !deferred) {
+	int deferred = checks && checked && gdr_path_is_write(env) && s->plan.duration_ms;
+	if (checks && checked && !deferred) {
 		r = gdr_path_check(p, size, s->plan.warmup + lo.iters, &m.u.meas, s->why, WHY);
 		if (r && r != -EILSEQ)
 			return r;
@@ -183,11 +184,35 @@ static int client_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 		if (r && r != -EILSEQ)
 			return r;
 	}
-	r = gdr_sess_record_repeat(s, p, size, &m.u.meas, &reply.u.meas);
-	if (r || !last)
+	return gdr_sess_record_repeat(s, p, size, &m.u.meas, &reply.u.meas);
+}
+
+/*
+ * After a look: the rule's word to the server, its ACK (it has written its
+ * rows when the size ends), then ours: the two sides never measure a copy
+ * rate for a bounce row at once.
+ */
+static int client_look(struct sess *s, unsigned int si, unsigned int rounds, int *more)
+{
+	unsigned int stop = gdr_sess_rounds_decide(s, rounds);
+	struct gdr_msg m, reply;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_ROUND;
+	m.u.round.size = (uint16_t)si;
+	m.u.round.rounds = (uint16_t)rounds;
+	m.u.round.stop = (uint8_t)stop;
+	r = gdr_sess_send(s, &m);
+	if (!r)
+		r = gdr_sess_recv(s, &reply, GDR_MSG_ACK);
+	if (r)
 		return r;
-	char note[GDR_TEXT_MAX];
-	gdr_sess_emit_measured(s, p, size, "ok", gdr_sess_row_note(p, note, sizeof(note)));
+	*more = stop == GDR_ROUND_MORE;
+	if (!*more) {
+		s->rounds.stop = gdr_round_stop_name(stop);
+		gdr_sess_end_size(s, si, -1);
+	}
 	return 0;
 }
 
@@ -220,6 +245,7 @@ static const struct gdr_sess_side client_side = {
 	.ready = client_ready,
 	.begin_size = client_begin_size,
 	.repeat = client_repeat,
+	.look = client_look,
 };
 
 int gdr_sess_client_run(struct sess *s)
@@ -231,6 +257,8 @@ int gdr_sess_client_run(struct sess *s)
 	s->t0_ns = gdr_now_ns();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gdr_plan_from_opts(s->o, (uint32_t)(ts.tv_nsec ^ getpid()), &s->plan);
+	s->plan.run_id = gdr_run_id((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+				    (uint64_t)getpid());
 	/* The run's -D: a sweep's --time-budget chooses it for every rank. */
 	s->plan.duration_ms = gdr_plan_duration_ms(s->run->duration);
 	/* Sizes above the port's max_msg_sz cannot be one message: clamp them, say so. */

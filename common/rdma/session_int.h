@@ -15,6 +15,7 @@
 #include "conn.h"
 #include "ctl.h"
 #include "cuda.h"
+#include "decide.h"
 #include "endpoint.h"
 #include "loop.h"
 #include "mem.h"
@@ -31,6 +32,7 @@
 /* Per size: what both sides measured in every repeat. */
 struct gdr_acc {
 	double bps[GDR_REPEAT_MAX];
+	double t0[GDR_REP_KEEP], t1[GDR_REP_KEEP]; /* each round's start and end (s) */
 	double peak_bps;    /* 0: no window long enough for a peak */
 	double dir_bps[2];  /* -b: client->server and server->client, summed over repeats */
 	unsigned int apart; /* -b: repeats whose runs were too short to intersect (bidir.h) */
@@ -53,6 +55,7 @@ struct gdr_sess_path {
 	struct gdr_acc acc;    /* the current size's repeats */
 	double *lat;	       /* latency, client: this path's samples of every repeat, us */
 	double t_start, t_end; /* the current size: first repeat's start, last one's end (s) */
+	double rep_t0, rep_t1; /* the repeat being measured: its start and end (s) */
 	int order;	       /* the current size: position in the rotation at its first repeat */
 };
 
@@ -72,6 +75,22 @@ struct gdr_slot {
 	unsigned int size;  /* index into plan.sizes */
 	unsigned int rep;
 	unsigned int pos; /* position among the paths in this round */
+};
+
+/*
+ * The rounds of each size (session_rounds.c, decide.h): fixed, or until the
+ * client decides at a look of the rule; and what the current round is.
+ */
+struct gdr_sess_rounds {
+	int decide;	    /* rounds until decided; else fixed */
+	unsigned int fixed; /* the rounds of a size when fixed */
+	struct gdr_decide rule;
+	unsigned int k;	     /* the rows' looks: the rule's K, 1 when fixed */
+	unsigned int family; /* the intervals of the run's verdict (decide.h) */
+	int last;	     /* this round is the size's last (fixed rounds) */
+	int checked;	     /* --validate checks the destination after this round */
+	double size_t0;	     /* when the current size's first round began (s) */
+	const char *stop;    /* why the current size's rounds ended (the rows' stop) */
 };
 
 struct sess {
@@ -103,6 +122,7 @@ struct sess {
 	int held;		       /* this side holds every path's buffers at once */
 	int rotate;		       /* both do: paths take turns each repeat (session_order.c) */
 	char major_note[GDR_TEXT_MAX]; /* path-major: why, in every row's note */
+	struct gdr_sess_rounds rounds; /* how many rounds each size takes (session_rounds.c) */
 	uint64_t t0_ns;		       /* the run began (t_start_s, t_end_s) */
 	volatile sig_atomic_t *stop;
 	const struct gdr_path_ops *path_ops; /* NULL: the real paths; unit tests: a fake */
@@ -176,8 +196,28 @@ struct gdr_sess_side {
 	int (*begin_size)(struct sess *s, struct gdr_sess_path *e, uint64_t size);
 	int (*repeat)(struct sess *s, struct gdr_sess_path *e, unsigned int entry, uint64_t size,
 		      unsigned int rep);
+	/*
+	 * Rounds until decided, after round `rounds` of size index si when it
+	 * is a look: ROUND from the client (its decision), ROUND to the server.
+	 * *more: another round; when 0 the size's rows are out on return.
+	 */
+	int (*look)(struct sess *s, unsigned int si, unsigned int rounds, int *more);
 };
 int gdr_sess_run_slots(struct sess *s, const struct gdr_sess_side *side);
+/* Each path's row of size index si (every entry, or only entry `only` when >= 0). */
+void gdr_sess_end_size(struct sess *s, unsigned int si, int only);
+
+/* session_rounds.c */
+/* After the first BUF exchange: fixed rounds or rounds until decided, said once. */
+void gdr_sess_rounds_mode(struct sess *s);
+/*
+ * The client's look after round `rounds`: GDR_ROUND_MORE, or why the size
+ * stops (every path's ratio to the reference decided, the rule's last round,
+ * --time-per-size spent, nothing to decide), as ROUND carries it.
+ */
+unsigned int gdr_sess_rounds_decide(struct sess *s, unsigned int rounds);
+/* A measured row's rounds: how many, the rule's K, why they stopped, each one's numbers. */
+void gdr_sess_rounds_fill(const struct sess *s, struct gdr_result *r, const struct gdr_acc *a);
 
 /* session_place.c */
 struct gdr_topo *gdr_sess_topo(struct sess *s);

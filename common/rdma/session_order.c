@@ -23,7 +23,7 @@ void gdr_sess_slot(int rotate, unsigned int npaths, unsigned int nsizes, unsigne
 		unsigned int round = k / npaths;
 
 		out->pos = k % npaths;
-		out->entry = (round + out->pos) % npaths;
+		out->entry = gdr_turn(npaths, round, out->pos);
 		out->size = round / repeat;
 		out->rep = round % repeat;
 	} else {
@@ -163,37 +163,133 @@ static int begin_size(struct sess *s, const struct gdr_sess_side *side, struct g
 	return side->begin_size(s, e, size);
 }
 
+/* One timed repeat of entry ei at size index si: the entry's turn in its round. */
+static int slot(struct sess *s, const struct gdr_sess_side *side, unsigned int ei, unsigned int si,
+		unsigned int rep, unsigned int pos)
+{
+	struct gdr_sess_path *e = &s->paths[ei];
+	uint64_t size = s->plan.sizes[si];
+	int r = 0;
+
+	if (!e->ready) /* path by path: its buffers now */
+		r = side->ready(s, ei);
+	if (r)
+		return r;
+	gdr_sess_set_cur(s, e);
+	if (e->p.ok && rep == 0)
+		r = begin_size(s, side, e, size, pos);
+	if (r)
+		return r;
+	if (!e->p.ok || e->skip_size)
+		return gdr_sess_sync_point(s); /* launch: its turn passes */
+	return side->repeat(s, e, ei, size, rep);
+}
+
+void gdr_sess_end_size(struct sess *s, unsigned int si, int only)
+{
+	char note[GDR_TEXT_MAX];
+
+	for (unsigned int i = 0; i < s->npaths; i++) {
+		struct gdr_sess_path *e = &s->paths[i];
+
+		if ((only >= 0 && i != (unsigned int)only) || !e->p.ok || e->skip_size ||
+		    !e->acc.n || s->plan.latency)
+			continue;
+		gdr_sess_set_cur(s, e);
+		gdr_sess_emit_measured(s, &e->p, s->plan.sizes[si], "ok",
+				       gdr_sess_row_note(&e->p, note, sizeof(note)));
+	}
+	gdr_sess_set_cur(s, NULL);
+}
+
+/* --validate after a look: the destinations cleared again for the rounds to come. */
+static int rearm(struct sess *s, const struct gdr_sess_side *side, unsigned int si)
+{
+	int r = 0;
+
+	for (unsigned int i = 0; !r && i < s->npaths; i++) {
+		struct gdr_sess_path *e = &s->paths[i];
+
+		if (e->p.ok && !e->skip_size) {
+			gdr_sess_set_cur(s, e);
+			r = side->begin_size(s, e, s->plan.sizes[si]);
+		}
+	}
+	return r;
+}
+
+/*
+ * In turns: size by size, round by round, every path once per round, round
+ * g of the run (counted over the sizes) starting at path g mod n; a size
+ * ends after its fixed rounds, or when the client's look says so.
+ */
+static int run_in_turns(struct sess *s, const struct gdr_sess_side *side)
+{
+	struct gdr_sess_rounds *ro = &s->rounds;
+	unsigned int n = s->npaths, g = 0;
+	int r = 0;
+
+	for (unsigned int si = 0; !r && si < s->plan.nsizes; si++) {
+		unsigned int rep = 0;
+		int more = 1;
+
+		ro->size_t0 = gdr_sess_elapsed(s, gdr_now_ns());
+		ro->stop = ro->decide ? "" : "fixed";
+		for (; !r && more; rep++) {
+			int look = ro->decide && gdr_decide_is_look(&ro->rule, rep + 1);
+
+			ro->last = !ro->decide && rep + 1 == ro->fixed;
+			ro->checked = ro->decide ? look : ro->last;
+			for (unsigned int pos = 0; !r && pos < n; pos++)
+				r = slot(s, side, gdr_turn(n, g + rep, pos), si, rep, pos);
+			if (r)
+				break;
+			if (look)
+				r = side->look(s, si, rep + 1, &more);
+			else
+				more = ro->decide || rep + 1 < ro->fixed;
+			if (!r && more && ro->checked && s->plan.validate)
+				r = rearm(s, side, si);
+		}
+		g += rep;
+		if (!r && !ro->decide)
+			gdr_sess_end_size(s, si, -1);
+	}
+	return r;
+}
+
+/* One after another: path by path, size by size, the fixed rounds of each. */
+static int run_path_major(struct sess *s, const struct gdr_sess_side *side)
+{
+	struct gdr_sess_rounds *ro = &s->rounds;
+	int r = 0;
+
+	for (unsigned int ei = 0; !r && ei < s->npaths; ei++) {
+		for (unsigned int si = 0; !r && si < s->plan.nsizes; si++) {
+			for (unsigned int rep = 0; !r && rep < ro->fixed; rep++) {
+				ro->last = ro->checked = rep + 1 == ro->fixed;
+				r = slot(s, side, ei, si, rep, ei);
+			}
+			if (!r)
+				gdr_sess_end_size(s, si, (int)ei);
+		}
+		gdr_sess_path_close(s, &s->paths[ei]);
+	}
+	return r;
+}
+
 int gdr_sess_run_slots(struct sess *s, const struct gdr_sess_side *side)
 {
-	unsigned int n = s->npaths, total = n * s->plan.nsizes * s->plan.repeat;
+	unsigned int n = s->npaths;
 	int r;
 
 	/* The first exchange settles the order; in turns, every BUF before any START. */
 	r = side->ready(s, 0);
 	for (unsigned int i = 1; s->rotate && !r && i < n; i++)
 		r = side->ready(s, i);
-	for (unsigned int k = 0; k < total && !r; k++) {
-		struct gdr_slot sl;
-
-		gdr_sess_slot(s->rotate, n, s->plan.nsizes, s->plan.repeat, k, &sl);
-		struct gdr_sess_path *e = &s->paths[sl.entry];
-		uint64_t size = s->plan.sizes[sl.size];
-
-		if (!e->ready) /* path by path: its buffers now */
-			r = side->ready(s, sl.entry);
-		if (r)
-			break;
-		gdr_sess_set_cur(s, e);
-		if (e->p.ok && sl.rep == 0)
-			r = begin_size(s, side, e, size, sl.pos);
-		if (r)
-			break;
-		if (!e->p.ok || e->skip_size)
-			r = gdr_sess_sync_point(s); /* launch: its turn passes */
-		else
-			r = side->repeat(s, e, sl.entry, size, sl.rep);
-		if (!s->rotate && sl.size + 1 == s->plan.nsizes && sl.rep + 1 == s->plan.repeat)
-			gdr_sess_path_close(s, e);
+	if (!r) {
+		gdr_sess_rounds_mode(s);
+		r = s->rotate ? run_in_turns(s, side) : run_path_major(s, side);
 	}
 	gdr_sess_set_cur(s, NULL);
 	for (unsigned int i = 0; i < n; i++)

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,6 +83,8 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	r->bidir = s->plan.bidir;
 	r->repeats = s->plan.repeat;
 	r->cpu_util_pct = -1;
+	if (s->plan.run_id)
+		snprintf(r->run_id, sizeof(r->run_id), "%016" PRIx64, s->plan.run_id);
 	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
 	{
 		int tc = gdr_conn_traffic_class(&s->conn);
@@ -224,6 +227,7 @@ void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t s
 
 	gdr_sess_row_common(s, &r, p, size);
 	row_times(s, &r);
+	gdr_sess_rounds_fill(s, &r, a);
 	gdr_stats_compute(a->bps, a->n, &st);
 	r.iters = a->iters;
 	r.bw_avg_gbps = st.avg * 8 / 1e9;
@@ -294,6 +298,7 @@ void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p)
 
 	for (unsigned int i = 0; i < s->plan.nsizes; i++) {
 		gdr_sess_row_common(s, &r, p, s->plan.sizes[i]);
+		r.repeats = 0;
 		gdr_strlcpy(r.status, "skipped", sizeof(r.status));
 		gdr_strlcpy(r.note, p->skip, sizeof(r.note));
 		add_major_note(s, &r);
@@ -311,7 +316,13 @@ int gdr_sess_record_repeat(struct sess *s, const struct gdr_path *p, uint64_t si
 {
 	const struct gdr_msg_meas *bad = cli->valid < 0 ? cli : srv->valid < 0 ? srv : NULL;
 
-	acc_add(&s->cur->acc, cli, srv, size, s->plan.bidir);
+	struct gdr_acc *a = &s->cur->acc;
+
+	if (a->n < GDR_REP_KEEP) {
+		a->t0[a->n] = s->cur->rep_t0;
+		a->t1[a->n] = s->cur->rep_t1;
+	}
+	acc_add(a, cli, srv, size, s->plan.bidir);
 	if (!bad)
 		return 0;
 	gdr_sess_emit_measured(s, p, size, "failed", bad->text);

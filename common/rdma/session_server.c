@@ -61,7 +61,7 @@ static int server_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 			 unsigned int rep)
 {
 	int checks = s->plan.validate && gdr_path_checks_dst(&s->penv);
-	int last = rep + 1 == s->plan.repeat;
+	int last = s->rounds.last, checked = s->rounds.checked;
 	struct gdr_path *p = &e->p;
 	struct gdr_msg m, done, res;
 	uint64_t ref_ns;
@@ -84,8 +84,9 @@ static int server_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_ACK;
 	ref_ns = gdr_now_ns();
+	e->rep_t0 = gdr_sess_elapsed(s, ref_ns);
 	if (rep == 0)
-		e->t_start = gdr_sess_elapsed(s, ref_ns);
+		e->t_start = e->rep_t0;
 	r = gdr_sess_send(s, &m);
 	if (!r)
 		r = serve_repeat(s, p, size, ref_ns, &res);
@@ -95,14 +96,14 @@ static int server_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 	 */
 	if (!r)
 		r = gdr_sess_recv_repeat(s, &done, GDR_MSG_DONE, size);
-	e->t_end = gdr_sess_elapsed(s, gdr_now_ns());
+	e->t_end = e->rep_t1 = gdr_sess_elapsed(s, gdr_now_ns());
 	if (r)
 		return r;
 	if (done.u.meas.status) {
 		snprintf(s->why, WHY, "client: %s", done.u.meas.text);
 		return done.u.meas.status;
 	}
-	if (!res.u.meas.status && checks && last) {
+	if (!res.u.meas.status && checks && checked) {
 		/* The writer into our destination: the client for WRITE, us for READ. */
 		uint64_t n = gdr_path_is_write(&s->penv) ? done.u.meas.iters : res.u.meas.iters;
 
@@ -126,12 +127,39 @@ static int server_repeat(struct sess *s, struct gdr_sess_path *e, unsigned int e
 					  p->ops->lat_note(p));
 		return 0;
 	}
-	r = gdr_sess_record_repeat(s, p, size, &done.u.meas, &res.u.meas);
-	if (r || !last)
+	return gdr_sess_record_repeat(s, p, size, &done.u.meas, &res.u.meas);
+}
+
+/*
+ * The client's word after a look: it must name the size and round we are
+ * at. When the size ends, our rows (and a bounce row's copy rate, measured
+ * while the client waits) come before the ACK.
+ */
+static int server_look(struct sess *s, unsigned int si, unsigned int rounds, int *more)
+{
+	struct gdr_msg m;
+	int r = gdr_sess_recv(s, &m, GDR_MSG_ROUND);
+
+	if (r)
 		return r;
-	char note[GDR_TEXT_MAX];
-	gdr_sess_emit_measured(s, p, size, "ok", gdr_sess_row_note(p, note, sizeof(note)));
-	return 0;
+	if (m.u.round.size != si || m.u.round.rounds != rounds ||
+	    (m.u.round.stop == GDR_ROUND_MORE && rounds >= s->rounds.rule.max)) {
+		snprintf(s->why, WHY,
+			 "protocol error: ROUND for size %u after %u rounds (%s), expected size %u "
+			 "after %u of at most %u",
+			 m.u.round.size, m.u.round.rounds,
+			 m.u.round.stop ? gdr_round_stop_name(m.u.round.stop) : "more", si, rounds,
+			 s->rounds.rule.max);
+		return -EPROTO;
+	}
+	*more = m.u.round.stop == GDR_ROUND_MORE;
+	if (!*more) {
+		s->rounds.stop = gdr_round_stop_name(m.u.round.stop);
+		gdr_sess_end_size(s, si, -1);
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_ACK;
+	return gdr_sess_send(s, &m);
 }
 
 /* The client's BUF for entry ei answered with ours (the first says who holds every path). */
@@ -170,6 +198,7 @@ static const struct gdr_sess_side server_side = {
 	.ready = server_ready,
 	.begin_size = server_begin_size,
 	.repeat = server_repeat,
+	.look = server_look,
 };
 
 int gdr_sess_server_run(struct sess *s)

@@ -23,7 +23,9 @@ gdrperf versions, and an input given twice.
 from collections import OrderedDict
 
 from .common import PATH_ORDER, fmt_size, ordered
+from . import stats
 from .spread import down, up
+from .stats import fmt_interval
 
 CPU_BUSY = 95.0
 # A ratio this far above host with one repeat (no interval) is still worth a
@@ -51,7 +53,7 @@ def _flag(cell, tag):
         cell.flags.append(tag)
 
 
-def verb_anomalies(table, verb, max_spread):
+def verb_anomalies(table, verb, max_spread, margin=0.05):
     """Lines for one verb of a bandwidth Table; marks the cells it names."""
     sizes = table.cells[verb]
     paths = ordered({p for c in sizes.values() for p in c}, PATH_ORDER)
@@ -61,28 +63,40 @@ def verb_anomalies(table, verb, max_spread):
                  if p in sizes[s] and sizes[s][p].value is not None]
         lines += _above_host(p, cells)
         lines += _above_ceiling(p, cells)
-        lines += _wide(p, cells, max_spread)
+        lines += _wide(p, cells, max_spread, margin)
         lines += _cpu(table, verb, p, cells)
     return lines
 
 
 def _above_host(path, cells):
+    """A GPU or bounce path faster than host: with rounds, claimed when its
+    interval (at the verdict's error rate) lies above 1.0; without rounds the
+    repeats' range or one repeat can only warn."""
     if path == "host":
         return []
-    beyond = [(s, c) for s, c in cells if c.rlo is not None and c.rlo > 1.0]
+    beyond = [(s, c) for s, c in cells if c.iv is not None and c.iv.lo > 1.0]
+    ranged = [(s, c) for s, c in cells
+              if c.iv is None and c.rlo is not None and c.rlo > 1.0]
     blind = [(s, c) for s, c in cells
-             if c.rlo is None and c.ratio is not None and c.ratio > ONE_REPEAT_ABOVE]
+             if c.iv is None and c.rlo is None and c.ratio is not None
+             and c.ratio > ONE_REPEAT_ABOVE]
     lines = []
-    why = WHY_ABOVE.get(path, "a GPU path cannot beat host memory on the same NIC")
-    if beyond:
-        s, top = max(beyond, key=lambda x: x[1].ratio)
-        for _, c in beyond:
+    why = WHY_ABOVE.get(path.partition(":")[0],
+                        "a GPU path cannot beat host memory on the same NIC")
+    fix = ("noise in host's rounds or an impaired host path (its NUMA node, the IOMMU): "
+           "check host memory's path and measure again")
+    for got, how in ((beyond, "above 1.0 at the error rate"),
+                     (ranged, "the repeats' range; no rounds to judge it at the error rate")):
+        if not got:
+            continue
+        s, top = max(got, key=lambda x: x[1].ratio)
+        for _, c in got:
             _flag(c, "above host")
         lines.append(f"{path} {top.ratio:.2f}x host at {fmt_size(s)} "
-                     f"({down(top.rlo)}-{up(top.rhi)}, above 1.0 beyond the spread"
-                     + (f"; also at {_sizes([x for x, _ in beyond if x != s])}"
-                        if len(beyond) > 1 else "")
-                     + f"): {why}: noise or an impaired host path; rerun with --repeat 5")
+                     f"({fmt_interval(top.rlo, top.rhi, 'above')}, {how}"
+                     + (f"; also at {_sizes([x for x, _ in got if x != s])}"
+                        if len(got) > 1 else "")
+                     + f"): {why}: {fix}")
     if blind:
         s, top = max(blind, key=lambda x: x[1].ratio)
         for _, c in blind:
@@ -90,8 +104,7 @@ def _above_host(path, cells):
         lines.append(f"{path} {top.ratio:.2f}x host at {fmt_size(s)}"
                      + (f" (also at {_sizes([x for x, _ in blind if x != s])})"
                         if len(blind) > 1 else "")
-                     + f" with one repeat, no spread to judge: {why}: noise or an impaired "
-                       f"host path; rerun with --repeat 5")
+                     + f" with one repeat, no spread to judge: {why}: {fix}")
     return lines
 
 
@@ -151,9 +164,20 @@ def _above_ceiling(path, cells):
             f"check {fix}"]
 
 
-def _wide(path, cells, bound):
+def _wide(path, cells, bound, margin):
+    """Spread that changes a decision: with rounds, a cell whose interval is
+    wider than BOUND % and still straddles an end of the margin's zone (the
+    noise, not the rounds' count, keeps it open); without rounds, repeats
+    spread more than BOUND % of their median (the old files' view)."""
     wide = []
     for s, c in cells:
+        if c.iv is not None:
+            width = c.iv.hi / c.iv.lo - 1.0
+            if width * 100 > bound and stats.decide_margin(c.iv, margin) == "open":
+                wide.append((s, c, width))
+            continue
+        if c.runs:
+            continue  # rounds: their spread shows in the ratios' intervals, judged above
         worst = 0.0
         for r in c.rows:
             v = r["vals"]
@@ -170,9 +194,10 @@ def _wide(path, cells, bound):
         _flag(c, "wide spread")
     s, _, w = max(wide, key=lambda x: x[2])
     others = [x[0] for x in wide if x[0] != s]
-    return [f"{path} repeats spread {w * 100:.0f} % at {fmt_size(s)} (more than --max-spread "
+    return [f"{path} spread {w * 100:.0f} % at {fmt_size(s)} (more than --max-spread "
             f"{bound:g} %" + (f"; also at {_sizes(others)}" if others else "") + "): a noisy "
-            "machine or link; its intervals are wide, and gates on it may stay undecided"]
+            "machine or link keeps its ratio undecided; more rounds (--repeat MIN:MAX) or a "
+            "quieter machine"]
 
 
 def _cpu(table, verb, path, cells):
@@ -192,13 +217,24 @@ def _cpu(table, verb, path, cells):
     return lines
 
 
-def timing_anomalies(rows):
+MAJOR_NOTE = "path-major:"
+
+
+def timing_anomalies(rows, table=None):
     """Lines per verb ({verb: [line]}): paths at one size, in one file and on
-    one side, whose rows did not overlap in time (t_start_s..t_end_s)."""
+    one side, whose rows did not overlap in time (t_start_s..t_end_s), or
+    whose rows say they were measured path by path (the note the bench writes
+    when it could not hold every path's buffers at once). With TABLE, every
+    cell at such a size is flagged: its comparisons are void."""
     groups = OrderedDict()
+    major = OrderedDict()
     for r in rows:
+        if r["status"] != "ok":
+            continue
+        if MAJOR_NOTE in r["note"]:
+            major.setdefault(r["verb_key"], set()).add(r["size_bytes"])
         v = r["vals"]
-        if r["status"] != "ok" or "t_start" not in v or "t_end" not in v:
+        if "t_start" not in v or "t_end" not in v:
             continue
         key = (r["verb_key"], r["_file"], r.get("host", ""), r["role"], r["size_bytes"])
         groups.setdefault(key, {}).setdefault(r["path"], []).append((v["t_start"], v["t_end"]))
@@ -209,9 +245,48 @@ def timing_anomalies(rows):
         spans = [(min(a for a, _ in t), max(b for _, b in t)) for t in paths.values()]
         if any(a[1] < b[0] or b[1] < a[0] for i, a in enumerate(spans) for b in spans[i + 1:]):
             apart.setdefault(verb, set()).add(size)
-    return {verb: [f"paths measured one after another at {_sizes(sizes)} (their "
-                   f"t_start_s..t_end_s do not overlap): drift lands on one path; a rotating "
-                   f"run interleaves them"] for verb, sizes in apart.items()}
+    out = OrderedDict()
+    for verb in list(apart) + [v for v in major if v not in apart]:
+        sizes = apart.get(verb, set()) | major.get(verb, set())
+        if table is not None:
+            for size in sizes:
+                for c in table.cells.get(verb, {}).get(size, {}).values():
+                    _flag(c, "one after another")
+        how = ("their t_start_s..t_end_s do not overlap" if verb in apart
+               else "their rows' note says path-major")
+        out[verb] = [f"paths measured one after another at {_sizes(sizes)} ({how}): drift "
+                     f"lands on one path, so no comparison between them is judged; a run "
+                     f"that holds every path's buffers takes them in turns"]
+    return out
+
+
+# What voids a comparison at a size (gate.py): impossible numbers, or paths not side by side.
+VOIDS = frozenset(("above host", "one after another"))
+CPU_COST_GAP = 10.0  # percentage points of cpu_util_pct: two paths' CPU costs differ
+
+
+def find(bw, lat, rows, dups, max_spread, margin, across_pairs=False, timing=None):
+    """({table key: [line]}, [line about the inputs]): every anomaly, its cells
+    flagged. TIMING: timing_anomalies' lines when they were found already."""
+    per_verb = {}
+    for verb in bw.verbs():
+        per_verb[verb] = verb_anomalies(bw, verb, max_spread, margin)
+    for verb in lat.verbs():
+        lines = lat_verb_anomalies(lat, verb)
+        if lines:
+            per_verb[LAT_KEY + verb] = lines
+    if timing is None:
+        timing = timing_anomalies([r for r in rows if r["kind"] == "bw"], bw)
+    for verb, lines in timing.items():
+        per_verb.setdefault(verb, []).extend(lines)
+    inputs = list(dups)
+    for kind in ("bw", "lat"):  # a latency run is not pooled with a bandwidth run
+        inputs += pooled([r for r in rows if r["kind"] == kind], across_pairs)
+    return per_verb, inputs
+
+
+# A latency table's lines are keyed apart from the bandwidth table's of the same verb.
+LAT_KEY = "latency "
 
 
 POOL_COLUMNS = (("host", "hosts"), ("nic", "NICs"), ("gpu_uuid", "GPUs"),

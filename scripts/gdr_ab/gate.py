@@ -31,7 +31,9 @@ from collections import OrderedDict
 
 from .common import PATH_ORDER, UsageError, did_you_mean, fmt_size, ordered
 from .rows import LAT_COLUMNS, MAX_GBPS, MAX_US
-from .table import BW, LAT, window
+from . import anomalies, stats
+from .stats import fmt_interval
+from .table import BW, LAT, pairs, window
 
 PASS, FAIL, UNDECIDED = "PASS", "FAIL", "UNDECIDED"
 
@@ -200,17 +202,46 @@ def sizes_text(rule):
     return f"{fmt_size(lo) if lo else ''}..{fmt_size(hi) if hi else ''}"
 
 
-def _span(c, kind, metric):
-    """(lo, hi) of a cell's METRIC: its repeats' interval for bandwidth, else
-    the value itself (no interval)."""
-    v = c.metrics.get(metric)
-    if kind is BW and metric == "bw" and c.lo is not None:
-        return c.lo, c.hi, True
-    return v, v, False
+# Why a size's check came out as it did, beyond its numbers (check_at).
+MISSING, VOID, NO_INTERVAL = "missing", "void", "no interval"
 
 
-def _iv(lo, hi, kind):
-    return "" if lo == hi else f" ({lo:.3f}-{hi:.3f})"
+def _ratio_to_host(rule, verb):
+    """Whether RULE compares its path's bandwidth with host's at the same verb
+    and size: the cells' own intervals decide it, no interval of its own."""
+    return (rule.kind is BW and rule.metric == "bw" and rule.ref is not None
+            and rule.ref[0] == "path" and rule.ref[2][0] == "host"
+            and rule.ref[2][1] == "bw" and (rule.ref[1] is None or rule.ref[1] == verb))
+
+
+def _rounds(cell):
+    return [x for reps in cell.runs.values() for x in reps]
+
+
+def extra_intervals(rules, tables, baseline=None):
+    """How many intervals the rules need beyond the cells' and summaries'
+    (each counts in the verdict's family): one per verb and size where a
+    bandwidth rule compares with another path, a number, the ceiling, a
+    baseline or another verb, and rounds exist."""
+    n = 0
+    bw = tables[BW.name]
+    for rule in rules:
+        if rule.kind is not BW:
+            continue
+        verbs = [rule.verb] if rule.verb else [v for v in bw.verbs() if " " not in v]
+        for verb in verbs:
+            if _ratio_to_host(rule, verb):
+                continue
+            sizes = select_sizes(rule, sorted(bw.cells.get(verb, {})))
+            for size in sizes:
+                cell = bw.cells.get(verb, {}).get(size, {}).get(rule.path)
+                if cell is not None and cell.runs:
+                    n += 1
+    return n
+
+
+def _fmt(v, kind):
+    return f"{v:.3f} {kind.unit}"
 
 
 def judge(op, lo, hi, llo, lhi):
@@ -225,30 +256,55 @@ def judge(op, lo, hi, llo, lhi):
     return FAIL if not OPS[op](lo, lhi) else UNDECIDED
 
 
-def check_at(rule, table, verb, size, baseline=None):
-    """(outcome, size text, detail, margin) for RULE at one verb and size of
-    TABLE; the margin (how far from failing, relative) finds the closest size."""
+def _void(rule, table, verb, size, cell, ref):
+    """Why the comparison at this size is void, or ''. Impossible numbers
+    (a path above host: host's own may be impaired; above the ceiling for a
+    rule against a number), paths not side by side, or a CPU-bound side
+    where the two paths cost the CPU differently."""
+    cells = table.cells.get(verb, {}).get(size, {})
+    comparing = ref is not None
+    if comparing:
+        if any("one after another" in c.flags for c in (cell, ref)):
+            return "paths measured one after another"
+        above = [p for p, c in cells.items() if "above host" in c.flags]
+        if above and ("host" in (rule.path, rule.ref[2][0]) or rule.path in above
+                      or rule.ref[2][0] in above):
+            return f"{', '.join(above)} above host (impossible: host's number is suspect)"
+        busy = [c for c in (cell, ref) if "CPU-bound" in c.flags]
+        if busy:
+            cpu = [c.metrics.get("cpu") for c in (cell, ref)]
+            bounce = [p.partition(":")[0] == "bounce" for p in (rule.path, rule.ref[2][0])]
+            if (bounce[0] != bounce[1] or None in cpu
+                    or abs(cpu[0] - cpu[1]) > anomalies.CPU_COST_GAP):
+                return "a CPU-bound side, and the two paths cost the CPU differently"
+    elif "above ceiling" in cell.flags:
+        return "above the pair's ceiling (the ceiling or the timing is wrong)"
+    return ""
+
+
+def check_at(rule, table, verb, size, baseline=None, family=None):
+    """(outcome, size text, detail, margin, why) for RULE at one verb and
+    size of TABLE; the margin (how far from failing, relative) finds the
+    closest size; why: MISSING (no data: the rule fails), VOID (an anomaly
+    voids the comparison), NO_INTERVAL, or None."""
     cells = table.cells.get(verb, {}).get(size, {})
     at = fmt_size(size)
     cell = cells.get(rule.path)
     if cell is None:
         known = ordered({p for c in table.cells.get(verb, {}).values() for p in c}, PATH_ORDER)
         hint = "" if rule.path in known else f" (the {verb} paths: {', '.join(known)})"
-        return FAIL, at, f"no {rule.path} rows{hint}", 0
+        return FAIL, at, f"no {rule.path} rows{hint}", 0, MISSING
     val = cell.metrics.get(rule.metric)
     if val is None:
-        return FAIL, at, f"{rule.path} {_why(cell, rule.path, rule.metric)}", 0
+        return FAIL, at, f"{rule.path} {_why(cell, rule.path, rule.metric)}", 0, MISSING
     what = f"{rule.path}" + ("" if rule.metric == "bw" else f" {rule.metric}")
-    lo, hi, has_iv = _span(cell, rule.kind, rule.metric)
-    ref_iv = True
+    ref = None
     if rule.threshold is not None:
         limit, said = rule.threshold, _fmt(rule.threshold, rule.kind)
-        llo = lhi = limit
     elif rule.ref[0] == "ceiling":
         if cell.ceiling is None:
-            return FAIL, at, f"the {rule.path} rows carry no ceiling_gbps", 0
+            return FAIL, at, f"the {rule.path} rows carry no ceiling_gbps", 0, MISSING
         limit = rule.factor * cell.ceiling
-        llo = lhi = limit
         said = f"{_fmt(limit, rule.kind)} = {rule.factor:g} x ceiling {cell.ceiling:.3f}"
     else:
         base = rule.ref[0] == "baseline"
@@ -256,7 +312,7 @@ def check_at(rule, table, verb, size, baseline=None):
         rpath, rmetric = rule.ref[2]
         if base:
             if baseline is None:
-                return FAIL, at, "no --baseline given", 0
+                return FAIL, at, "no --baseline given", 0, MISSING
             src = baseline.get(rule.kind.name)
             rname = f"baseline {rpath}"
         else:
@@ -264,24 +320,79 @@ def check_at(rule, table, verb, size, baseline=None):
             rname = (f"{rverb} " if rule.ref[1] else "") + rpath
         ref = src.same_role(rverb, size, rpath, cell) if src is not None else None
         if ref is None:
-            return FAIL, at, f"no {rname} rows ({cell.role} role) to compare with", 0
+            return FAIL, at, f"no {rname} rows ({cell.role} role) to compare with", 0, MISSING
         rval = ref.metrics.get(rmetric)
         if rval is None:
-            return FAIL, at, f"{rname} {_why(ref, rpath, rmetric)}", 0
-        rlo, rhi, ref_iv = _span(ref, rule.kind, rmetric)
-        limit = rule.factor * rval
-        llo, lhi = rule.factor * rlo, rule.factor * rhi
-        said = (f"{_fmt(limit, rule.kind)}{_iv(llo, lhi, rule.kind)} = {rule.factor:g} x "
-                f"{rname} {rval:.3f}")
-    outcome = judge(rule.op, lo, hi, llo, lhi)
-    # How far from failing: the worst size is the one with the least margin.
-    margin = (lo - lhi) if rule.op in (">=", ">") else (llo - hi)
-    rel = margin / limit if limit else margin
+            return FAIL, at, f"{rname} {_why(ref, rpath, rmetric)}", 0, MISSING
+        limit = rule.factor
+        said = f"{rule.factor:g} x {rname}"
+        if not base and rverb == verb:
+            ref = _own(table, verb, size, rpath, cell) or ref
+    if rule.kind is not BW:
+        # Latency: a row is one run of many samples with no rounds: judged as it is.
+        if ref is not None:
+            lim = rule.factor * ref.metrics[rule.ref[2][1]]
+            said = f"{_fmt(lim, rule.kind)} = {said} {ref.metrics[rule.ref[2][1]]:.3f}"
+        else:
+            lim = limit
+        outcome = PASS if OPS[rule.op](val, lim) else FAIL
+        op = rule.op if outcome == PASS else _neg(rule.op)
+        rel = ((val - lim) if rule.op in (">=", ">") else (lim - val)) / (lim or 1)
+        return (outcome, at, f"{what} {_fmt(val, rule.kind)} {op} {said} (latency: no "
+                             f"interval, not at the error rate)", rel, None)
+    void = _void(rule, table, verb, size, cell, ref if rule.ref and rule.ref[0] == "path"
+                 else None)
+    iv = _interval(rule, table, verb, size, cell, ref, family)
+    if void and iv is None:
+        return UNDECIDED, at, f"void: {void}", 0, VOID
+    if iv is None:
+        n = cell.n_rep
+        why = ("one repeat" if n == 1 else "no rounds in the file (rep_bw_gbps)" if not cell.runs
+               else f"fewer than {stats.MIN_ROUNDS} rounds"
+               + (" in one run with the reference" if ref is not None else ""))
+        return UNDECIDED, at, f"{what}: {why}: no interval to decide at the error rate", 0, \
+            NO_INTERVAL
+    ratio = ref is not None or rule.ref is not None and rule.ref[0] == "ceiling"
+    if rule.ref is not None and rule.ref[0] == "ceiling":
+        # The ceiling is a number: the path's level against it, as Gb/s.
+        ratio = False
+    if ratio:
+        word = "below" if iv.hi < limit else "above" if iv.lo > limit else None
+        shown = f"{what} {iv.est:.2f}x {said.split(' x ', 1)[1]} ({fmt_interval(iv.lo, iv.hi, word)})"
+        thr = f"{limit:g}"
+    else:
+        shown = f"{what} {_fmt(iv.est, rule.kind)} ({iv.lo:.3f}-{iv.hi:.3f})"
+        thr = said
+    outcome = judge(rule.op, iv.lo, iv.hi, limit, limit)
+    margin = ((iv.lo - limit) if rule.op in (">=", ">") else (limit - iv.hi)) / (limit or 1)
+    if void:
+        return UNDECIDED, at, f"void: {void} ({shown})", margin, VOID
     op = {PASS: rule.op, FAIL: _neg(rule.op), UNDECIDED: "vs"}[outcome]
-    detail = f"{what} {_fmt(val, rule.kind)}{_iv(lo, hi, rule.kind)} {op} {said}"
-    if rule.kind is BW and not (has_iv and ref_iv):
-        detail += " (no interval: one repeat)"
-    return outcome, at, detail, rel
+    return outcome, at, f"{shown} {op} {thr}", margin, None
+
+
+def _own(table, verb, size, path, cell):
+    """PATH's cell at this size in the table itself (its rounds), when of CELL's role."""
+    c = table.cells.get(verb, {}).get(size, {}).get(path)
+    return c if c is not None and c.role == cell.role else None
+
+
+def _interval(rule, table, verb, size, cell, ref, family):
+    """The interval that decides RULE at this size, at the family's level; None without rounds."""
+    if family is None or not cell.runs:
+        return None
+    if _ratio_to_host(rule, verb):
+        return cell.iv
+    q = family.q(cell.looks)
+    if rule.threshold is not None or rule.ref[0] == "ceiling":
+        return stats.level(_rounds(cell), q)
+    if ref is None or not ref.runs:
+        return None
+    q = family.q(max(cell.looks, ref.looks))
+    if rule.ref[0] == "path" and (rule.ref[1] or verb) == verb:
+        num, den = pairs(cell, ref)
+        return stats.paired(num, den, q)
+    return stats.welch(_rounds(cell), _rounds(ref), q)
 
 
 def _why(cell, path, metric):
@@ -294,11 +405,27 @@ def _neg(op):
     return {">=": "<", "<=": ">", ">": "<=", "<": ">="}[op]
 
 
-def evaluate(rules, tables, scope="", baseline=None, per_size=None):
+def _pooled_fail(rule, table, verb, family):
+    """The summary's pooled interval wholly on the failing side of a default
+    ratio-to-host rule: then some size fails it. (detail) or None."""
+    claim = getattr(table, "summaries", {}).get((verb, rule.path))
+    if rule.sizes is not None or claim is None or claim.iv is None or family is None:
+        return None
+    iv = claim.iv
+    if (rule.op in (">=", ">") and iv.hi < rule.factor) or \
+            (rule.op in ("<=", "<") and iv.lo > rule.factor):
+        word = "below" if iv.hi < rule.factor else "above"
+        return (f"the summary: {rule.path} {iv.est:.2f}x host "
+                f"({fmt_interval(iv.lo, iv.hi, word)}) {_neg(rule.op)} {rule.factor:g}")
+    return None
+
+
+def evaluate(rules, tables, scope="", baseline=None, per_size=None, family=None, verdict=None):
     """[(outcome, line)] for every rule and verb; SCOPE prefixes the lines (a
     node pair); BASELINE ({kind: Table}) is what 'baseline' refers to.
     PER_SIZE, a list, gets (rule, verb, size, outcome) for every size checked
-    (verb or size None where the rule failed before any size: no rows)."""
+    (verb or size None where the rule failed before any size: no rows).
+    VERDICT.gate gets (rule text, verb, outcome)."""
     results = []
     per_size = [] if per_size is None else per_size
     for rule in rules:
@@ -312,38 +439,59 @@ def evaluate(rules, tables, scope="", baseline=None, per_size=None):
             results.append((FAIL, f"FAIL {where}{rule.text}: no {rule.kind.noun} rows "
                                   f"for any verb{hint}"))
             per_size.append((rule, None, None, FAIL))
+            if verdict is not None:
+                verdict.gate.append((rule.text, None, FAIL))
             continue
         for verb in verbs:
-            all_sizes = sorted(table.cells.get(verb, {}))
-            sizes = select_sizes(rule, all_sizes)
-            head = f"{where}{verb}: {rule.text}"
-            if not all_sizes:
-                results.append((FAIL, f"FAIL {head}: no {verb} {rule.kind.noun} rows"))
-                per_size.append((rule, verb, None, FAIL))
-                continue
-            if not sizes:
-                results.append((FAIL, f"FAIL {head}: no rows at {sizes_text(rule)}"))
-                per_size.append((rule, verb, None, FAIL))
-                continue
-            checks = [check_at(rule, table, verb, s, baseline) for s in sizes]
-            per_size += [(rule, verb, s, c[0]) for s, c in zip(sizes, checks)]
-            span = ", ".join(fmt_size(s) for s in sizes) if len(sizes) <= 4 else \
-                f"{len(sizes)} sizes {fmt_size(sizes[0])}..{fmt_size(sizes[-1])}"
-            for outcome in (FAIL, UNDECIDED):
-                bad = OrderedDict()
-                for got, at, detail, _margin in checks:
-                    if got == outcome:
-                        # The same missing data at several sizes is said once.
-                        bad.setdefault(detail, (detail, []))[1].append(at)
-                if bad:
-                    break
-            if bad:
-                parts = [f"at {', '.join(ats)}: {detail}" for detail, ats in bad.values()]
-                more = f"; and {len(parts) - 3} more" if len(parts) > 3 else ""
-                why = "spread too large: " if outcome == UNDECIDED else ""
-                results.append((outcome, f"{outcome} {head}: {why}{'; '.join(parts[:3])}{more}"))
-            else:
-                worst = min(checks, key=lambda c: c[3])
-                results.append((PASS, f"PASS {head}: at {span}; closest at {worst[1]}: "
-                                      f"{worst[2]}"))
+            outcome, line = _rule_at_verb(rule, table, verb, where, baseline, per_size, family)
+            results.append((outcome, line))
+            if verdict is not None:
+                verdict.gate.append((rule.text, verb, outcome))
     return results
+
+
+def _rule_at_verb(rule, table, verb, where, baseline, per_size, family):
+    all_sizes = sorted(table.cells.get(verb, {}))
+    sizes = select_sizes(rule, all_sizes)
+    head = f"{where}{verb}: {rule.text}"
+    if not all_sizes:
+        per_size.append((rule, verb, None, FAIL))
+        return FAIL, f"FAIL {head}: no {verb} {rule.kind.noun} rows"
+    if not sizes:
+        per_size.append((rule, verb, None, FAIL))
+        return FAIL, f"FAIL {head}: no rows at {sizes_text(rule)}"
+    checks = [check_at(rule, table, verb, s, baseline, family) for s in sizes]
+    span = ", ".join(fmt_size(s) for s in sizes) if len(sizes) <= 4 else \
+        f"{len(sizes)} sizes {fmt_size(sizes[0])}..{fmt_size(sizes[-1])}"
+    missing = [c for c in checks if c[4] == MISSING]
+    voids = [c for c in checks if c[4] == VOID]
+    pooled = None if voids or missing else _pooled_fail(rule, table, verb, family)
+    if missing:
+        outcome = FAIL
+    elif voids:
+        outcome = UNDECIDED
+    elif pooled or any(c[0] == FAIL for c in checks):
+        outcome = FAIL
+    elif all(c[0] == PASS for c in checks):
+        outcome = PASS
+    else:
+        outcome = UNDECIDED
+    for s, c in zip(sizes, checks):
+        per_size.append((rule, verb, s, c[0] if outcome != UNDECIDED or c[0] != FAIL
+                         else UNDECIDED))
+    if outcome == PASS:
+        worst = min(checks, key=lambda c: c[3])
+        return PASS, f"PASS {head}: at {span}; closest at {worst[1]}: {worst[2]}"
+    pick = {FAIL: missing or [c for c in checks if c[0] == FAIL],
+            UNDECIDED: voids or [c for c in checks if c[0] == UNDECIDED]}[outcome]
+    bad = OrderedDict()
+    for _got, at, detail, _m, _w in pick:
+        # The same missing data at several sizes is said once.
+        bad.setdefault(detail, (detail, []))[1].append(at)
+    parts = [f"at {', '.join(ats)}: {detail}" for detail, ats in bad.values()]
+    if outcome == FAIL and pooled and not pick:
+        parts = [pooled]
+    elif outcome == FAIL and pooled:
+        parts.append(pooled)
+    more = f"; and {len(parts) - 3} more" if len(parts) > 3 else ""
+    return outcome, f"{outcome} {head}: {'; '.join(parts[:3])}{more}"

@@ -9,11 +9,11 @@ on the gate). With --matrix every node pair gets its own cells and gate.
 The file is written by outfile.write_file: replaced atomically, never half.
 """
 
-from . import anomalies, pairs
+from . import pairs
 from .common import EXIT_FAIL, EXIT_OK, EXIT_UNDECIDED, PATH_ORDER, ordered
-from .gate import FAIL, PASS, UNDECIDED, evaluate
-from .spread import holds
-from .table import BW, LAT, Table
+from .gate import FAIL, PASS, UNDECIDED
+from .table import BW
+from .verdict import judge
 
 GATE_CODE = {PASS: EXIT_OK, FAIL: EXIT_FAIL, UNDECIDED: EXIT_UNDECIDED}
 
@@ -26,12 +26,15 @@ FAMILIES = (
      "Bandwidth of the path over host memory's at the same verb, size and role "
      "(median of bw_avg_gbps)."),
     ("gdrperf_ab_ratio_lower",
-     "Low end of the ratio's interval (path min / host max over the repeats)."),
+     "Low end of the ratio's interval: with rounds, one of the verdict's intervals that "
+     "hold all at once with probability >= 1 - alpha; without, path min / host max over "
+     "the repeats (no claim)."),
     ("gdrperf_ab_ratio_upper",
-     "High end of the ratio's interval (path max / host min over the repeats)."),
+     "High end of the ratio's interval (as the low end's)."),
     ("gdrperf_ab_verdict",
      "The path against host memory: 1 for the cell's verdict (slower, same, faster: "
-     "the ratio's interval below, holding or above 1.0; no_interval: one repeat; "
+     "the ratio's interval below, holding or above 1.0 at the error rate; no_interval: "
+     "one repeat or no rounds in the file; "
      "no_host: no host row to compare with; not_measured: skipped or failed), 0 for "
      "the others."),
     ("gdrperf_ab_bw_gbps", "Median bw_avg_gbps of the cell's rows, in Gb/s (10^9 bit/s)."),
@@ -73,25 +76,21 @@ def verdict(cell):
         return "not_measured"
     if cell.ratio is None:
         return "no_host"
-    if cell.rlo is None:
-        return "no_interval"
-    if holds(cell.rlo, cell.rhi, 1.0):
-        return "same"
-    return "faster" if cell.rlo > 1.0 else "slower"
+    if cell.iv is None:
+        return "no_interval"  # one repeat, or no rounds in the file: no claim
+    return {"equal": "same", "below": "slower", "above": "faster"}[cell.word]
 
 
-def _scopes(rows, tables, matrix, max_spread):
-    """[(host, peer, tables)]: the whole input, or with MATRIX each node pair
-    (its own cells, anomalies found again on them)."""
-    if not matrix:
+def _scopes(rows, v, args, rules, baseline):
+    """[(host, peer, verdict)]: the whole input, or with --matrix each node
+    pair's own verdict (its cells, anomalies and gate)."""
+    if not args.matrix:
         counted = [r for r in rows if r["role"] == "client"] or rows
-        return [(_joined(counted, "host"), _joined(counted, "peer"), tables)]
+        return [(_joined(counted, "host"), _joined(counted, "peer"), v)]
     out = []
     for (host, peer), grp in pairs.node_pairs(rows).items():
-        ts = [Table([r for r in grp if r["kind"] == k.name], k) for k in (BW, LAT)]
-        for verb in ts[0].verbs():
-            anomalies.verb_anomalies(ts[0], verb, max_spread)
-        out.append((host, peer, ts))
+        out.append((host, peer, judge(grp, rules, args.alpha, args.margin, args.max_spread,
+                                      baseline, across_pairs=True)))
     return out
 
 
@@ -137,10 +136,9 @@ def _cell_samples(add, host, peer, tables):
                 _num(c.ratio))
 
 
-def _gate_samples(add, host, peer, tables, rules, baseline):
-    checks = []
-    evaluate(rules, {t.kind.name: t for t in tables}, baseline=baseline, per_size=checks)
-    for rule, verb, size, outcome in checks:
+def _gate_samples(add, host, peer, v):
+    tables = v.tables
+    for rule, verb, size, outcome in v.per_size:
         table = tables[0] if rule.kind is BW else tables[1]
         cell = table.cells.get(verb, {}).get(size, {}).get(rule.path) if verb else None
         rows = cell.rows if cell is not None else []
@@ -150,22 +148,22 @@ def _gate_samples(add, host, peer, tables, rules, baseline):
              ("verb", (verb or "").replace(" ", "-")),
              ("size_bytes", "" if size is None else str(size)), ("rule", rule.text)],
             str(GATE_CODE[outcome]))
-    outcomes = {o for _r, _v, _s, o in checks}
+    outcomes = {o for o, _line in v.gate_lines}
     worst = FAIL if FAIL in outcomes else UNDECIDED if UNDECIDED in outcomes else PASS
     add("gdrperf_ab_gate_status", [("host", host), ("peer", peer)], str(GATE_CODE[worst]))
 
 
-def render(rows, tables, matrix=False, max_spread=10.0, rules=(), baseline=None):
+def render(rows, v, args, rules=(), baseline=None):
     """The whole file, as bytes: HELP and TYPE, then the samples, per family."""
     samples = {name: [] for name, _help in FAMILIES}
 
     def add(name, labels, value):
         samples[name].append(f"{name}{_labels(labels)} {value}")
 
-    for host, peer, ts in _scopes(rows, tables, matrix, max_spread):
-        _cell_samples(add, host, peer, ts)
+    for host, peer, pv in _scopes(rows, v, args, rules, baseline):
+        _cell_samples(add, host, peer, pv.tables)
         if rules:
-            _gate_samples(add, host, peer, ts, rules, baseline)
+            _gate_samples(add, host, peer, pv)
     out = []
     for name, text in FAMILIES:
         if samples[name]:

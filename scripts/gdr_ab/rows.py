@@ -16,6 +16,12 @@ import stat
 
 from .common import PATH_ORDER, VERB_ORDER, InputError, clean, shown, warn
 
+# The text columns a row keeps (every reader of rows asks for these only):
+# the others are dropped as the file is read, so that 10^6 rows fit in memory.
+KEEP = ("timestamp", "host", "peer", "role", "verb", "path", "path_remote", "bidir", "status",
+        "note", "label", "version", "gpu", "gpu_name", "gpu_uuid", "nic", "distance",
+        "run_id", "stop")
+ROUNDS_COLUMN = "rep_bw_gbps"
 # What a file must have to be read as gdrperf output at all; a bandwidth file
 # has bw_avg_gbps, a latency file lat_p50_us (either will do).
 REQUIRED = ("verb", "path", "size_bytes", "status")
@@ -57,11 +63,24 @@ _INT_RE = re.compile(r"[0-9]+")
 _FLOAT_RE = re.compile(r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]{1,4})?|[0-9]+\.")
 
 
+_NUM_CHARS = frozenset("0123456789.eE+-")
+
+
 def parse_number(text, limit, integer=False):
     """(value, None) or (None, why); an empty field is (None, None)."""
     t = text.strip()
     if not t:
         return None, None
+    if not integer and t[0] != "-":
+        # The common case at C speed; anything float() takes beyond a plain
+        # number (nan, inf, '1_0', other digits) falls through to the checks below.
+        try:
+            v = float(t)
+        except ValueError:
+            v = None
+        if v is not None and 0 <= v <= limit and (v == 0 or v >= MIN_POSITIVE) \
+                and _NUM_CHARS.issuperset(t) and t.count(".") <= 1:
+            return v, None
     low = t.lower().lstrip("+-")
     if low in ("nan", "inf", "infinity"):
         return None, "is not a finite number"
@@ -86,6 +105,26 @@ def parse_number(text, limit, integer=False):
         # would overflow to inf (1e9 / 1e-300).
         return None, f"is out of range (below {MIN_POSITIVE:g}, and not 0)"
     return v, None
+
+
+def parse_rounds(text, n):
+    """Each round's Gb/s from rep_bw_gbps ('96.5;95.1;...'): (list, None),
+    (None, None) when empty, or (None, why) when a value is not a positive
+    finite number or their count is not the row's repeats N."""
+    t = text.strip()
+    if not t:
+        return None, None
+    parts = t.split(";")
+    try:
+        got = [float(x) for x in parts]
+    except ValueError:
+        return None, "holds a value that is not a number"
+    if not all(MIN_POSITIVE <= x <= MAX_GBPS for x in got) or \
+            not all(_NUM_CHARS.issuperset(x.strip()) for x in parts):
+        return None, "holds a value that is not a positive finite number"
+    if n is not None and len(got) != n:
+        return None, f"holds {len(got)} rounds, the row's repeats say {n}"
+    return got, None
 
 
 def read_rows(paths):
@@ -246,7 +285,8 @@ def read_one(path, f):
         if size is None or size == 0:
             warn(f"{where}: skipped a row: {why or 'size_bytes ' + shown(raw['size_bytes']) + ' is not a size'}")
             continue
-        row = {k: clean(v) for k, v in raw.items()}
+        row = {k: (v if v.isprintable() else clean(v))
+               for k, v in ((k, raw[k]) for k in KEEP if k in raw)}
         row["_where"] = where
         row["size_bytes"] = size
         vals = {}
@@ -292,6 +332,20 @@ def read_one(path, f):
             if why:
                 warn(f"{where}: {why}: value ignored")
             row["repeats"] = n
+        row["looks"] = None
+        if raw.get("looks", "").strip():
+            k, why = _number(path, line, raw, "looks", 1 << 16, integer=True)
+            if why or k == 0:
+                warn(f"{where}: looks {shown(raw['looks'])} "
+                     f"{why or 'is not a count of looks'}: taken as 1")
+            row["looks"] = k or None
+        row["reps"] = None
+        if raw.get(ROUNDS_COLUMN) and "bw" in vals:
+            reps, why = parse_rounds(raw[ROUNDS_COLUMN], row["repeats"])
+            if why:
+                warn(f"{where}: {ROUNDS_COLUMN} {shown(raw[ROUNDS_COLUMN])} {why}: the "
+                     f"row's rounds ignored")
+            row["reps"] = reps
         status = row["status"].strip() or "ok"
         if status.lower() in STATUSES:
             status = status.lower()
@@ -305,11 +359,17 @@ def read_one(path, f):
         row.setdefault("note", "")
         row["path"] = row["path"].strip() or "?"
         verb = row["verb"].strip() or "?"
-        for col, val, known in (("verb", verb, VERB_ORDER), ("path", row["path"], PATH_ORDER)):
+        remote = row.get("path_remote", "").strip()
+        for col, val, known in (("verb", verb, VERB_ORDER), ("path", row["path"], PATH_ORDER),
+                                ("path_remote", remote or "host", PATH_ORDER)):
             if val not in known and (col, val) not in odd:
                 odd.add((col, val))  # once per file and value
                 warn(f"{where}: {col} {shown(raw[col])} is not {', '.join(known[:-1])} or "
                      f"{known[-1]}: counted apart (no --expect rule can name it)")
+        # Each side its own memory (issue 48): a combination is a path of its
+        # own, LOCAL:REMOTE; both sides alike keep the one name.
+        if remote and remote != row["path"]:
+            row["path"] = f"{row['path']}:{remote}"
         if row.get("bidir", "").strip() == "1":
             # Both directions at once roughly doubles the number: never mix it in.
             verb += " bidir"

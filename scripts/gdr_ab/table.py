@@ -12,7 +12,8 @@ from collections import Counter, OrderedDict
 
 from .common import PATH_ORDER, fmt_size, ordered, verb_sort
 from .rows import BW_COLUMN, LAT_COLUMNS, LAT_MAIN
-from .spread import cell_interval, coverage, down, holds, num, ratio_interval, up
+from .spread import cell_interval, down, holds, num, ratio_interval, up
+from .stats import fmt_interval
 
 # The bandwidth summary compares paths where bandwidth has levelled off; the
 # latency summary where latency is latency and not size / bandwidth.
@@ -68,6 +69,19 @@ class Cell:
         self.reason = notes.most_common(1)[0][0] if notes else ""
         self.ratio = None
         self.best = False
+        # The rounds (issue 51): per run, each round's Gb/s in order (rows
+        # that kept them: rep_bw_gbps), and the most looks a row's rule took.
+        self.runs = OrderedDict()
+        self.looks = 1
+        if kind is BW:
+            for i, r in enumerate(ok_rows):
+                reps = r.get("reps")
+                if reps:
+                    key = (r["_file"], r.get("run_id") or f"row {i}")
+                    self.runs.setdefault(key, []).extend(reps)
+                    self.looks = max(self.looks, r.get("looks") or 1)
+        self.iv = None    # the ratio to host from paired rounds (stats.Interval), by verdict.py
+        self.word = None  # what iv says: below, above or equal (it holds 1.0)
 
     def why_not(self, metric):
         """Why this cell has no value for METRIC, in words."""
@@ -127,23 +141,39 @@ class Table:
                    for s in v.values() for c in s.values())
 
 
+def pairs(cell, ref):
+    """(num, den): the rounds CELL and REF measured in the same run, side by side."""
+    num, den = [], []
+    for key, a in cell.runs.items():
+        b = ref.runs.get(key)
+        if b:
+            n = min(len(a), len(b))
+            num += a[:n]
+            den += b[:n]
+    return num, den
+
+
 def title(verb, kind):
     return verb if kind is BW else f"{verb} latency"
 
 
 def ratio_text(cell, path):
-    """'0.93x 0.91-0.95', '≈ host 0.97-1.05' or '1.29x n=1'; the host
-    itself and a cell without a host ratio show their Gb/s interval in
+    """'0.93x 0.91-0.95' (below host at the error rate), '≈ host 0.97-1.05'
+    (its interval holds 1.0), '1.29x 1.10-1.45' (above); without rounds
+    '0.93x [0.91-0.95]' (the repeats' range: no claim) or '1.29x n=1'. The
+    host itself and a cell without a host ratio show their Gb/s range in
     parentheses (host's ratio is 1 by definition: not printed, so that an
     interval and a mark fit the column)."""
     if cell.ratio is None or path == "host":
         if cell.lo is None:
             return "n=1" if cell.n_rep == 1 else ""
         return f"({num(cell.lo)}-{num(cell.hi)})"
+    if cell.iv is not None:
+        head = "≈ host" if cell.word == "equal" else f"{cell.ratio:4.2f}x"
+        return f"{head} {fmt_interval(cell.rlo, cell.rhi, cell.word)}"
     if cell.rlo is None:
         return f"{cell.ratio:4.2f}x" + (" n=1" if cell.n_rep == 1 else "")
-    head = "≈ host" if holds(cell.rlo, cell.rhi, 1.0) else f"{cell.ratio:4.2f}x"
-    return f"{head} {down(cell.rlo)}-{up(cell.rhi)}"
+    return f"{cell.ratio:4.2f}x [{down(cell.rlo)}-{up(cell.rhi)}]"
 
 
 def cell_text(cell, path="", kind=None):
@@ -159,6 +189,29 @@ def cell_text(cell, path="", kind=None):
     return f"{cell.value:8.3f} {ratio_text(cell, path)}{mark}"
 
 
+def legend(table, verb):
+    """The lines under a bandwidth table's title: what its intervals are."""
+    cells = [c for cs in table.cells[verb].values() for c in cs.values()]
+    fam = getattr(table, "family", None)
+    lines = []
+    if any(c.iv is not None for c in cells) and fam is not None:
+        looks = max(c.k for c in cells if c.iv is not None)
+        lines.append("ratio: geometric mean of the rounds' ratios to host (each round's "
+                     "paths")
+        lines.append(f"side by side); interval: t on their logs, one of {fam.m} intervals "
+                     f"that")
+        lines.append(f"all hold at once with probability >= {100 * (1 - fam.alpha):g} % "
+                     f"({looks} look{'s' if looks > 1 else ''}); ≈ host: it holds 1.0;")
+        lines.append("host: (its lowest..highest round, Gb/s);")
+    if any(c.iv is None and c.rlo is not None for c in cells):
+        lines.append("[a-b]: the lowest..highest repeat's ratio, no claim (no rounds in the "
+                     "file);")
+    if any(c.n_rep == 1 for c in cells):
+        lines.append("n=1: one repeat, no interval;")
+    lines.append("* best beyond the intervals; ! anomaly, below")
+    return lines
+
+
 def print_verb_table(out, table, verb):
     sizes = table.cells[verb]
     kind = table.kind
@@ -167,14 +220,9 @@ def print_verb_table(out, table, verb):
     if kind is BW:
         width = 27
         print(f"{verb}: Gb/s = median over rows of {BW_COLUMN}; ratio to host at the same "
-              f"size and role, then its interval", file=out)
-        reps = Counter(c.n_rep for cs in sizes.values() for c in cs.values() if c.lo is not None)
-        n = reps.most_common(1)[0][0] if reps else 0
-        held = (f" of {n}, distribution-free: holds the median\n"
-                f"   {100 * coverage(n):.0f} % of the time" if n else ", distribution-free")
-        print(f"  (interval: lowest..highest repeat{held}; host: (its Gb/s interval);\n"
-              f"   ≈ host: the ratio's holds 1.0; n=1: one repeat, no interval;\n"
-              f"   * best beyond the spread; ! anomaly, below)", file=out)
+              f"size and role", file=out)
+        lines = legend(table, verb)
+        print("  (" + "\n   ".join(lines) + ")", file=out)
     else:
         print(f"{verb} latency: us = median over rows of {kind.column}; ratio to host at the "
               f"same size and role; * = lowest", file=out)
@@ -293,33 +341,50 @@ def summary_window(sizes, kind):
     return win, where
 
 
-def summary_ratio(path, sizes, window):
+def summary_claim(table, verb, path):
+    """The verdict's summary of PATH (verdict.Claim), or None."""
+    return getattr(table, "summaries", {}).get((verb, path))
+
+
+def summary_ratio(path, sizes, window, claim=None):
+    if claim is not None and claim.iv is not None:
+        return claim.iv.est
     ratios = [sizes[s][path].ratio for s in window
               if path in sizes[s] and sizes[s][path].ratio is not None]
     return statistics.median(ratios) if ratios else None
 
 
-def summary_interval(path, sizes, window):
-    """(lo, hi): the medians of the per-size interval ends, or (None, None)
-    when a size in the window has no interval."""
+def summary_interval(path, sizes, window, claim=None):
+    """(lo, hi, claimed): the verdict's pooled interval; else, without
+    rounds, the medians of the per-size ranges' ends (no claim), or (None,
+    None, False) when a size in the window has no range."""
+    if claim is not None and claim.iv is not None:
+        return claim.iv.lo, claim.iv.hi, True
     cells = [sizes[s][path] for s in window
              if path in sizes[s] and sizes[s][path].ratio is not None]
     if not cells or any(c.rlo is None for c in cells):
-        return None, None
-    return (statistics.median(c.rlo for c in cells), statistics.median(c.rhi for c in cells))
+        return None, None, False
+    return (statistics.median(c.rlo for c in cells), statistics.median(c.rhi for c in cells),
+            False)
 
 
-def ratio_phrase(ratio, lo, hi, n_rep=None):
-    """'1.29x host (1.10-1.45)', '≈ host (0.97-1.05)' or '1.29x host (n=1, no interval)'."""
+def ratio_phrase(ratio, lo, hi, n_rep=None, claimed=True, word=None):
+    """'0.90x host (0.88-0.92)', '≈ host (0.97-1.05)' (claims at the error
+    rate), '0.93x host [0.91-0.95]' (a range, no claim) or '1.29x host (n=1,
+    no interval)'."""
     if lo is None:
         return f"{ratio:.2f}x host ({'n=1, ' if n_rep == 1 else ''}no interval)"
-    head = "≈ host" if holds(lo, hi, 1.0) else f"{ratio:.2f}x host"
-    return f"{head} ({down(lo)}-{up(hi)})"
+    if not claimed:
+        return f"{ratio:.2f}x host [{down(lo)}-{up(hi)}]"
+    word = word or ("equal" if holds(lo, hi, 1.0) else "below" if hi < 1.0 else "above")
+    head = "≈ host" if word == "equal" else f"{ratio:.2f}x host"
+    return f"{head} ({fmt_interval(lo, hi, word)})"
 
 
 def summary(table, verb):
-    """One line: each path's median ratio to host, with its interval, over the
-    summary window, which it names."""
+    """One line: each path's ratio to host over the summary window, which it
+    names; with rounds the verdict's pooled interval, and the sizes of the
+    window whose own interval says otherwise."""
     sizes = table.cells[verb]
     kind = table.kind
     name = title(verb, kind)
@@ -340,12 +405,17 @@ def summary(table, verb):
     host = statistics.median(sizes[s]["host"].value for s in win)
     parts = []
     for p in paths:
-        ratio = summary_ratio(p, sizes, win)
+        claim = summary_claim(table, verb, p) if kind is BW else None
+        ratio = summary_ratio(p, sizes, win, claim)
         if ratio is not None:
             if kind is BW:
-                lo, hi = summary_interval(p, sizes, win)
+                lo, hi, claimed = summary_interval(p, sizes, win, claim)
                 reps = {sizes[s][p].n_rep for s in win if p in sizes[s]}
-                text = f"{p} {ratio_phrase(ratio, lo, hi, 1 if reps == {1} else None)}"
+                text = f"{p} {ratio_phrase(ratio, lo, hi, 1 if reps == {1} else None, claimed, claim.word if claim else None)}"
+                if claim is not None:
+                    text += "".join(f"; {c.ratio:.2f}x at {fmt_size(s)} "
+                                    f"({fmt_interval(c.rlo, c.rhi, c.word)})"
+                                    for s, c in claim.apart)
             else:
                 text = f"{p} {ratio:.2f}x host"
             failed = [s for s in win if p in sizes[s] and sizes[s][p].value is None]

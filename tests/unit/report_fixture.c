@@ -49,6 +49,9 @@ const char *const contract[] = {
 	"t_start_s",	"t_end_s",	  "order",
 	/* appended: bounce (docs/bounce.md) */
 	"bounce_chunk", "bounce_copy",	  "bounce_blocks",
+	/* appended: the run and its rounds (issue 51, docs/csv-json.md "Rounds") */
+	"run_id",	"looks",	  "stop",
+	"rep_bw_gbps",	"rep_t_start_s",  "rep_t_end_s",
 };
 /* clang-format on */
 
@@ -68,7 +71,7 @@ int col_index(const char *name)
  * (quoted fields may hold commas, "" and newlines), fields into f[].
  * Returns the field count, -1 on a malformed record.
  */
-int parse_record(const char **s, char f[][600], int max)
+int parse_record(const char **s, char f[][FIELD_LEN], int max)
 {
 	const char *p = *s;
 	int n = 0;
@@ -92,14 +95,14 @@ int parse_record(const char **s, char f[][600], int max)
 				} else {
 					f[n][k++] = *p++;
 				}
-				if (k >= 599)
+				if (k >= FIELD_LEN - 1)
 					return -1;
 			}
 			if (*p != ',' && *p != '\n')
 				return -1;
 		} else {
 			while (*p && *p != ',' && *p != '\n') {
-				if (*p == '"' || k >= 599)
+				if (*p == '"' || k >= FIELD_LEN - 1)
 					return -1;
 				f[n][k++] = *p++;
 			}
@@ -116,12 +119,12 @@ int parse_record(const char **s, char f[][600], int max)
 	}
 }
 
-char fields[64][600];
+char fields[FIELDS_MAX][FIELD_LEN];
 
 int parse_line(const char *line)
 {
 	const char *p = line;
-	int n = parse_record(&p, fields, 64);
+	int n = parse_record(&p, fields, FIELDS_MAX);
 
 	assert_true(n > 0);
 	assert_string_equal(p, ""); /* exactly one record */
@@ -164,6 +167,19 @@ void fill(struct gdr_result *r)
 	strcpy(r->note, "");
 	strcpy(r->label, "run-1");
 	strcpy(r->version, "0.1.0");
+	strcpy(r->run_id, "00c0ffee12345678");
+	r->looks = 11;
+	strcpy(r->stop, "decided");
+	r->nrep = 3;
+	r->rep_bw_gbps[0] = 96.5;
+	r->rep_bw_gbps[1] = 0.0241234;
+	r->rep_bw_gbps[2] = 1234.5678;
+	r->rep_t_start_s[0] = 0.5;
+	r->rep_t_start_s[1] = 1.25;
+	r->rep_t_start_s[2] = 2;
+	r->rep_t_end_s[0] = 0.75;
+	r->rep_t_end_s[1] = 1.5;
+	r->rep_t_end_s[2] = 2.0000004;
 }
 
 char tmpdir[64];

@@ -16,8 +16,11 @@ extern const int report_ncols;
 #define COL(name) col_index(name)
 
 int col_index(const char *name);
-int parse_record(const char **s, char f[][600], int max);
-extern char fields[64][600];
+/* Room for every column, and for the longest (a list of GDR_REP_KEEP rounds). */
+#define FIELDS_MAX 80
+#define FIELD_LEN  GDR_COL_MAX
+int parse_record(const char **s, char f[][FIELD_LEN], int max);
+extern char fields[FIELDS_MAX][FIELD_LEN];
 int parse_line(const char *line);
 void fill(struct gdr_result *r);
 

@@ -88,10 +88,10 @@ static void test_csv_header_once(void **state)
 
 	text = slurp(path);
 	p = text;
-	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
 	assert_string_equal(fields[0], "timestamp");
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+		assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
 		assert_string_equal(fields[0], "2026-11-29T21:25:51Z");
 	}
 	assert_string_equal(fields[COL("path")], "bounce");
@@ -143,9 +143,9 @@ static void test_csv_torn_last_row(void **state)
 	gdr_csv_close(csv);
 	p = slurp(path);
 	assert_int_equal(count_lines(p), 3);
-	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
-	assert_int_equal(parse_record(&p, fields, 64), 3); /* the fragment, on its own line */
-	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), 3); /* the fragment, on its own line */
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
 	assert_string_equal(fields[COL("path")], "dmabuf");
 	assert_string_equal(p, "");
 }
@@ -287,7 +287,11 @@ static void test_json_keys_are_csv_columns(void **state)
 		 "assert rows[0][\"note\"].endswith(\"bad\\ufffd utf8 \\u00e9\")\n"
 		 "assert rows[1][\"bw_avg_gbps\"] is None\n"
 		 "assert rows[1][\"gpu_name\"] is None\n"
-		 "assert rows[1][\"status\"] == \"skipped\"\n",
+		 "assert rows[1][\"status\"] == \"skipped\"\n"
+		 "assert rows[0][\"rep_bw_gbps\"] == [96.5, 0.0241234, 1234.57]\n"
+		 "assert rows[0][\"rep_t_end_s\"] == [0.75, 1.5, 2.0]\n"
+		 "assert rows[0][\"looks\"] == 11 and rows[0][\"stop\"] == \"decided\"\n"
+		 "assert rows[1][\"rep_bw_gbps\"] is None\n",
 		 gdr_csv_header());
 	assert_int_equal(run_python(script, path), 0);
 }

@@ -25,13 +25,13 @@
 static void test_header(void **state)
 {
 	const char *p;
-	char line[4096];
+	char line[8192];
 	int n;
 
 	(void)state;
 	snprintf(line, sizeof(line), "%s\n", gdr_csv_header());
 	p = line;
-	n = parse_record(&p, fields, 64);
+	n = parse_record(&p, fields, FIELDS_MAX);
 	assert_int_equal(n, NCOLS);
 	assert_int_equal(n, GDR_CSV_COLUMNS);
 	for (int i = 0; i < NCOLS; i++)
@@ -309,7 +309,7 @@ static void test_latency_columns(void **state)
 	(void)state;
 	fill(&r);
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
-	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
 	assert_string_equal(fields[COL("lat_p50_us")], "");
 	assert_string_equal(fields[COL("lat_avg_us")], "");
 	r.bw_peak_gbps = r.bw_avg_gbps = r.bw_median_gbps = r.bw_min_gbps = r.bw_max_gbps = NAN;
@@ -323,7 +323,7 @@ static void test_latency_columns(void **state)
 	r.lat_avg_us = 2.5;
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
 	p = row;
-	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
 	assert_string_equal(fields[COL("lat_min_us")], "1.500");
 	assert_string_equal(fields[COL("lat_p50_us")], "2.250");
 	assert_string_equal(fields[COL("lat_p999_us")], "5.000");
@@ -367,7 +367,7 @@ static void test_time_columns(void **state)
 	(void)state;
 	gdr_result_init(&r);
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
-	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
 	assert_string_equal(fields[COL("t_start_s")], "");
 	assert_string_equal(fields[COL("t_end_s")], "");
 	assert_string_equal(fields[COL("order")], "");
@@ -376,13 +376,59 @@ static void test_time_columns(void **state)
 	r.order = 0;
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
 	p = row;
-	assert_int_equal(parse_record(&p, fields, 64), NCOLS);
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
 	assert_string_equal(fields[COL("t_start_s")], "0.500000");
 	assert_string_equal(fields[COL("t_end_s")], "12.250000");
 	assert_string_equal(fields[COL("order")], "0");
 	/* Appended after tos (column 55), so older readers keep their places. */
 	const char *h = gdr_csv_header();
 	assert_non_null(strstr(h, ",lat_avg_us,tos,t_start_s,t_end_s,order,"));
+}
+
+/*
+ * Each round's numbers (issue 51): bandwidths with 6 significant digits
+ * whatever their size, times with 6 decimals, ';' between rounds, empty on
+ * a row that measured nothing or when a value is not a number.
+ */
+static void test_round_columns(void **state)
+{
+	struct gdr_result r;
+	char row[GDR_CSV_ROW_MAX];
+	const char *p = row;
+
+	(void)state;
+	fill(&r);
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_string_equal(fields[COL("run_id")], "00c0ffee12345678");
+	assert_string_equal(fields[COL("looks")], "11");
+	assert_string_equal(fields[COL("stop")], "decided");
+	assert_string_equal(fields[COL("rep_bw_gbps")], "96.5000;0.0241234;1234.57");
+	assert_string_equal(fields[COL("rep_t_start_s")], "0.500000;1.250000;2.000000");
+	assert_string_equal(fields[COL("rep_t_end_s")], "0.750000;1.500000;2.000000");
+	/* Every round kept: the longest row still fits, and so does each list. */
+	r.nrep = GDR_REP_KEEP;
+	for (unsigned int k = 0; k < GDR_REP_KEEP; k++) {
+		r.rep_bw_gbps[k] = 0.000123456 + k;
+		r.rep_t_start_s[k] = r.rep_t_end_s[k] = 86400.123456 + k;
+	}
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	p = row;
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_non_null(strstr(fields[COL("rep_bw_gbps")], "0.000123456;1.00012;"));
+	assert_non_null(strstr(fields[COL("rep_t_end_s")], ";86527.123456"));
+	r.rep_bw_gbps[5] = NAN;
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	p = row;
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_string_equal(fields[COL("rep_bw_gbps")], "");
+	strcpy(r.status, "skipped");
+	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
+	p = row;
+	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_string_equal(fields[COL("looks")], "");
+	assert_string_equal(fields[COL("rep_t_start_s")], "");
+	assert_string_equal(fields[COL("run_id")], "00c0ffee12345678");
 }
 
 static void test_result_init(void **state)
@@ -418,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_width),
 		cmocka_unit_test(test_time_columns),
+		cmocka_unit_test(test_round_columns),
 		cmocka_unit_test(test_result_init),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
