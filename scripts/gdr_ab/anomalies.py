@@ -192,11 +192,12 @@ def _wide(path, cells, bound, margin):
         return []
     for _, c, _ in wide:
         _flag(c, "wide spread")
-    s, _, w = max(wide, key=lambda x: x[2])
+    s, c, w = max(wide, key=lambda x: x[2])
     others = [x[0] for x in wide if x[0] != s]
-    return [f"{path} spread {w * 100:.0f} % at {fmt_size(s)} (more than --max-spread "
+    what = "interval spans" if c.iv is not None else "repeats spread"
+    return [f"{path} {what} {w * 100:.0f} % at {fmt_size(s)} (more than --max-spread "
             f"{bound:g} %" + (f"; also at {_sizes(others)}" if others else "") + "): a noisy "
-            "machine or link keeps its ratio undecided; more rounds (--repeat MIN:MAX) or a "
+            "machine or link leaves it undecided; more rounds (--repeat MIN:MAX) or a "
             "quieter machine"]
 
 
@@ -302,14 +303,15 @@ def pooled(rows, across_pairs=False):
     for col, noun in POOL_COLUMNS:
         if across_pairs and col != "version":
             continue
-        for role in sorted({r["role"] for r in rows}):
-            seen = OrderedDict()
-            for r in rows:
-                if r["role"] != role or col not in r:
-                    continue
-                v = r[col].strip()
-                if v or col == "label":
-                    seen[v] = seen.get(v, 0) + 1
+        # One pass: (role, value) -> rows, in the order first seen.
+        counts = OrderedDict()
+        for r in rows:
+            if col in r:
+                key = (r["role"], r[col].strip())
+                counts[key] = counts.get(key, 0) + 1
+        for role in sorted({role for role, _v in counts}):
+            seen = OrderedDict((v, n) for (ro, v), n in counts.items()
+                               if ro == role and (v or col == "label"))
             if len(seen) > 1:
                 what = ", ".join(f"{v or '(none)'} ({n} rows)" for v, n in list(seen.items())[:4])
                 more = f" and {len(seen) - 4} more" if len(seen) > 4 else ""

@@ -32,7 +32,7 @@ from collections import OrderedDict
 from .common import PATH_ORDER, UsageError, did_you_mean, fmt_size, ordered
 from .rows import LAT_COLUMNS, MAX_GBPS, MAX_US
 from . import anomalies, stats
-from .stats import fmt_interval
+from .stats import fmt_interval, fmt_ratio
 from .table import BW, LAT, pairs, window
 
 PASS, FAIL, UNDECIDED = "PASS", "FAIL", "UNDECIDED"
@@ -235,7 +235,7 @@ def extra_intervals(rules, tables, baseline=None):
             sizes = select_sizes(rule, sorted(bw.cells.get(verb, {})))
             for size in sizes:
                 cell = bw.cells.get(verb, {}).get(size, {}).get(rule.path)
-                if cell is not None and cell.runs:
+                if cell is not None and (cell.runs or cell.spread):
                     n += 1
     return n
 
@@ -347,9 +347,8 @@ def check_at(rule, table, verb, size, baseline=None, family=None):
         return UNDECIDED, at, f"void: {void}", 0, VOID
     if iv is None:
         n = cell.n_rep
-        why = ("one repeat" if n == 1 else "no rounds in the file (rep_bw_gbps)" if not cell.runs
-               else f"fewer than {stats.MIN_ROUNDS} rounds"
-               + (" in one run with the reference" if ref is not None else ""))
+        why = ("one repeat" if n == 1 else f"fewer than {stats.MIN_ROUNDS} rounds"
+               + (" in one run with the reference" if ref is not None and cell.runs else ""))
         return UNDECIDED, at, f"{what}: {why}: no interval to decide at the error rate", 0, \
             NO_INTERVAL
     ratio = ref is not None or rule.ref is not None and rule.ref[0] == "ceiling"
@@ -358,10 +357,15 @@ def check_at(rule, table, verb, size, baseline=None, family=None):
         ratio = False
     if ratio:
         word = "below" if iv.hi < limit else "above" if iv.lo > limit else None
-        shown = f"{what} {iv.est:.2f}x {said.split(' x ', 1)[1]} ({fmt_interval(iv.lo, iv.hi, word)})"
+        shown = (f"{what} {fmt_ratio(iv.est)}x {said.split(' x ', 1)[1]} "
+                 f"({fmt_interval(iv.lo, iv.hi, word, limit)})")
         thr = f"{limit:g}"
     else:
-        shown = f"{what} {_fmt(iv.est, rule.kind)} ({iv.lo:.3f}-{iv.hi:.3f})"
+        word = "below" if iv.hi < limit else "above" if iv.lo > limit else None
+        ends = fmt_interval(iv.lo / limit, iv.hi / limit, word).split("-")
+        # The Gb/s ends with 3 decimals, more where they would print the threshold.
+        dec = max(3, len(ends[0].split(".")[1]) + 1)
+        shown = f"{what} {_fmt(iv.est, rule.kind)} ({iv.lo:.{dec}f}-{iv.hi:.{dec}f})"
         thr = said
     outcome = judge(rule.op, iv.lo, iv.hi, limit, limit)
     margin = ((iv.lo - limit) if rule.op in (">=", ">") else (limit - iv.hi)) / (limit or 1)
@@ -378,21 +382,28 @@ def _own(table, verb, size, path, cell):
 
 
 def _interval(rule, table, verb, size, cell, ref, family):
-    """The interval that decides RULE at this size, at the family's level; None without rounds."""
-    if family is None or not cell.runs:
+    """The interval that decides RULE at this size, at the family's level;
+    None without rounds or a range to take one from."""
+    if family is None:
         return None
     if _ratio_to_host(rule, verb):
         return cell.iv
-    q = family.q(cell.looks)
     if rule.threshold is not None or rule.ref[0] == "ceiling":
-        return stats.level(_rounds(cell), q)
-    if ref is None or not ref.runs:
+        q = family.q(cell.looks)
+        if cell.runs:
+            return stats.level(_rounds(cell), q)
+        return stats.Interval(*cell.spread, 0, q) if cell.spread else None
+    if ref is None:
         return None
     q = family.q(max(cell.looks, ref.looks))
-    if rule.ref[0] == "path" and (rule.ref[1] or verb) == verb:
-        num, den = pairs(cell, ref)
-        return stats.paired(num, den, q)
-    return stats.welch(_rounds(cell), _rounds(ref), q)
+    if cell.runs and ref.runs:
+        if rule.ref[0] == "path" and (rule.ref[1] or verb) == verb:
+            num, den = pairs(cell, ref)
+            return stats.paired(num, den, q)
+        return stats.welch(_rounds(cell), _rounds(ref), q)
+    if cell.spread and ref.spread:
+        return stats.unpaired(cell.spread, ref.spread, q)
+    return None
 
 
 def _why(cell, path, metric):
@@ -409,14 +420,16 @@ def _pooled_fail(rule, table, verb, family):
     """The summary's pooled interval wholly on the failing side of a default
     ratio-to-host rule: then some size fails it. (detail) or None."""
     claim = getattr(table, "summaries", {}).get((verb, rule.path))
-    if rule.sizes is not None or claim is None or claim.iv is None or family is None:
+    if (rule.sizes is not None or claim is None or claim.iv is None or family is None
+            or not _ratio_to_host(rule, verb)):
         return None
     iv = claim.iv
     if (rule.op in (">=", ">") and iv.hi < rule.factor) or \
             (rule.op in ("<=", "<") and iv.lo > rule.factor):
         word = "below" if iv.hi < rule.factor else "above"
-        return (f"the summary: {rule.path} {iv.est:.2f}x host "
-                f"({fmt_interval(iv.lo, iv.hi, word)}) {_neg(rule.op)} {rule.factor:g}")
+        return (f"the summary: {rule.path} {fmt_ratio(iv.est)}x host "
+                f"({fmt_interval(iv.lo, iv.hi, word, rule.factor)}) {_neg(rule.op)} "
+                f"{rule.factor:g}")
     return None
 
 

@@ -12,7 +12,7 @@ import warnings
 
 from .common import PATH_ORDER, fmt_size_short, ordered
 from .table import (BW, first_status, path_ceilings, ratio_phrase, reason_lines,
-                    summary_interval, summary_ratio, summary_window, title, varying_ceilings)
+                    summary_claim, summary_interval, summary_ratio, summary_window, title, varying_ceilings)
 
 # Fixed colours so that a path looks the same in every plot.
 STYLE = {
@@ -113,7 +113,7 @@ def figure(table, rows, head, warnings=()):
         ax = fig.add_subplot(grid[r * per, c])
         sizes = table.cells[verb]
         paths = ordered({p for cs in sizes.values() for p in cs}, PATH_ORDER)
-        _values_panel(ax, kind, verb, sizes, paths, notes, literal)
+        _values_panel(ax, table, verb, sizes, paths, notes, literal)
         if bw:
             _ratio_panel(fig.add_subplot(grid[r * per + 1, c], sharex=ax), verb, sizes, paths,
                          literal)
@@ -135,17 +135,20 @@ def _size_axis(ax, all_sizes):
     ax.set_xlim(all_sizes[0] / 1.5, all_sizes[-1] * 1.5)
 
 
-def _values_panel(ax, kind, verb, sizes, paths, notes, literal):
+def _values_panel(ax, table, verb, sizes, paths, notes, literal):
+    kind = table.kind
     window, where = summary_window(sizes, kind)
     tops = []
     for p in paths:
         xs = [s for s in sorted(sizes) if p in sizes[s] and sizes[s][p].value is not None]
         style = STYLE.get(p, dict(marker="o"))
         # The verdict where it is read: the summary line's ratio in the legend.
-        ratio = summary_ratio(p, sizes, window) if p != "host" else None
+        claim = summary_claim(table, verb, p) if kind is BW else None
+        ratio = summary_ratio(p, sizes, window, claim) if p != "host" else None
         if ratio is not None and kind is BW:
-            lo, hi = summary_interval(p, sizes, window)
-            label = f"{p}: {ratio_phrase(ratio, lo, hi)} at {where}"
+            lo, hi, claimed = summary_interval(p, sizes, window, claim)
+            label = (f"{p}: {ratio_phrase(ratio, lo, hi, claimed=claimed, word=claim.word if claim else None)}"
+                     f" at {where}")
         else:
             label = ("host (NIC baseline)" if p == "host"
                      else f"{p}: {ratio:.2f}x host at {where}" if ratio is not None else p)
@@ -249,7 +252,7 @@ def _ratio_panel(ax, verb, sizes, paths, literal):
     lo, hi = min(got), max(got)
     pad = max(0.05, 0.1 * (hi - lo))
     ax.set_ylim(max(0, lo - pad), hi + pad)
-    ax.set_ylabel("ratio to host\n(bars: interval)", fontsize=9)
+    ax.set_ylabel("ratio to host\n(bars: interval at the\nerror rate)", fontsize=9)
     ax.set_xlabel("message size (bytes)")
     ax.grid(True, which="major", alpha=0.35)
 

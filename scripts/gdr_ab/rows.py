@@ -13,6 +13,7 @@ import math
 import os
 import re
 import stat
+import sys
 
 from .common import PATH_ORDER, VERB_ORDER, InputError, clean, shown, warn
 
@@ -63,24 +64,11 @@ _INT_RE = re.compile(r"[0-9]+")
 _FLOAT_RE = re.compile(r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]{1,4})?|[0-9]+\.")
 
 
-_NUM_CHARS = frozenset("0123456789.eE+-")
-
-
 def parse_number(text, limit, integer=False):
     """(value, None) or (None, why); an empty field is (None, None)."""
     t = text.strip()
     if not t:
         return None, None
-    if not integer and t[0] != "-":
-        # The common case at C speed; anything float() takes beyond a plain
-        # number (nan, inf, '1_0', other digits) falls through to the checks below.
-        try:
-            v = float(t)
-        except ValueError:
-            v = None
-        if v is not None and 0 <= v <= limit and (v == 0 or v >= MIN_POSITIVE) \
-                and _NUM_CHARS.issuperset(t) and t.count(".") <= 1:
-            return v, None
     low = t.lower().lstrip("+-")
     if low in ("nan", "inf", "infinity"):
         return None, "is not a finite number"
@@ -114,13 +102,11 @@ def parse_rounds(text, n):
     t = text.strip()
     if not t:
         return None, None
-    parts = t.split(";")
     try:
-        got = [float(x) for x in parts]
+        got = [float(x) for x in t.split(";")]
     except ValueError:
         return None, "holds a value that is not a number"
-    if not all(MIN_POSITIVE <= x <= MAX_GBPS for x in got) or \
-            not all(_NUM_CHARS.issuperset(x.strip()) for x in parts):
+    if t.strip(_NUM_STR + ";") or not MIN_POSITIVE <= min(got) <= max(got) <= MAX_GBPS:
         return None, "holds a value that is not a positive finite number"
     if n is not None and len(got) != n:
         return None, f"holds {len(got)} rounds, the row's repeats say {n}"
@@ -160,7 +146,7 @@ def read_inputs(paths):
         # The file is in memory already: a long field (a note) is no reason to refuse it.
         csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
         try:
-            rows.extend(read_one(path, io.StringIO(text, newline="")))
+            rows.extend(read_one(path, text))
         except csv.Error as e:
             raise InputError(f"{path}: not a CSV file: {e}") from e
     return rows, dups
@@ -201,14 +187,33 @@ def _number(path, line, row, col, limit, integer=False):
 
 
 def _records(lines, after, until=None):
-    """[(first line, last line, fields)] of the records after line AFTER (to
-    line UNTIL, or the end)."""
+    """(first line, last line, fields) of the records after line AFTER (to
+    line UNTIL, or the end), as they come."""
     reader = csv.reader(lines[after:until])
-    out, first = [], after + 1
+    first = after + 1
     for rec in reader:
-        out.append((first, after + reader.line_num, rec))
+        yield first, after + reader.line_num, rec
         first = after + reader.line_num + 1
-    return out
+
+
+def _sound_records(path, lines, after):
+    """The records after line AFTER, a torn one left out with a warning: a
+    quote opened in a torn row takes the next rows (to the end of the file,
+    or to the next quote) into one field, so that line is skipped and the
+    lines it took are read as rows again."""
+    todo = [(after, None)]
+    while todo:
+        lo, hi = todo.pop()
+        for start, end, rec in _records(lines, lo, hi):
+            if end > start and _torn(lines[start - 1:end]):
+                warn(f"{path}:{start}: skipped a malformed row: a quoted field opened there "
+                     f"does not close where it should (a torn write?); read on from line "
+                     f"{start + 1}")
+                # The lines after the torn one, then the rest of this stretch.
+                todo.append((end, hi))
+                todo.append((start, end))
+                break
+            yield start, end, rec
 
 
 def _torn(lines):
@@ -242,141 +247,201 @@ def _header(path, header, where):
     return header
 
 
+class _Layout:
+    """Where a header puts the columns a row needs."""
+
+    def __init__(self, header):
+        self.header = header
+        self.ncols = len(header)
+        idx = {h: i for i, h in enumerate(header)}
+        self.idx = idx
+        self.keep = [(k, idx[k]) for k in KEEP if k in idx]
+        lat = [(m, c, MAX_US) for m, c in LAT_COLUMNS.items() if c in idx]
+        self.nums = [(m, c, idx[c], lim) for m, c, lim in
+                     [("bw", BW_COLUMN, MAX_GBPS), ("ceiling", CEILING_COLUMN, MAX_GBPS)]
+                     + [(m, c, MAX_GBPS) for m, c in SPREAD_COLUMNS.items()]
+                     + [("cpu", CPU_COLUMN, MAX_PCT)]
+                     + [(m, c, MAX_S) for m, c in TIME_COLUMNS.items()] + lat
+                     if c in idx]
+        self.size = idx["size_bytes"]
+        self.repeats = idx.get("repeats")
+        self.looks = idx.get("looks")
+        self.rounds = idx.get(ROUNDS_COLUMN)
+
+
+_NUM_STR = "0123456789.eE+-"
+_intern = sys.intern
+
+
+def _fast_number(t, limit):
+    """A plain number in range at C speed, else None (parse_number says why)."""
+    try:
+        v = float(t)
+    except ValueError:
+        return None
+    if 0 <= v <= limit and (v == 0 or v >= MIN_POSITIVE) and not t.strip(_NUM_STR):
+        return v
+    return None
+
+
 def read_one(path, f):
-    reader = csv.reader(f)
+    """The rows of one file's text (F: the text, or a StringIO of it)."""
+    text = f if isinstance(f, str) else f.getvalue()
+    lines = text.splitlines(keepends=True)
+    reader = csv.reader(lines[:1])
     header = next(reader, None)
     if header is None:
         raise InputError(f"{path}: empty file, not a gdrperf CSV")
-    header = _header(path, [h.strip() for h in header], "the first line")
-    lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
+    lay = _Layout(_header(path, [h.strip() for h in header], "the first line"))
     out = []
     odd = set()  # (column, value) of verbs and paths the tools never write, warned once
-    lines = io.StringIO(f.getvalue(), newline="").readlines()
-    records = _records(lines, reader.line_num)
-    i = 0
-    while i < len(records):
-        start, end, _ = records[i]
-        if _torn(lines[start - 1:end]):
-            # A quote opened in a torn row takes the next rows (to the end of
-            # the file, or to the next quote) into one field: skip that line,
-            # read the lines it took as rows again.
-            warn(f"{path}:{start}: skipped a malformed row: a quoted field opened there does "
-                 f"not close where it should (a torn write?); read on from line {start + 1}")
-            records[i:i + 1] = _records(lines, start, end)
-            continue
-        i += 1
-    for _, line, rec in records:
-        names = [x.strip() for x in rec]
-        if not rec or names == header:
-            continue  # blank line, or files concatenated with their headers
-        if all(c in names for c in REQUIRED):
-            # The header of another layout (files of two gdrperf releases
-            # joined with cat): the rows below it are read by it.
-            header = _header(path, names, f"line {line}")
-            lat_cols = [(m, c) for m, c in LAT_COLUMNS.items() if c in header]
-            continue
-        where = f"{path}:{line}"
-        if len(rec) != len(header):
-            warn(f"{where}: skipped a malformed row "
-                 f"({len(rec)} fields, the header has {len(header)}): a torn write?")
-            continue
-        raw = dict(zip(header, rec))
-        size, why = _number(path, line, raw, "size_bytes", MAX_SIZE, integer=True)
-        if size is None or size == 0:
-            warn(f"{where}: skipped a row: {why or 'size_bytes ' + shown(raw['size_bytes']) + ' is not a size'}")
-            continue
-        row = {k: (v if v.isprintable() else clean(v))
-               for k, v in ((k, raw[k]) for k in KEEP if k in raw)}
-        row["_where"] = where
-        row["size_bytes"] = size
-        vals = {}
-        for metric, col, limit in ([("bw", BW_COLUMN, MAX_GBPS), ("ceiling", CEILING_COLUMN, MAX_GBPS)]
-                                   + [(m, c, MAX_GBPS) for m, c in SPREAD_COLUMNS.items()]
-                                   + [("cpu", CPU_COLUMN, MAX_PCT)]
-                                   + [(m, c, MAX_S) for m, c in TIME_COLUMNS.items()]
-                                   + [(m, c, MAX_US) for m, c in lat_cols]):
-            if col not in raw:
+    for _first, line, rec in _sound_records(path, lines, 1):
+        if not rec:
+            continue  # blank line
+        if "size_bytes" in rec or (len(rec) != lay.ncols and
+                                   any(x.strip() == "size_bytes" for x in rec)):
+            names = [x.strip() for x in rec]
+            if names == lay.header:
+                continue  # files concatenated with their headers
+            if all(c in names for c in REQUIRED):
+                # The header of another layout (files of two gdrperf releases
+                # joined with cat): the rows below it are read by it.
+                lay = _Layout(_header(path, names, f"line {line}"))
                 continue
-            v, why = _number(path, line, raw, col, limit)
+        where = f"{path}:{line}"
+        if len(rec) != lay.ncols:
+            warn(f"{where}: skipped a malformed row "
+                 f"({len(rec)} fields, the header has {lay.ncols}): a torn write?")
+            continue
+        row = _row(path, line, where, rec, lay, odd)
+        if row is not None:
+            out.append(row)
+    classify(out)
+    return out
+
+
+def _num(path, line, rec, lay, col, i, limit, integer=False):
+    """(value, why) of column COL (at I) of REC, the fast way first."""
+    t = rec[i]
+    if integer:
+        if t.isascii() and t.isdigit() and len(t) < 20:
+            v = int(t)
+            if v <= limit:
+                return v, None
+    else:
+        v = _fast_number(t, limit)
+        if v is not None:
+            return v, None
+    v, why = parse_number(t, limit, integer)
+    return (None, f"{col} {shown(t)} {why}") if why else (v, None)
+
+
+def _row(path, line, where, rec, lay, odd):
+    """One record as a row (the columns readers use, numbers checked), or None."""
+    size, why = _num(path, line, rec, lay, "size_bytes", lay.size, MAX_SIZE, integer=True)
+    if size is None or size == 0:
+        warn(f"{where}: skipped a row: "
+             f"{why or 'size_bytes ' + shown(rec[lay.size]) + ' is not a size'}")
+        return None
+    row = {k: _intern(rec[i]) if rec[i].isprintable() else clean(rec[i]) for k, i in lay.keep}
+    row["_where"] = where
+    row["size_bytes"] = size
+    vals = {}
+    for metric, col, i, limit in lay.nums:
+        t = rec[i]
+        if not t:
+            continue
+        v = _fast_number(t, limit)
+        if v is None:
+            v, why = _num(path, line, rec, lay, col, i, limit)
             if metric == "ceiling" and v == 0:
                 # The bench tools write an unknown ceiling as empty, never 0:
                 # a zero would make every number "above the ceiling".
-                v, why = None, f"{col} {shown(raw[col])} is zero, not a ceiling"
+                v, why = None, f"{col} {shown(t)} is zero, not a ceiling"
             if why and metric in SECONDARY and "_why" in row:
                 continue  # the row's number was bad already: one warning is enough
             if why:
                 warn(f"{where}: {why}: value ignored")
                 row.setdefault("_why", f"line {line}: {why}")
-            elif v is not None:
-                vals[metric] = v
-        lo, hi, avg = vals.get("bw_min"), vals.get("bw_max"), vals.get("bw")
-        if lo is not None and hi is not None and (
-                lo > hi or (avg is not None and not lo - SLACK <= avg <= hi + SLACK)):
-            # min..max must hold the mean; a spread that does not (swapped or
-            # zeroed columns) would be an interval that says nothing true.
-            warn(f"{where}: {SPREAD_COLUMNS['bw_min']} {shown(raw[SPREAD_COLUMNS['bw_min']])} "
-                 f"and {SPREAD_COLUMNS['bw_max']} {shown(raw[SPREAD_COLUMNS['bw_max']])} do not "
-                 f"hold {BW_COLUMN} {shown(raw.get(BW_COLUMN, ''))}: the repeats' spread ignored")
-            del vals["bw_min"], vals["bw_max"]
-        if vals.get("t_start", 0) > vals.get("t_end", float("inf")):
-            # A row cannot end before it starts: no window to compare with others.
-            warn(f"{where}: t_start_s {shown(raw['t_start_s'])} is after t_end_s "
-                 f"{shown(raw['t_end_s'])}: the row's times ignored")
-            del vals["t_start"], vals["t_end"]
-        row["vals"] = vals
-        row["bw"] = vals.get("bw")
-        row["_file"] = path
-        row["repeats"] = None
-        if "repeats" in raw:
-            n, why = _number(path, line, raw, "repeats", 1 << 31, integer=True)
-            if why:
+                continue
+            if v is None:
+                continue
+        elif metric == "ceiling" and v == 0:
+            why = f"{col} {shown(t)} is zero, not a ceiling"
+            if "_why" not in row:
                 warn(f"{where}: {why}: value ignored")
-            row["repeats"] = n
-        row["looks"] = None
-        if raw.get("looks", "").strip():
-            k, why = _number(path, line, raw, "looks", 1 << 16, integer=True)
-            if why or k == 0:
-                warn(f"{where}: looks {shown(raw['looks'])} "
-                     f"{why or 'is not a count of looks'}: taken as 1")
-            row["looks"] = k or None
-        row["reps"] = None
-        if raw.get(ROUNDS_COLUMN) and "bw" in vals:
-            reps, why = parse_rounds(raw[ROUNDS_COLUMN], row["repeats"])
-            if why:
-                warn(f"{where}: {ROUNDS_COLUMN} {shown(raw[ROUNDS_COLUMN])} {why}: the "
-                     f"row's rounds ignored")
-            row["reps"] = reps
-        status = row["status"].strip() or "ok"
-        if status.lower() in STATUSES:
-            status = status.lower()
-        else:
-            warn(f"{where}: status {shown(raw['status'])} is not ok, skipped or failed: "
-                 f"the row counts as not ok")
-            status = status if len(status) <= 20 else status[:17] + "..."  # a table cell
-        row["status"] = status
-        row.setdefault("role", "")
-        row["role"] = row["role"].strip()
-        row.setdefault("note", "")
-        row["path"] = row["path"].strip() or "?"
-        verb = row["verb"].strip() or "?"
-        remote = row.get("path_remote", "").strip()
-        for col, val, known in (("verb", verb, VERB_ORDER), ("path", row["path"], PATH_ORDER),
-                                ("path_remote", remote or "host", PATH_ORDER)):
-            if val not in known and (col, val) not in odd:
-                odd.add((col, val))  # once per file and value
-                warn(f"{where}: {col} {shown(raw[col])} is not {', '.join(known[:-1])} or "
-                     f"{known[-1]}: counted apart (no --expect rule can name it)")
-        # Each side its own memory (issue 48): a combination is a path of its
-        # own, LOCAL:REMOTE; both sides alike keep the one name.
-        if remote and remote != row["path"]:
-            row["path"] = f"{row['path']}:{remote}"
-        if row.get("bidir", "").strip() == "1":
-            # Both directions at once roughly doubles the number: never mix it in.
-            verb += " bidir"
-        row["verb_key"] = verb
-        out.append(row)
-    classify(out)
-    return out
+                row["_why"] = f"line {line}: {why}"
+            continue
+        vals[metric] = v
+    lo, hi, avg = vals.get("bw_min"), vals.get("bw_max"), vals.get("bw")
+    if lo is not None and hi is not None and (
+            lo > hi or (avg is not None and not lo - SLACK <= avg <= hi + SLACK)):
+        # min..max must hold the mean; a spread that does not (swapped or
+        # zeroed columns) would be an interval that says nothing true.
+        h = lay.header
+        warn(f"{where}: {SPREAD_COLUMNS['bw_min']} {shown(rec[h.index(SPREAD_COLUMNS['bw_min'])])} "
+             f"and {SPREAD_COLUMNS['bw_max']} {shown(rec[h.index(SPREAD_COLUMNS['bw_max'])])} do "
+             f"not hold {BW_COLUMN} {shown(rec[h.index(BW_COLUMN)] if BW_COLUMN in h else '')}: "
+             f"the repeats' spread ignored")
+        del vals["bw_min"], vals["bw_max"]
+    if vals.get("t_start", 0) > vals.get("t_end", float("inf")):
+        # A row cannot end before it starts: no window to compare with others.
+        h = lay.header
+        warn(f"{where}: t_start_s {shown(rec[h.index('t_start_s')])} is after t_end_s "
+             f"{shown(rec[h.index('t_end_s')])}: the row's times ignored")
+        del vals["t_start"], vals["t_end"]
+    row["vals"] = vals
+    row["bw"] = vals.get("bw")
+    row["_file"] = path
+    row["repeats"] = None
+    if lay.repeats is not None:
+        n, why = _num(path, line, rec, lay, "repeats", lay.repeats, 1 << 31, integer=True)
+        if why:
+            warn(f"{where}: {why}: value ignored")
+        row["repeats"] = n
+    row["looks"] = None
+    if lay.looks is not None and rec[lay.looks].strip():
+        k, why = _num(path, line, rec, lay, "looks", lay.looks, 1 << 16, integer=True)
+        if why or k == 0:
+            warn(f"{where}: looks {shown(rec[lay.looks])} "
+                 f"{why or 'is not a count of looks'}: taken as 1")
+        row["looks"] = k or None
+    row["reps"] = None
+    if lay.rounds is not None and rec[lay.rounds] and "bw" in vals:
+        reps, why = parse_rounds(rec[lay.rounds], row["repeats"])
+        if why:
+            warn(f"{where}: {ROUNDS_COLUMN} {shown(rec[lay.rounds])} {why}: the row's rounds "
+                 f"ignored")
+        row["reps"] = reps
+    status = row["status"].strip() or "ok"
+    if status.lower() in STATUSES:
+        status = status.lower()
+    else:
+        warn(f"{where}: status {shown(rec[lay.idx['status']])} is not ok, skipped or failed: "
+             f"the row counts as not ok")
+        status = status if len(status) <= 20 else status[:17] + "..."  # a table cell
+    row["status"] = status
+    row["role"] = row.get("role", "").strip()
+    row.setdefault("note", "")
+    row["path"] = row["path"].strip() or "?"
+    verb = row["verb"].strip() or "?"
+    remote = row.get("path_remote", "").strip()
+    for col, val, known in (("verb", verb, VERB_ORDER), ("path", row["path"], PATH_ORDER),
+                            ("path_remote", remote or "host", PATH_ORDER)):
+        if val not in known and (col, val) not in odd:
+            odd.add((col, val))  # once per file and value
+            warn(f"{where}: {col} {shown(rec[lay.idx[col]])} is not "
+                 f"{', '.join(known[:-1])} or {known[-1]}: counted apart (no --expect rule "
+                 f"can name it)")
+    # Each side its own memory (issue 48): a combination is a path of its
+    # own, LOCAL:REMOTE; both sides alike keep the one name.
+    if remote and remote != row["path"]:
+        row["path"] = _intern(f"{row['path']}:{remote}")
+    if row.get("bidir", "").strip() == "1":
+        # Both directions at once roughly doubles the number: never mix it in.
+        verb += " bidir"
+    row["verb_key"] = _intern(verb)
+    return row
 
 
 def classify(rows):

@@ -145,6 +145,48 @@ def welch(a, b, q):
     return Interval(ma - mb, se, df, min(len(a), len(b)), q)
 
 
+@lru_cache(maxsize=None)
+def d2(n):
+    """E[range] of n standard normal values: the range's scale (Tippett),
+    by integrating 1 - F(x)^n - (1 - F(x))^n over x (Simpson, 4000 steps)."""
+    def f(x):
+        p = 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+        return 1.0 - p ** n - (1.0 - p) ** n
+    a, b, k = -12.0, 12.0, 4000
+    h = (b - a) / k
+    tot = f(a) + f(b) + sum((4 if i % 2 else 2) * f(a + i * h) for i in range(1, k))
+    return tot * h / 3.0
+
+
+def from_range(mean, lo, hi, n):
+    """(mean, se, df) of log Gb/s from a row's summary alone (files without
+    rounds): the log sd from the repeats' range over d2(n), df 0.9 (n - 1)
+    (the range's spread as a chi's, Patnaik). An approximation: the
+    simulation measures what it is worth (docs/gdr-ab.md)."""
+    if n < MIN_ROUNDS or not 0 < lo <= mean <= hi:
+        return None
+    sd = (math.log(hi) - math.log(lo)) / d2(n)
+    return math.log(mean), max(sd / math.sqrt(n), SE_FLOOR), 0.9 * (n - 1)
+
+
+def combine(parts):
+    """Several rows' (mean, se, df) of one cell as one: their mean, the se of
+    that mean, Welch-Satterthwaite df (each row counts once)."""
+    if len(parts) == 1:
+        return parts[0]
+    k = len(parts)
+    var = math.fsum(p[1] ** 2 for p in parts) / (k * k)
+    den = math.fsum((p[1] ** 2 / (k * k)) ** 2 / p[2] for p in parts)
+    return math.fsum(p[0] for p in parts) / k, math.sqrt(var), var * var / den
+
+
+def unpaired(a, b, q):
+    """The ratio of two (mean, se, df) of logs measured apart: Welch."""
+    se = math.sqrt(a[1] ** 2 + b[1] ** 2)
+    df = se ** 4 / (a[1] ** 4 / a[2] + b[1] ** 4 / b[2])
+    return Interval(a[0] - b[0], se, df, 0, q)
+
+
 def pooled(cells, q):
     """The summary over several sizes: the mean of their log ratios (each size
     counts once), its se from theirs, Welch-Satterthwaite df."""
@@ -170,16 +212,27 @@ def decide_margin(iv, margin):
     return "open"
 
 
-def fmt_interval(lo, hi, word=None):
+def fmt_ratio(est, word=None):
+    """'0.93': 2 decimals, more where the words say below or above 1.0 and
+    2 decimals would print 1.00."""
+    for dec in (2, 3, 4, 5, 6):
+        text = f"{est:.{dec}f}"
+        if word not in ("below", "above") or float(text) != 1.0:
+            return text
+    return f"{est:.6f}"
+
+
+def fmt_interval(lo, hi, word=None, at=1.0):
     """'0.93-0.97': ends rounded outward to 2 decimals, more where the words
-    say 1.0 is excluded and 2 decimals would print 1.00 at an end."""
+    say the interval lies below or above AT (1.0, or a rule's threshold) and
+    2 decimals would print AT itself at an end."""
     for dec in (2, 3, 4, 5, 6):
         scale = 10 ** dec
         a = math.floor(lo * scale + 1e-9) / scale
         b = math.ceil(hi * scale - 1e-9) / scale
-        if word == "below" and b >= 1.0 and hi < 1.0:
+        if word == "below" and b >= at > hi:
             continue
-        if word == "above" and a <= 1.0 and lo > 1.0:
+        if word == "above" and a <= at < lo:
             continue
         return f"{a:.{dec}f}-{b:.{dec}f}"
     return f"{lo:.6f}-{hi:.6f}"

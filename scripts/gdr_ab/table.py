@@ -7,13 +7,15 @@ One Table holds one kind of row: "bw" (bandwidth, Gb/s, higher is better) or
 
 import csv
 import io
+import textwrap
 import statistics
 from collections import Counter, OrderedDict
 
 from .common import PATH_ORDER, fmt_size, ordered, verb_sort
 from .rows import BW_COLUMN, LAT_COLUMNS, LAT_MAIN
 from .spread import cell_interval, down, holds, num, ratio_interval, up
-from .stats import fmt_interval
+from . import stats
+from .stats import fmt_interval, fmt_ratio
 
 # The bandwidth summary compares paths where bandwidth has levelled off; the
 # latency summary where latency is latency and not size / bandwidth.
@@ -35,6 +37,31 @@ LAT = Kind("lat", LAT_MAIN, "us", False, LAT_COLUMNS[LAT_MAIN], "latency")
 KINDS = {"bw": BW, "lat": LAT}
 
 
+class Medians:
+    """A metric's median over the rows' values, taken when first asked for:
+    a table of 10^6 rows asks for a few metrics of a few cells."""
+
+    def __init__(self, rows):
+        self._rows = rows
+        self._got = {}
+
+    def get(self, metric, default=None):
+        if metric not in self._got:
+            vals = [v[metric] for v in (r["vals"] for r in self._rows) if metric in v]
+            self._got[metric] = statistics.median(vals) if vals else None
+        got = self._got[metric]
+        return default if got is None else got
+
+    def __getitem__(self, metric):
+        got = self.get(metric)
+        if got is None:
+            raise KeyError(metric)
+        return got
+
+    def __contains__(self, metric):
+        return self.get(metric) is not None
+
+
 class Cell:
     """One verb/path/size: the rows that count and what they say."""
 
@@ -42,23 +69,40 @@ class Cell:
         clients = [r for r in rows if r["role"] == "client"]
         self.role = "client" if clients else "other"
         self.rows = clients or rows
-        ok_rows = [r for r in self.rows if r["status"] == "ok"]
-        self.metrics = {}
-        for m in {m for r in ok_rows for m in r["vals"]}:
-            got = [r["vals"][m] for r in ok_rows if m in r["vals"]]
-            self.metrics[m] = statistics.median(got)
-        # The ceiling holds whatever the run's outcome: every row may carry it.
-        ceil = [r["vals"]["ceiling"] for r in self.rows if "ceiling" in r["vals"]]
+        main = kind.main
+        ok_rows, bad, ceil = [], [], []
+        # The rounds (issue 51): per run, each round's Gb/s in order (rows
+        # that kept them: rep_bw_gbps), and the most looks a row's rule took.
+        self.runs = OrderedDict()
+        self.looks = 1
+        for i, r in enumerate(self.rows):
+            v = r["vals"]
+            # The ceiling holds whatever the run's outcome: every row may carry it.
+            if "ceiling" in v:
+                ceil.append(v["ceiling"])
+            if r["status"] != "ok":
+                bad.append(r)
+                continue
+            ok_rows.append(r)
+            if main not in v:
+                bad.append(r)
+            reps = r["reps"] if kind is BW else None
+            if reps:
+                key = (r["_file"], r.get("run_id") or f"row {i}")
+                self.runs.setdefault(key, []).extend(reps)
+                looks = r["looks"]
+                if looks and looks > self.looks:
+                    self.looks = looks
+        self.metrics = Medians(ok_rows)
         self.ceiling = statistics.median(ceil) if ceil else None
-        self.value = self.metrics.get(kind.main)
+        self.value = self.metrics.get(main)
         # The repeats' interval (bandwidth only: a latency row is one run of
         # many samples, its percentiles are its spread).
         self.lo, self.hi, self.n_rep = (cell_interval(ok_rows) if kind is BW
                                         else (None, None, len(ok_rows)))
         self.rlo = self.rhi = None  # the ratio's interval, set by the Table
         self.flags = []  # anomalies found in this cell (short tags)
-        self.n_ok = sum(1 for r in ok_rows if kind.main in r["vals"])
-        bad = [r for r in self.rows if not (r["status"] == "ok" and kind.main in r["vals"])]
+        self.n_ok = len(ok_rows) - (len(bad) - (len(self.rows) - len(ok_rows)))
         self.n_bad = len(bad)
         noval = "no bandwidth" if kind is BW else "no latency"
         statuses = Counter(r["status"] if r["status"] != "ok" else noval for r in bad)
@@ -69,19 +113,21 @@ class Cell:
         self.reason = notes.most_common(1)[0][0] if notes else ""
         self.ratio = None
         self.best = False
-        # The rounds (issue 51): per run, each round's Gb/s in order (rows
-        # that kept them: rep_bw_gbps), and the most looks a row's rule took.
-        self.runs = OrderedDict()
-        self.looks = 1
-        if kind is BW:
-            for i, r in enumerate(ok_rows):
-                reps = r.get("reps")
-                if reps:
-                    key = (r["_file"], r.get("run_id") or f"row {i}")
-                    self.runs.setdefault(key, []).extend(reps)
-                    self.looks = max(self.looks, r.get("looks") or 1)
-        self.iv = None    # the ratio to host from paired rounds (stats.Interval), by verdict.py
-        self.word = None  # what iv says: below, above or equal (it holds 1.0)
+        # Without rounds (an older file), the rows' repeats summarised: the
+        # approximate (mean, se, df) of its log Gb/s from their range.
+        self.spread = None
+        if kind is BW and not self.runs and ok_rows:
+            got = [stats.from_range(r["vals"]["bw"], r["vals"]["bw_min"], r["vals"]["bw_max"],
+                                    r["repeats"])
+                   for r in ok_rows if "bw" in r["vals"] and "bw_min" in r["vals"]
+                   and "bw_max" in r["vals"] and (r.get("repeats") or 1) >= stats.MIN_ROUNDS]
+            if got and len(got) == len(ok_rows) and None not in got:
+                self.spread = stats.combine(got)
+        self.pairs = ((), ())  # what iv is taken from (verdict.py)
+        self.k = self.looks    # the looks of the rows it pairs with host's
+        self.iv = None      # the ratio to host (stats.Interval), by verdict.py
+        self.word = None    # what iv says: below, above or equal (it holds 1.0)
+        self.method = None  # "rounds" (paired) or "range" (a file without rounds)
 
     def why_not(self, metric):
         """Why this cell has no value for METRIC, in words."""
@@ -95,6 +141,7 @@ class Table:
 
     def __init__(self, rows, kind):
         self.kind = kind
+        self._roles = {}  # same_role's cells of the other role
         self.groups = OrderedDict()
         for r in rows:
             self.groups.setdefault((r["verb_key"], r["size_bytes"], r["path"]), []).append(r)
@@ -129,9 +176,15 @@ class Table:
 
     def same_role(self, verb, size, path, cell):
         """PATH's cell at VERB/SIZE from rows of CELL's role (None: no such rows)."""
-        rows = [r for r in self.groups.get((verb, size, path), [])
-                if (r["role"] == "client") == (cell.role == "client")]
-        return Cell(rows, self.kind) if rows else None
+        own = self.cells.get(verb, {}).get(size, {}).get(path)
+        if own is not None and own.role == cell.role:
+            return own
+        key = (verb, size, path, cell.role == "client")
+        if key not in self._roles:
+            rows = [r for r in self.groups.get((verb, size, path), [])
+                    if (r["role"] == "client") == (cell.role == "client")]
+            self._roles[key] = Cell(rows, self.kind) if rows else None
+        return self._roles[key]
 
     def verbs(self):
         return sorted(self.cells, key=verb_sort)
@@ -169,7 +222,7 @@ def ratio_text(cell, path):
             return "n=1" if cell.n_rep == 1 else ""
         return f"({num(cell.lo)}-{num(cell.hi)})"
     if cell.iv is not None:
-        head = "≈ host" if cell.word == "equal" else f"{cell.ratio:4.2f}x"
+        head = "≈ host" if cell.word == "equal" else f"{fmt_ratio(cell.ratio, cell.word)}x"
         return f"{head} {fmt_interval(cell.rlo, cell.rhi, cell.word)}"
     if cell.rlo is None:
         return f"{cell.ratio:4.2f}x" + (" n=1" if cell.n_rep == 1 else "")
@@ -190,26 +243,28 @@ def cell_text(cell, path="", kind=None):
 
 
 def legend(table, verb):
-    """The lines under a bandwidth table's title: what its intervals are."""
+    """The words under a bandwidth table's title: what its intervals are."""
     cells = [c for cs in table.cells[verb].values() for c in cs.values()]
     fam = getattr(table, "family", None)
-    lines = []
+    words = []
     if any(c.iv is not None for c in cells) and fam is not None:
         looks = max(c.k for c in cells if c.iv is not None)
-        lines.append("ratio: geometric mean of the rounds' ratios to host (each round's "
-                     "paths")
-        lines.append(f"side by side); interval: t on their logs, one of {fam.m} intervals "
-                     f"that")
-        lines.append(f"all hold at once with probability >= {100 * (1 - fam.alpha):g} % "
-                     f"({looks} look{'s' if looks > 1 else ''}); ≈ host: it holds 1.0;")
-        lines.append("host: (its lowest..highest round, Gb/s);")
+        if any(c.method == "rounds" for c in cells):
+            words.append("ratio: geometric mean of the rounds' ratios to host (each round's "
+                         "paths side by side);")
+        if any(c.method == "range" for c in cells):
+            words.append("no rounds in the file: each ratio from its rows' means, its "
+                         "interval from their range of repeats (unpaired, approximate);")
+        words.append(f"interval: t on the logs, one of {fam.m} intervals that all hold at "
+                     f"once with probability >= {100 * (1 - fam.alpha):g} %"
+                     + (f" ({looks} looks of the rounds rule)" if looks > 1 else "")
+                     + "; ≈ host: it holds 1.0; host: (its lowest..highest repeat, Gb/s);")
     if any(c.iv is None and c.rlo is not None for c in cells):
-        lines.append("[a-b]: the lowest..highest repeat's ratio, no claim (no rounds in the "
-                     "file);")
+        words.append("[a-b]: the range of the repeats' ratios, no claim;")
     if any(c.n_rep == 1 for c in cells):
-        lines.append("n=1: one repeat, no interval;")
-    lines.append("* best beyond the intervals; ! anomaly, below")
-    return lines
+        words.append("n=1: one repeat, no interval;")
+    words.append("* best beyond the intervals; ! anomaly, below")
+    return textwrap.wrap(" ".join(words), 76)
 
 
 def print_verb_table(out, table, verb):
@@ -377,7 +432,7 @@ def ratio_phrase(ratio, lo, hi, n_rep=None, claimed=True, word=None):
     if not claimed:
         return f"{ratio:.2f}x host [{down(lo)}-{up(hi)}]"
     word = word or ("equal" if holds(lo, hi, 1.0) else "below" if hi < 1.0 else "above")
-    head = "≈ host" if word == "equal" else f"{ratio:.2f}x host"
+    head = "≈ host" if word == "equal" else f"{fmt_ratio(ratio, word)}x host"
     return f"{head} ({fmt_interval(lo, hi, word)})"
 
 
@@ -413,7 +468,7 @@ def summary(table, verb):
                 reps = {sizes[s][p].n_rep for s in win if p in sizes[s]}
                 text = f"{p} {ratio_phrase(ratio, lo, hi, 1 if reps == {1} else None, claimed, claim.word if claim else None)}"
                 if claim is not None:
-                    text += "".join(f"; {c.ratio:.2f}x at {fmt_size(s)} "
+                    text += "".join(f"; {fmt_ratio(c.ratio, c.word)}x at {fmt_size(s)} "
                                     f"({fmt_interval(c.rlo, c.rhi, c.word)})"
                                     for s, c in claim.apart)
             else:
@@ -447,7 +502,10 @@ def first_status(path, sizes):
 
 VERDICT_COLUMNS = ["verb", "size_bytes", "path", "role", "bw_gbps", "ratio_to_host", "best",
                    "rows", "status", "note", "kind", "ceiling_gbps", "lat_p50_us",
-                   "repeats", "bw_lo_gbps", "bw_hi_gbps", "ratio_lo", "ratio_hi", "anomalies"]
+                   "repeats", "bw_lo_gbps", "bw_hi_gbps", "ratio_lo", "ratio_hi", "anomalies",
+                   # appended (issue 51): what the ratio's interval claims, how it was
+                   # taken (rounds, range), and the family it is one of
+                   "claim", "method", "rounds", "alpha", "intervals"]
 
 
 def verdict_csv(tables):
@@ -457,6 +515,7 @@ def verdict_csv(tables):
     w.writerow(VERDICT_COLUMNS)
     for table in tables:
         lat = table.kind is LAT
+        fam = getattr(table, "family", None)
         for verb in table.verbs():
             sizes = table.cells[verb]
             for size in sorted(sizes):
@@ -474,5 +533,8 @@ def verdict_csv(tables):
                                 f"{c.hi:.3f}" if c.hi is not None else "",
                                 f"{c.rlo:.3f}" if c.rlo is not None else "",
                                 f"{c.rhi:.3f}" if c.rhi is not None else "",
-                                ";".join(c.flags)])
+                                ";".join(c.flags), c.word or "", c.method or "",
+                                len(c.pairs[0]) if c.method == "rounds" else "",
+                                f"{fam.alpha:g}" if c.iv is not None else "",
+                                fam.m if c.iv is not None else ""])
     return buf.getvalue().encode("utf-8")

@@ -83,19 +83,27 @@ class Verdict:
 
 
 def _paired_cells(bw):
-    """Each GPU path's cell with its rounds paired against host's: [(verb, size, path, cell)]."""
+    """Each GPU path's cell that can be judged against host's: its rounds
+    paired with host's, or (a file without rounds) both rows' ranges:
+    [(verb, size, path, cell)], cell.method saying which."""
     out = []
     for verb, sizes in bw.cells.items():
         for size, cells in sizes.items():
             for path, cell in cells.items():
-                if path == "host" or cell.value is None or not cell.runs:
+                if path == "host" or cell.value is None:
                     continue
                 ref = ref_cell(bw, verb, size, cell)
-                if ref is None or not ref.runs or "one after another" in cell.flags + ref.flags:
+                if ref is None or "one after another" in cell.flags + ref.flags:
                     continue
-                cell.pairs = pairs(cell, ref)
                 cell.k = max(cell.looks, ref.looks)
-                if len(cell.pairs[0]) >= stats.MIN_ROUNDS:
+                if cell.runs and ref.runs:
+                    cell.pairs = pairs(cell, ref)
+                    if len(cell.pairs[0]) >= stats.MIN_ROUNDS:
+                        cell.method = "rounds"
+                elif cell.spread is not None and ref.spread is not None:
+                    cell.pairs = (cell.spread, ref.spread)
+                    cell.method = "range"
+                if cell.method:
                     out.append((verb, size, path, cell))
     return out
 
@@ -129,7 +137,10 @@ def judge(rows, rules=(), alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN, max_spread
     fam = Family(alpha, len(paired) + len(windows) + extra, margin)
     v.family = bw.family = lat.family = fam
     for verb, size, path, cell in paired:
-        cell.iv = stats.paired(cell.pairs[0], cell.pairs[1], fam.q(cell.k))
+        if cell.method == "rounds":
+            cell.iv = stats.paired(cell.pairs[0], cell.pairs[1], fam.q(cell.k))
+        else:
+            cell.iv = stats.unpaired(cell.pairs[0], cell.pairs[1], fam.q(cell.k))
         cell.word = word_of(cell.iv)
         cell.ratio, cell.rlo, cell.rhi = cell.iv.est, cell.iv.lo, cell.iv.hi
     bw.summaries = {}

@@ -33,10 +33,10 @@ check "each family: HELP and TYPE gauge once, before its samples" sh -c "
 check "the verdict state set: one 1 per cell (30 GPU-path cells)" sh -c "
 	[ \$(grep -c '^gdrperf_ab_verdict{.*} 1\$' '$tmp/real.prom') = 30 ] &&
 	[ \$(grep -c '^gdrperf_ab_verdict{' '$tmp/real.prom') = 180 ]"
-check "ratio and interval as the table says (peermem 1.73x 1.44-2.37 at 64 KiB write)" sh -c "
+check "ratio and interval as the table says (peermem 1.73x, ≈ host 0.57-5.19 at 64 KiB write: 5 repeats at 1 %)" sh -c "
 	grep -qx 'gdrperf_ab_ratio{host=\"gdrperf-vm\",peer=\"169.254.77.1\",gpu=\"0\",nic=\"rxe0\",path=\"peermem\",verb=\"write\",size_bytes=\"65536\"} 1.72973' '$tmp/real.prom' &&
-	grep -qx 'gdrperf_ab_ratio_lower{.*path=\"peermem\",verb=\"write\",size_bytes=\"65536\"} 1.44828' '$tmp/real.prom' &&
-	grep -qx 'gdrperf_ab_ratio_upper{.*path=\"peermem\",verb=\"write\",size_bytes=\"65536\"} 2.36364' '$tmp/real.prom'"
+	grep -qx 'gdrperf_ab_ratio_lower{.*path=\"peermem\",verb=\"write\",size_bytes=\"65536\"} 0.5772' '$tmp/real.prom' &&
+	grep -qx 'gdrperf_ab_ratio_upper{.*path=\"peermem\",verb=\"write\",size_bytes=\"65536\"} 5.18358' '$tmp/real.prom'"
 
 # The gate's outcome per rule, verb and size: 0 pass, 1 fail, 3 undecided.
 run gate --no-plot --prom "$tmp/gate.prom" --expect 'dmabuf>=0.9*host' \

@@ -8,7 +8,8 @@
  * out through the bench's CSV writer. Only the bandwidths are made up: base
  * x truth x drift x (1 + CV x N(0,1)), one repeat a second.
  *
- *   ab_sim SCENARIO RUNS SEED [--repeat N|MIN:MAX] [--cv PCT]   (CSV on stdout)
+ *   ab_sim SCENARIO RUNS SEED [--repeat N|MIN:MAX] [--cv PCT] [--old-layout]
+ *                                                    (CSV on stdout)
  *   ab_sim --list
  *
  * Every run gets its own run_id, so one file holds a scenario's runs.
@@ -87,6 +88,7 @@ struct run {
 	struct gdr_decide rule;
 	unsigned int fixed; /* rounds when the rule does not apply */
 	int decide;
+	int old_layout; /* --old-layout: no run_id, looks, stop or rounds */
 	uint64_t rng;
 	double t; /* the run's clock: one repeat a second */
 	double bps[NPATHS][GDR_REP_KEEP];
@@ -155,6 +157,12 @@ static void emit(const struct run *ru, unsigned int run_no, unsigned int p, unsi
 	snprintf(r.run_id, sizeof(r.run_id), "%016" PRIx64, gdr_run_id(run_no, 51));
 	r.looks = ru->decide ? gdr_decide_k(&ru->rule) : 1;
 	gdr_strlcpy(r.stop, stop, sizeof(r.stop));
+	if (ru->old_layout) {
+		/* A file of gdrperf before issue 51: each row's summary, no rounds. */
+		r.run_id[0] = r.stop[0] = '\0';
+		r.looks = 0;
+		n = 0;
+	}
 	r.nrep = n;
 	for (unsigned int k = 0; k < n; k++) {
 		r.rep_bw_gbps[k] = ru->bps[p][k];
@@ -225,7 +233,8 @@ static void one_run(struct run *ru, unsigned int run_no)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ab_sim SCENARIO RUNS SEED [--repeat N|MIN:MAX] [--cv PCT]\n"
+	fprintf(stderr, "usage: ab_sim SCENARIO RUNS SEED [--repeat N|MIN:MAX] [--cv PCT] "
+			"[--old-layout]\n"
 			"       ab_sim --list\n");
 	return 2;
 }
@@ -255,12 +264,21 @@ int main(int argc, char **argv)
 	sc = *found;
 	runs = (unsigned int)strtoul(argv[2], NULL, 10);
 	ru.rng = strtoull(argv[3], NULL, 10);
-	for (int i = 4; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--repeat")) {
-			if (sscanf(argv[i + 1], "%u:%u", &min, &max) == 1)
+	for (int i = 4; i < argc; i++) {
+		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(opt, "--old-layout")) {
+			ru.old_layout = 1;
+			continue;
+		}
+		if (!val)
+			return usage();
+		i++;
+		if (!strcmp(opt, "--repeat")) {
+			if (sscanf(val, "%u:%u", &min, &max) == 1)
 				max = min;
-		} else if (!strcmp(argv[i], "--cv")) {
-			sc.cv = strtod(argv[i + 1], NULL) / 100.0;
+		} else if (!strcmp(opt, "--cv")) {
+			sc.cv = strtod(val, NULL) / 100.0;
 		} else {
 			return usage();
 		}
