@@ -192,7 +192,7 @@ int gdr_decide_init(struct gdr_decide *d, unsigned int min, unsigned int max, do
 
 unsigned int gdr_decide_k(const struct gdr_decide *d)
 {
-	return d->min == d->max ? 1 : d->nlooks + 1;
+	return d->nlooks ? d->nlooks : 1;
 }
 
 int gdr_decide_is_look(const struct gdr_decide *d, unsigned int n)

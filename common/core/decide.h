@@ -71,9 +71,9 @@ const char *gdr_decision_name(enum gdr_decision d);
 /*
  * The rounds rule of one run: at least min rounds at a size, at most max,
  * a look after round min and then at rounds growing by GDR_DECIDE_GROWTH up to
- * max. K, what the error rate is divided by, is the number of looks plus one
- * (a stop by the time budget, between looks); a fixed run (min == max) has
- * one look and K = 1.
+ * max. A size stops only at a look (decided, max, or the time budget spent),
+ * so K, what the error rate is divided by, is the number of looks; a fixed
+ * run (min == max) has one look and K = 1.
  */
 struct gdr_decide {
 	double alpha;  /* family-wise error rate, 0.01 */

@@ -322,6 +322,7 @@ static int mpi_start(struct gdr_launched *x, int *argc, char ***argv)
 	x->sync.rendezvous = rendezvous;
 	x->sync.point = sync_point;
 	x->sync.ctx = x;
+	x->sync.pairs = (unsigned int)size / 2;
 	x->run.sync = &x->sync;
 	return 0;
 }

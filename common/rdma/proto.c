@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -174,7 +175,7 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 		put(&c, p->repeat_min, 2);
 		put(&c, p->alpha_ppm, 4);
 		put(&c, p->margin_ppm, 4);
-		put(&c, p->size_ms, 4);
+		put(&c, p->size_us, 8);
 		put(&c, p->run_id, 8);
 		break;
 	case GDR_MSG_ACK:
@@ -315,7 +316,7 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 	p->repeat_min = (uint16_t)get(c, 2);
 	p->alpha_ppm = (uint32_t)get(c, 4);
 	p->margin_ppm = (uint32_t)get(c, 4);
-	p->size_ms = (uint32_t)get(c, 4);
+	p->size_us = get(c, 8);
 	p->run_id = get(c, 8);
 	if (c->bad)
 		return 0; /* reported by the caller as truncated */
@@ -351,8 +352,8 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 	    p->margin_ppm > 500000)
 		FAIL("plan error rate %u or margin %u ppm out of range 1..500000", p->alpha_ppm,
 		     p->margin_ppm);
-	if (p->size_ms > 30u * 86400000u)
-		FAIL("plan time per size %u ms out of range", p->size_ms);
+	if (p->size_us > 30ull * 86400000000ull)
+		FAIL("plan time per size %" PRIu64 " us out of range", p->size_us);
 	if (p->warmup > (1u << 30))
 		FAIL("plan warmup %u out of range", p->warmup);
 	if (p->bounce_chunk < 4096 || p->bounce_slots == 0 || p->bounce_slots > 256)
@@ -529,7 +530,7 @@ void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan
 	p->repeat_min = (uint16_t)o->repeat_min;
 	p->alpha_ppm = (uint32_t)(o->alpha * 1e6 + 0.5);
 	p->margin_ppm = (uint32_t)(o->margin * 1e6 + 0.5);
-	p->size_ms = (uint32_t)(o->size_time * 1000 + 0.5);
+	p->size_us = (uint64_t)ceil(o->size_time * 1e6);
 }
 
 static const char *alloc_names(unsigned int allocs)
@@ -587,7 +588,7 @@ int gdr_plan_check(const struct gdr_opts *s, const struct gdr_plan *p, char *why
 	CHECK(GDR_SET_REPEAT, "--repeat MIN", mine.repeat_min, p->repeat_min, "%u");
 	CHECK(GDR_SET_DECIDE, "--alpha (ppm)", mine.alpha_ppm, p->alpha_ppm, "%u");
 	CHECK(GDR_SET_DECIDE, "--margin (ppm)", mine.margin_ppm, p->margin_ppm, "%u");
-	CHECK(GDR_SET_DECIDE, "--time-per-size (ms)", mine.size_ms, p->size_ms, "%u");
+	CHECK(GDR_SET_DECIDE, "--time-per-size (us)", mine.size_us, p->size_us, "%" PRIu64);
 	CHECK(GDR_SET_WARMUP, "--warmup", mine.warmup, p->warmup, "%u");
 	CHECK(GDR_SET_VALIDATE, "--validate", mine.validate, p->validate, "%u");
 	CHECK(GDR_SET_BOUNCE, "--bounce-chunk", mine.bounce_chunk, p->bounce_chunk, "%u");

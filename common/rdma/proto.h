@@ -67,11 +67,11 @@ struct gdr_plan {
 	/*
 	 * Rounds (issue 51, decide.h): repeat is the most rounds a size takes,
 	 * repeat_min the fewest; equal: fixed rounds. The rule's error rate and
-	 * margin in parts per million, its time per size in ms (0: none).
+	 * margin in parts per million, its time per size in us (0: none).
 	 */
 	uint16_t repeat_min;
 	uint32_t alpha_ppm, margin_ppm;
-	uint32_t size_ms;
+	uint64_t size_us;
 	uint64_t run_id; /* the rows' run_id, the same on both sides */
 };
 

@@ -34,6 +34,12 @@ struct gdr_sync {
 	int (*point)(void *ctx, char *why, size_t wlen);
 	void (*row)(void *ctx, const struct gdr_result *r);
 	void *ctx;
+	/*
+	 * Pairs measured at once whose points are one barrier: their rounds must
+	 * stay in step, so rounds until decided (decide.h) are fixed for them.
+	 * 0 or 1: this pair alone.
+	 */
+	unsigned int pairs;
 };
 
 struct gdr_run {

@@ -1,8 +1,8 @@
 /*
  * How many rounds a size takes (issue 51, decide.h). Fixed: --repeat N, or
  * the fewest rounds of --repeat MIN:MAX where rounds cannot stop when
- * decided (paths measured one after another; pairs under a launcher, whose
- * rounds must stay in step). Rounds until decided: after each look of the
+ * decided (paths measured one after another; several pairs launched at once,
+ * whose rounds must stay in step). Rounds until decided: after each look of the
  * rule the client asks whether every path's ratio to the reference (host,
  * else the first path measured) is decided against --margin at the run's
  * family-wise error rate, and tells the server with ROUND.
@@ -42,7 +42,7 @@ void gdr_sess_rounds_mode(struct sess *s)
 	if (p->repeat_min == p->repeat)
 		return;
 	ro->fixed = p->repeat_min;
-	if (!s->rotate || s->run->sync) {
+	if (!s->rotate || (s->run->sync && s->run->sync->pairs > 1)) {
 		printf("note: %u rounds per size, fixed: rounds stop when decided only with the "
 		       "paths in turns and one pair (%s)\n",
 		       ro->fixed,
@@ -89,8 +89,8 @@ unsigned int gdr_sess_rounds_decide(struct sess *s, unsigned int rounds)
 		return GDR_ROUND_DECIDED;
 	if (rounds >= ro->rule.max)
 		return GDR_ROUND_MAX;
-	if (s->plan.size_ms &&
-	    gdr_sess_elapsed(s, gdr_now_ns()) - ro->size_t0 >= s->plan.size_ms / 1000.0)
+	if (s->plan.size_us &&
+	    gdr_sess_elapsed(s, gdr_now_ns()) - ro->size_t0 >= s->plan.size_us / 1e6)
 		return GDR_ROUND_BUDGET;
 	return GDR_ROUND_MORE;
 }

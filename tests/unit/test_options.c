@@ -293,6 +293,53 @@ static void test_bad_values_exit_2(void **state)
 	assert_true(o.duration == 0.001);
 }
 
+/*
+ * Rounds (issue 51): --repeat N fixed, MIN:MAX until decided; the default
+ * with two or more paths; --alpha, --margin, --time-per-size only with
+ * rounds until decided; the latency tools keep --repeat N.
+ */
+static void test_rounds_options(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--repeat", "7"), 0);
+	assert_true(o.repeat_min == 7 && o.repeat == 7);
+	assert_int_equal(PARSE(&o, "--repeat", "5:40"), 0);
+	assert_true(o.repeat_min == 5 && o.repeat == 40);
+	assert_true(o.alpha == 0.01 && o.margin == 0.05 && o.size_time == 0);
+	/* One path: perftest's single pass; two or more: rounds until decided. */
+	assert_int_equal(PARSE(&o, "srv"), 0);
+	assert_true(o.repeat_min == 1 && o.repeat == 1);
+	assert_int_equal(PARSE(&o, "--mem", "host,bounce", "srv"), 0);
+	assert_true(o.repeat_min == GDR_ROUNDS_MIN && o.repeat == GDR_ROUNDS_MAX);
+	assert_int_equal(PARSE(&o, "--mem", "host,bounce", "--repeat", "3", "srv"), 0);
+	assert_true(o.repeat_min == 3 && o.repeat == 3);
+	assert_int_equal(PARSE(&o, "--mem", "all", "--alpha", "5%", "--margin", "10",
+			       "--time-per-size", "30", "srv"),
+			 0);
+	assert_true(o.alpha == 0.05 && o.margin == 0.1 && o.size_time == 30);
+	/* Refused: fewer than 3 rounds to decide on, more than a row keeps, MIN above MAX. */
+	assert_int_equal(PARSE(&o, "--repeat", "2:40"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--repeat", "5:129"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--repeat", "9:8"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--repeat", "5:"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--repeat", ":5"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--alpha", "0", "--repeat", "5:9"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--alpha", "51", "--repeat", "5:9"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--margin", "x", "--repeat", "5:9"), -EINVAL);
+	/* The rule's options with fixed rounds: they would change nothing. */
+	assert_int_equal(PARSE(&o, "--alpha", "5", "--repeat", "5"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--time-per-size", "5"), -EINVAL);
+	/* The latency tools: a row is every sample of every repeat, no rounds to pair. */
+	assert_int_equal(PARSE(&o, "--repeat", "5:9"), 0);
+	o.latency = 1;
+	assert_int_equal(gdr_lat_opts_check(&o), -EINVAL);
+	assert_int_equal(PARSE(&o, "--mem", "host,dmabuf", "--alpha", "5"), 0);
+	o.latency = 1;
+	assert_int_equal(gdr_lat_opts_check(&o), -EINVAL);
+}
+
 static void test_cq_mod_capped(void **state)
 {
 	struct gdr_opts o;
@@ -714,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_bad_values_exit_2),
+		cmocka_unit_test(test_rounds_options),
 		cmocka_unit_test(test_empty_server),
 		cmocka_unit_test(test_outputs_same_file),
 		cmocka_unit_test(test_sizes_long_min),

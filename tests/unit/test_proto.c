@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "report.h"
 #include "util.h"
 
 static void sample_plan(struct gdr_plan *p)
@@ -296,6 +297,75 @@ static void test_plan_gpu_fields(void **state)
 	assert_int_equal(gdr_plan_check(&srv, &in.u.plan, why, sizeof(why)), 0);
 }
 
+/* The plan's rounds rule and run id (issue 51), and ROUND: both ways, and refused out of range. */
+static void test_rounds_fields(void **state)
+{
+	struct gdr_msg in = { .type = GDR_MSG_PLAN }, out;
+	struct gdr_opts o, srv;
+	char why[256];
+	char *a[] = { "x", "--mem", "host,dmabuf", "--repeat", "6:30", "--alpha", "5",
+		      "--margin", "2.5", "--time-per-size", "1.5", "srv", NULL };
+	char *s1[] = { "x", "--repeat", "6:31", NULL };
+	char *s2[] = { "x", "--mem", "host,dmabuf", "--alpha", "2", NULL };
+
+	(void)state;
+	assert_int_equal(gdr_opts_parse(&o, GDR_VERB_WRITE, 12, a), 0);
+	gdr_plan_from_opts(&o, 1, &in.u.plan);
+	in.u.plan.run_id = 0x0123456789abcdefull;
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.plan.repeat_min, 6);
+	assert_int_equal(out.u.plan.repeat, 30);
+	assert_int_equal(out.u.plan.alpha_ppm, 50000);
+	assert_int_equal(out.u.plan.margin_ppm, 25000);
+	assert_int_equal(out.u.plan.size_us, 1500000);
+	assert_true(out.u.plan.run_id == 0x0123456789abcdefull);
+	/* A server's own rounds or error rate that differ: refused, naming the option. */
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 3, s1), 0);
+	assert_int_equal(gdr_plan_check(&srv, &in.u.plan, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "--repeat: server has 31, client asks 30"));
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 5, s2), 0);
+	assert_int_equal(gdr_plan_check(&srv, &in.u.plan, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "--alpha (ppm): server has 20000, client asks 50000"));
+
+	/* Out of range: MIN above MAX, too few rounds to decide on, a rate of 0, more than kept. */
+	struct gdr_msg bad = in;
+	uint8_t buf[GDR_CTRL_MAX];
+	int n;
+
+	bad.u.plan.repeat_min = 31;
+	n = gdr_msg_encode(&bad, buf, sizeof(buf));
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "plan rounds 31:30"));
+	bad.u.plan.repeat_min = 2;
+	n = gdr_msg_encode(&bad, buf, sizeof(buf));
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+	bad = in;
+	bad.u.plan.repeat = GDR_REP_KEEP + 1;
+	n = gdr_msg_encode(&bad, buf, sizeof(buf));
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+	bad = in;
+	bad.u.plan.alpha_ppm = 0;
+	n = gdr_msg_encode(&bad, buf, sizeof(buf));
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "error rate"));
+
+	struct gdr_msg r = { .type = GDR_MSG_ROUND };
+	r.u.round.size = 3;
+	r.u.round.rounds = 7;
+	r.u.round.stop = GDR_ROUND_BUDGET;
+	roundtrip(&r, &out);
+	assert_int_equal(out.u.round.size, 3);
+	assert_int_equal(out.u.round.rounds, 7);
+	assert_int_equal(out.u.round.stop, GDR_ROUND_BUDGET);
+	assert_string_equal(gdr_round_stop_name(GDR_ROUND_BUDGET), "time budget");
+	assert_string_equal(gdr_msg_type_name(GDR_MSG_ROUND), "ROUND");
+	/* Payload at 12: size (2), rounds (2), stop (1). */
+	assert_int_equal(decode_patched(&r, 12, GDR_MAX_SIZES, why), -EBADMSG);
+	assert_int_equal(decode_patched(&r, 14, 0, why), -EBADMSG);
+	assert_int_equal(decode_patched(&r, 16, GDR_ROUND__END, why), -EBADMSG);
+	assert_non_null(strstr(why, "ROUND fields out of range"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_truncation),     cmocka_unit_test(test_hostile_fields),
 		cmocka_unit_test(test_text_sanitised), cmocka_unit_test(test_hello),
 		cmocka_unit_test(test_plan_check),     cmocka_unit_test(test_plan_gpu_fields),
+		cmocka_unit_test(test_rounds_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,6 +144,8 @@ struct record {
 	uint64_t run_size[MAXCALLS];
 	int run_cpus[MAXCALLS]; /* CPUs the running thread was allowed during each run */
 	unsigned int fail_run; /* 1 + index of the run to fail */
+	int wobble_kind;       /* runs of this path kind (+1) take 1 ms -+ wobble, by turns */
+	double wobble;
 	unsigned int nlat, lat_with_samples;
 	uint64_t lat_size[MAXCALLS];
 	size_t src_len, dst_len; /* of the last path opened */
@@ -228,6 +230,8 @@ static int fake_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *out,
 	out->msgs = out->iters * p->env->plan->qps;
 	out->bytes = out->msgs * size;
 	out->elapsed_ns = 1000000;
+	if (r->wobble_kind == (int)p->kind + 1)
+		out->elapsed_ns = (uint64_t)(1e6 * (1 + (r->nruns % 2 ? r->wobble : -r->wobble)));
 	out->peak_bps = (double)out->bytes * 1e9 / out->elapsed_ns;
 	return 0;
 }
@@ -1049,6 +1053,209 @@ static void test_latency_rotation(void **state)
 	side_free(&sv);
 }
 
+/* ---- rounds until decided (issue 51) --------------------------------------------------- */
+
+static char *round_cli[] = { "x", "--sizes", "64:128", "--mem", "host,dmabuf", "--repeat", "5:9",
+			     "-n", "5", "--timeout", "2", "peer", NULL };
+
+/* Both sides' rows of a run with rounds until decided, their sizes and rounds checked. */
+static void check_round_rows(const struct rows *k, unsigned int rounds, const char *stop,
+			     unsigned int looks)
+{
+	assert_int_equal(k->n, 4); /* 2 sizes x 2 paths */
+	for (unsigned int i = 0; i < k->n; i++) {
+		const struct gdr_result *r = &k->r[i];
+
+		assert_int_equal(r->repeats, rounds);
+		assert_int_equal(r->nrep, rounds);
+		assert_int_equal(r->looks, looks);
+		assert_string_equal(r->stop, stop);
+		assert_int_equal(strlen(r->run_id), 16);
+		assert_string_equal(r->run_id, k->r[0].run_id);
+		for (unsigned int j = 0; j < rounds; j++) {
+			assert_true(r->rep_bw_gbps[j] > 0);
+			assert_true(r->rep_t_start_s[j] <= r->rep_t_end_s[j]);
+			if (j)
+				assert_true(r->rep_t_start_s[j] >= r->rep_t_end_s[j - 1]);
+		}
+	}
+}
+
+/*
+ * Quiet paths, one the other's equal: every ratio decided at the first look
+ * (round 5 of 5:9), a ROUND per size, both sides' rows say so with the
+ * rule's K (looks 5, 7, 9: 3) and each round's numbers.
+ */
+static void test_rounds_decided(void **state)
+{
+	struct side c, sv;
+	struct rows ck, sk;
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, round_cli);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	side_rows(&c, &ck);
+	side_rows(&sv, &sk);
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(rec[0].nruns, 2 * 2 * 5);
+	assert_int_equal(c.end.sent[GDR_MSG_ROUND], 2);
+	assert_int_equal(c.end.sent[GDR_MSG_START], 20);
+	check_round_rows(&ck, 5, "decided", 3);
+	check_round_rows(&sk, 5, "decided", 3);
+	assert_string_equal(ck.r[0].run_id, sk.r[0].run_id); /* one run, both sides */
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* A path of 30 % noise: never decided, every look a ROUND, the rule's last round ends it. */
+static void test_rounds_max(void **state)
+{
+	struct side c, sv;
+	struct rows ck, sk;
+
+	(void)state;
+	rec[0].wobble_kind = GDR_MEM_DMABUF + 1;
+	rec[0].wobble = 0.3;
+	side_init(&c, 1, &s2c, &c2s, round_cli);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	side_rows(&c, &ck);
+	side_rows(&sv, &sk);
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(rec[0].nruns, 2 * 2 * 9);
+	assert_int_equal(c.end.sent[GDR_MSG_ROUND], 2 * 3); /* rounds 5, 7 and 9 */
+	check_round_rows(&ck, 9, "max rounds", 3);
+	check_round_rows(&sk, 9, "max rounds", 3);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* --time-per-size spent: the first look ends each size, and the rows say why. */
+static void test_rounds_budget(void **state)
+{
+	char *cli[] = { "x",	      "--sizes", "64:128", "--mem", "host,dmabuf", "--repeat", "5:9",
+			"--time-per-size", "0.000001", "-n", "5", "--timeout", "2", "peer", NULL };
+	struct side c, sv;
+	struct rows ck, sk;
+
+	(void)state;
+	rec[0].wobble_kind = GDR_MEM_DMABUF + 1;
+	rec[0].wobble = 0.3;
+	side_init(&c, 1, &s2c, &c2s, cli);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	side_rows(&c, &ck);
+	side_rows(&sv, &sk);
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	check_round_rows(&ck, 5, "time budget", 3);
+	check_round_rows(&sk, 5, "time budget", 3);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/*
+ * Pairs launched at once keep their rounds in step: the fewest of MIN:MAX,
+ * fixed, no ROUND; and the default with two paths is rounds until decided
+ * (5:40).
+ */
+static void test_rounds_launched(void **state)
+{
+	struct side c, sv;
+	struct rows ck, sk;
+	char *cli[] = { "x", "--sizes", "64:128", "--mem", "host,dmabuf", "-n", "5",
+			"--timeout", "2", "peer", NULL };
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli);
+	assert_int_equal(c.o.repeat_min, GDR_ROUNDS_MIN);
+	assert_int_equal(c.o.repeat, GDR_ROUNDS_MAX);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	side_rows(&c, &ck);
+	side_rows(&sv, &sk);
+	ck.sy.pairs = sk.sy.pairs = 2;
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(c.end.sent[GDR_MSG_ROUND], 0);
+	assert_int_equal(rec[0].nruns, 2 * 2 * GDR_ROUNDS_MIN);
+	check_round_rows(&ck, GDR_ROUNDS_MIN, "fixed", 1);
+	check_round_rows(&sk, GDR_ROUNDS_MIN, "fixed", 1);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* The server takes a ROUND only where the plan has a look, for the size it is at. */
+static void test_server_checks_round(void **state)
+{
+	struct side sv;
+	struct side c; /* only its plan */
+	struct end cli = { .in = &s2c, .out = &c2s };
+	struct gdr_msg m;
+	char why[256];
+	pthread_t t;
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, round_cli);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_PLAN;
+	gdr_plan_from_opts(&c.o, 1, &m.u.plan);
+	assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
+	quiet();
+	assert_int_equal(pthread_create(&t, NULL, server_thread, &sv), 0);
+	assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
+	assert_int_equal(m.type, GDR_MSG_ACK);
+	for (uint8_t kind = GDR_MEM_HOST; kind <= GDR_MEM_DMABUF; kind++) {
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_BUF;
+		m.u.buf.kind = kind;
+		m.u.buf.ok = 1;
+		m.u.buf.held = 1;
+		m.u.buf.nqps = 1;
+		m.u.buf.qp[0].len = 1 << 20;
+		assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
+		assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
+		assert_int_equal(m.type, GDR_MSG_BUF);
+	}
+	/* Five rounds of the first size, in turns, each repeat answered. */
+	for (unsigned int k = 0; k < 10; k++) {
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_START;
+		m.u.start.size = 64;
+		m.u.start.repeat = (uint16_t)(k / 2);
+		m.u.start.path = (uint8_t)((k / 2 + k % 2) % 2);
+		assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
+		assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
+		assert_int_equal(m.type, GDR_MSG_ACK);
+		memset(&m, 0, sizeof(m));
+		m.type = GDR_MSG_DONE;
+		m.u.meas.iters = 5;
+		m.u.meas.bytes = 5 * 64;
+		m.u.meas.elapsed_ns = 1000;
+		assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
+		assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
+		assert_int_equal(m.type, GDR_MSG_RESULT);
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_ROUND;
+	m.u.round.size = 0;
+	m.u.round.rounds = 4; /* the look was after round 5 */
+	assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
+	pthread_join(t, NULL);
+	loud();
+	assert_int_equal(sv.r, -EPROTO);
+	assert_non_null(strstr(sv.s->why, "ROUND for size 0 after 4 rounds (more), expected size 0 "
+					  "after 5 of at most 9"));
+	assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
+	assert_int_equal(m.type, GDR_MSG_ERROR);
+	side_free(&c);
+	side_free(&sv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1070,6 +1277,11 @@ int main(void)
 		cmocka_unit_test_setup(test_path_major_fallback, setup),
 		cmocka_unit_test_setup(test_short_alone_skipped, setup),
 		cmocka_unit_test_setup(test_latency_rotation, setup),
+		cmocka_unit_test_setup(test_rounds_decided, setup),
+		cmocka_unit_test_setup(test_rounds_max, setup),
+		cmocka_unit_test_setup(test_rounds_budget, setup),
+		cmocka_unit_test_setup(test_rounds_launched, setup),
+		cmocka_unit_test_setup(test_server_checks_round, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
