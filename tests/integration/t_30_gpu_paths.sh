@@ -41,7 +41,7 @@ check "peermem read --validate: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 export GDRPERF_ROOT=${top_srcdir:-.}/tests/cuda/roots/none
 server gdr_write_bw --timeout 20
 wait_listen "$PORT"
-client gdr_write_bw --timeout 20 --gpu 0 --mem peermem,host -n 50 -s 4K --csv "$TMP/none.csv"
+client gdr_write_bw --timeout 20 --gpu 0 --mem peermem,host --repeat 1 -n 50 -s 4K --csv "$TMP/none.csv"
 wait_server
 check "no nvidia_peermem: skipped with the sysfs path, host still runs" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
 	$ROWS '$TMP/none.csv' 'count:1:r[\"path\"] == \"peermem\" and r[\"status\"] == \"skipped\" and \"nvidia_peermem\" in r[\"note\"]' \
@@ -59,7 +59,7 @@ check "dmabuf on rxe: skipped, reason names the device and EOPNOTSUPP" bash -c "
 export GDRPERF_ROOT=${top_srcdir:-.}/tests/cuda/roots/nvidia_peermem
 server gdr_write_bw --timeout 40 --gpu-alloc all --csv "$TMP/all-srv.csv"
 wait_listen "$PORT"
-client gdr_write_bw --timeout 40 --gpu 0 --mem all --gpu-alloc all -n 50 --sizes 4K:16K --csv "$TMP/all.csv"
+client gdr_write_bw --timeout 40 --gpu 0 --mem all --gpu-alloc all --repeat 1 -n 50 --sizes 4K:16K --csv "$TMP/all.csv"
 wait_server
 check "--mem all --gpu-alloc all: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 check "--mem all --gpu-alloc all: host once, 3 GPU paths x 2 allocators, x 3 sizes = 21 rows" \
@@ -92,7 +92,7 @@ check "--gpu-alloc all: the server's rows too (21, both allocators)" $ROWS "$TMP
 # --disable_pcie_relaxed is recorded; no GPU_DIRECT_RDMA_WITH_CUDA_VMM: vmm skipped with why.
 server gdr_write_bw --timeout 20 --gpu-alloc vmm --disable_pcie_relaxed
 wait_listen "$PORT"
-GDRPERF_FAKE_CUDA_VMM_GDR=0 client gdr_write_bw --timeout 20 --gpu 0 --mem host,peermem --gpu-alloc vmm \
+GDRPERF_FAKE_CUDA_VMM_GDR=0 client gdr_write_bw --timeout 20 --gpu 0 --mem host,peermem --repeat 1 --gpu-alloc vmm \
 	--disable_pcie_relaxed -n 50 -s 4K --csv "$TMP/norelax.csv"
 wait_server
 check "--disable_pcie_relaxed: relaxed_ordering 0 on every row" bash -c "[ $CRC = 0 -a $SRC = 0 ] &&
@@ -112,7 +112,7 @@ check "--use_data_direct: skipped with the reason, reg_call mlx5dv_reg_dmabuf_mr
 export GDRPERF_LIBCUDA=/nonexistent/libcuda.so.1
 server gdr_read_bw --timeout 20
 wait_listen "$PORT"
-client gdr_read_bw --timeout 20 --gpu 0 --mem host,bounce -n 50 -s 4K --csv "$TMP/nodrv.csv"
+client gdr_read_bw --timeout 20 --gpu 0 --mem host,bounce --repeat 1 -n 50 -s 4K --csv "$TMP/nodrv.csv"
 wait_server
 check "no CUDA driver: -d auto falls back to rdma_cm's NIC with a warning" \
 	grep -q 'warning: -d auto: no CUDA driver' "$TMP/cli.err"

@@ -65,7 +65,7 @@ validated read 20000 16K 2 12288 "32 KiB"  # split in two equal chunks of 12K (t
 
 # host and bounce in one run: the rows the A/B scripts read.
 server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
-client gdr_write_bw --timeout 30 --mem host,bounce --sizes 64K:256K -n 10 --warmup 2 --validate \
+client gdr_write_bw --timeout 30 --mem host,bounce --repeat 1 --sizes 64K:256K -n 10 --warmup 2 --validate \
 	--csv "$TMP/c.csv"
 wait_server
 check "write --mem host,bounce --sizes 64K:256K: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
@@ -103,7 +103,7 @@ both_ok() { [ "$CRC" = 0 ] && [ "$SRC" = 0 ] && same_rows "$TMP/want" "$TMP/c.cs
 # end (a missed end notice stalls one of them) and every byte moved is checked.
 for verb in write read; do
 	server gdr_${verb}_bw --timeout 30 --csv "$TMP/s.csv"
-	client gdr_${verb}_bw --timeout 30 --mem host,bounce -s 65536 -D 1 --warmup 2 --validate \
+	client gdr_${verb}_bw --timeout 30 --mem host,bounce --repeat 1 -s 65536 -D 1 --warmup 2 --validate \
 		--bounce-chunk 16K --bounce-slots 3 --csv "$TMP/c.csv"
 	wait_server
 	printf '%s\n' host,65536,ok,1,validated \
@@ -172,7 +172,7 @@ rm -f "$TMP/c.csv"
 
 # A server without a GPU: its reason reaches the client's row.
 GDRPERF_FAKE_CUDA_DEVICES=0 server gdr_write_bw --timeout 30
-client gdr_write_bw --timeout 30 --mem host,bounce -s 65536 -n 10 --csv "$TMP/c.csv"
+client gdr_write_bw --timeout 30 --mem host,bounce --repeat 1 -s 65536 -n 10 --csv "$TMP/c.csv"
 wait_server
 rows "$TMP/c.csv" >"$TMP/r" 2>&1
 LOGS="$TMP/r $LOGS" check "server without a GPU: host ok, bounce skipped with the server's reason" bash -c "
@@ -211,7 +211,7 @@ ceiling_both() { # WANT: both exit 0, the bounce row on either side
 }
 rm -f "$TMP/s.csv" "$TMP/c.csv" # --csv appends: no rows of the cases above
 server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
-client gdr_write_bw --timeout 30 --mem host,bounce -s 65536 -n 10 --warmup 2 --csv "$TMP/c.csv"
+client gdr_write_bw --timeout 30 --mem host,bounce --repeat 1 -s 65536 -n 10 --warmup 2 --csv "$TMP/c.csv"
 wait_server
 ceiling_both "" "" >"$TMP/r" 2>&1
 LOGS="$TMP/r $LOGS" check "bounce ceiling = min(port, copy at 64 KiB), the fake named, both sides" \
@@ -220,7 +220,7 @@ rm -f "$TMP/s.csv" "$TMP/c.csv"
 # The client's fake copies at 2 Gb/s at most, below rxe's port (under TCG it may be slower
 # still): its copy decides, the figure <= 2 Gb/s; the server keeps its own.
 server gdr_write_bw --timeout 30 --csv "$TMP/s.csv"
-GDRPERF_FAKE_CUDA_COPY_GBPS=2 client gdr_write_bw --timeout 30 --mem host,bounce -s 65536 -n 4 \
+GDRPERF_FAKE_CUDA_COPY_GBPS=2 client gdr_write_bw --timeout 30 --mem host,bounce --repeat 1 -s 65536 -n 4 \
 	--warmup 1 --csv "$TMP/c.csv"
 wait_server
 ceiling_both copy "" >"$TMP/r" 2>&1

@@ -50,7 +50,7 @@ if [ -f "$FAKE" ]; then
 	export GDRPERF_ROOT=${top_srcdir:-.}/tests/cuda/roots/nvidia_peermem
 	server gdr_write_bw --timeout 40 --csv "$TMP/gs.csv"
 	wait_listen "$PORT"
-	client gdr_write_bw --timeout 40 --gpu 0 --mem host,peermem --gpu-alloc all \
+	client gdr_write_bw --timeout 40 --gpu 0 --mem host,peermem --repeat 1 --gpu-alloc all \
 		--disable_pcie_relaxed -n 50 -s 4K --csv "$TMP/g.csv"
 	wait_server
 	check "--gpu-alloc all to the client only: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
@@ -84,7 +84,7 @@ hp_run() {
 	shift
 	server gdr_write_bw --timeout 40 --use_hugepages --csv "$TMP/${name}s.csv"
 	wait_listen "$PORT"
-	client gdr_write_bw --timeout 40 --use_hugepages --gpu 0 --mem host,bounce --validate \
+	client gdr_write_bw --timeout 40 --use_hugepages --gpu 0 --mem host,bounce --repeat 1 --validate \
 		-n 20 -s 64K --bounce-chunk 16K --bounce-slots 2 --csv "$TMP/$name.csv" "$@"
 	wait_server
 	check "--use_hugepages ($name): both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]

@@ -32,7 +32,7 @@ failed_with() { [ "$RC" = 1 ] && grep -Eq -- "$1" "$TMP/lb.out"; }
 usage_with() { [ "$RC" = 2 ] && grep -Eq -- "$1" "$TMP/lb.err"; }
 
 for verb in write read; do
-	lb gdr_${verb}_bw -d "$DEV" --mem host,bounce --sizes 4K:16K -n 20 --warmup 2 \
+	lb gdr_${verb}_bw -d "$DEV" --mem host,bounce --repeat 1 --sizes 4K:16K -n 20 --warmup 2 \
 		--csv "$TMP/lb.csv" --json "$TMP/lb.json"
 	check "$verb --loopback --mem host,bounce: exit 0" [ "$RC" = 0 ]
 	check "$verb: one verdict line for the pair, ok with both paths" \
@@ -63,7 +63,7 @@ check "two pairs: exit 0, two ok verdicts" two_ok
 # A requested path that cannot run here: rxe has no DMA-BUF registration.
 # --nfd: the outcome as labels, the failed path named.
 printf 'gdrperf.loopback-write-bw=pass\n' >"$TMP/nfd"
-lb gdr_write_bw -d "$DEV" --mem host,dmabuf -s 4K -n 10 --warmup 2 --nfd "$TMP/nfd"
+lb gdr_write_bw -d "$DEV" --mem host,dmabuf --repeat 1 -s 4K -n 10 --warmup 2 --nfd "$TMP/nfd"
 check "--mem host,dmabuf on rxe: exit 1" [ "$RC" = 1 ]
 check "the verdict leads with FAIL, names dmabuf and keeps host's figure" \
 	grep -Eq "^loopback GPU 0 <-> $DEV: FAIL: dmabuf: skipped: .*\(ok: host [0-9.]+ Gb/s\)$" \

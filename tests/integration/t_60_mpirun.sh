@@ -149,7 +149,7 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-ARGS=(--mem all -n 50 --sizes 4K:16K --validate --timeout 60 --report_gbits)
+ARGS=(--mem all --repeat 1 -n 50 --sizes 4K:16K --validate --timeout 60 --report_gbits)
 
 if [ $mpi = 1 ]; then
 	# MPI: rank 0 gathers, and alone writes the CSV and the JSON.

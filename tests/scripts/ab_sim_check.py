@@ -14,8 +14,9 @@ each GPU path. Each claim is held against the truth:
 
 A claim the truth contradicts is false. The criteria (issue 51):
   equal paths (CV 1/3/8 %, drift in turns): runs with any false claim <= 1 %;
-  dmabuf 0.90x at CV 3 %: the summary finds it in >= 99 % of the runs and
-  'dmabuf>=0.95*host' FAILs in >= 90 %;
+  dmabuf 0.90x at CV 3 %, and at CV 1 % under 5 % noise shared by each round
+  (the machine: what pairing the rounds cancels): the summary finds it in
+  >= 99 % of the runs and 'dmabuf>=0.95*host' FAILs in >= 90 %;
   path-major drift and bounce 1.30x: every gate UNDECIDED, no star on the
   impossible path.
 
@@ -46,6 +47,7 @@ TRUTH = {
     "gap-cv3": {"dmabuf": 0.90, "peermem": 1.0, "bounce": 1.0},
     "bounce-half": {"dmabuf": 1.0, "peermem": 1.0, "bounce": 0.50},
     "bounce-above": {"dmabuf": 1.0, "peermem": 1.0, "bounce": 1.30},
+    "gap-shared": {"dmabuf": 0.90, "peermem": 1.0, "bounce": 1.0},
 }
 EQUAL = ("equal-cv1", "equal-cv3", "equal-cv8", "drift-turns")
 
@@ -157,12 +159,12 @@ def main():
         if n in EQUAL:
             checks.append((f"{n}: runs with a false claim {st['false']}/{runs} <= 1 %",
                            pct(st["false"], runs) <= 1.0, st["tags"]))
-        if n == "gap-cv3" and not args.repeat:
+        if n in ("gap-cv3", "gap-shared") and not args.repeat:
             checks.append((f"{n}: the summary finds the gap in {st['found']}/{runs} >= 99 %",
                            pct(st["found"], runs) >= 99.0, ""))
             checks.append((f"{n}: dmabuf>=0.95*host FAILs in {st['fail95']}/{runs} >= 90 %",
                            pct(st["fail95"], runs) >= 90.0, ""))
-        if n in ("gap-cv1", "gap-cv3", "bounce-half"):
+        if n in ("gap-cv1", "gap-cv3", "bounce-half", "gap-shared"):
             checks.append((f"{n}: runs with a false claim {st['false']}/{runs} <= 1 %",
                            pct(st["false"], runs) <= 1.0, st["tags"]))
         if n in ("drift-path-major", "bounce-above"):

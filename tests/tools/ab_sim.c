@@ -8,8 +8,8 @@
  * out through the bench's CSV writer. Only the bandwidths are made up: base
  * x truth x drift x (1 + CV x N(0,1)), one repeat a second.
  *
- *   ab_sim SCENARIO RUNS SEED [--repeat N|MIN:MAX] [--cv PCT] [--old-layout]
- *                                                    (CSV on stdout)
+ *   ab_sim SCENARIO RUNS SEED [--repeat N|MIN:MAX] [--cv PCT] [--paths N]
+ *          [--old-layout]                            (CSV on stdout)
  *   ab_sim --list
  *
  * Every run gets its own run_id, so one file holds a scenario's runs.
@@ -44,21 +44,24 @@ struct scenario {
 	double cv;	      /* the noise of one repeat */
 	enum drift drift;     /* 10 % down over 60 repeats, linear */
 	const char *doc;
+	double shared; /* the noise of one round, the same for its paths (0: none) */
 };
 
 static const struct scenario scenarios[] = {
-	{ "equal-cv1", { 1, 1, 1, 1 }, 0.01, DRIFT_NONE, "equal paths, CV 1 %" },
-	{ "equal-cv3", { 1, 1, 1, 1 }, 0.03, DRIFT_NONE, "equal paths, CV 3 %" },
-	{ "equal-cv8", { 1, 1, 1, 1 }, 0.08, DRIFT_NONE, "equal paths, CV 8 %" },
+	{ "equal-cv1", { 1, 1, 1, 1 }, 0.01, DRIFT_NONE, "equal paths, CV 1 %", 0 },
+	{ "equal-cv3", { 1, 1, 1, 1 }, 0.03, DRIFT_NONE, "equal paths, CV 3 %", 0 },
+	{ "equal-cv8", { 1, 1, 1, 1 }, 0.08, DRIFT_NONE, "equal paths, CV 8 %", 0 },
 	{ "drift-turns", { 1, 1, 1, 1 }, 0.03, DRIFT_TURNS,
-	  "equal paths in turns, CV 3 %, 10 % drift over 60 repeats" },
+	  "equal paths in turns, CV 3 %, 10 % drift over 60 repeats", 0 },
 	{ "drift-path-major", { 1, 1, 1, 1 }, 0.03, DRIFT_PATH_MAJOR,
-	  "equal paths one after another, CV 3 %, 10 % drift over 60 repeats" },
-	{ "gap-cv1", { 1, 0.90, 1, 1 }, 0.01, DRIFT_NONE, "dmabuf 0.90x host, CV 1 %" },
-	{ "gap-cv3", { 1, 0.90, 1, 1 }, 0.03, DRIFT_NONE, "dmabuf 0.90x host, CV 3 %" },
-	{ "bounce-half", { 1, 1, 1, 0.50 }, 0.03, DRIFT_NONE, "bounce 0.50x host, CV 3 %" },
+	  "equal paths one after another, CV 3 %, 10 % drift over 60 repeats", 0 },
+	{ "gap-cv1", { 1, 0.90, 1, 1 }, 0.01, DRIFT_NONE, "dmabuf 0.90x host, CV 1 %", 0 },
+	{ "gap-cv3", { 1, 0.90, 1, 1 }, 0.03, DRIFT_NONE, "dmabuf 0.90x host, CV 3 %", 0 },
+	{ "bounce-half", { 1, 1, 1, 0.50 }, 0.03, DRIFT_NONE, "bounce 0.50x host, CV 3 %", 0 },
 	{ "bounce-above", { 1, 1, 1, 1.30 }, 0.03, DRIFT_NONE,
-	  "bounce 1.30x host (impossible), CV 3 %" },
+	  "bounce 1.30x host (impossible), CV 3 %", 0 },
+	{ "gap-shared", { 1, 0.90, 1, 1 }, 0.01, DRIFT_NONE,
+	  "dmabuf 0.90x host, CV 1 % per repeat and 5 % per round (the machine)", 0.05 },
 };
 
 /* splitmix64: a stream per seed, the same on every machine. */
@@ -89,19 +92,27 @@ struct run {
 	unsigned int fixed; /* rounds when the rule does not apply */
 	int decide;
 	int old_layout; /* --old-layout: no run_id, looks, stop or rounds */
+	unsigned int npaths; /* --paths N: the first N of path_names (2..4) */
 	uint64_t rng;
-	double t; /* the run's clock: one repeat a second */
+	double t;     /* the run's clock: one repeat a second */
+	double round; /* this round's factor (the scenario's shared noise) */
 	double bps[NPATHS][GDR_REP_KEEP];
 	double t0[NPATHS][GDR_REP_KEEP], t1[NPATHS][GDR_REP_KEEP];
 	int order[NPATHS];
 };
+
+/* A round's share of the machine's noise (the same for its paths): 1 without it. */
+static double round_factor(struct run *ru)
+{
+	return ru->sc->shared > 0 ? 1.0 + ru->sc->shared * gauss(&ru->rng) : 1.0;
+}
 
 /* One repeat of path p at size si: its Gb/s, and its place on the clock. */
 static void repeat(struct run *ru, unsigned int p, unsigned int si, unsigned int rep)
 {
 	const struct scenario *sc = ru->sc;
 	double drift = sc->drift == DRIFT_NONE ? 1.0 : 1.0 - 0.10 * ru->t / 60.0;
-	double g = base_gbps[si] * sc->truth[p] * drift * (1.0 + sc->cv * gauss(&ru->rng));
+	double g = base_gbps[si] * sc->truth[p] * drift * ru->round * (1.0 + sc->cv * gauss(&ru->rng));
 
 	ru->bps[p][rep] = g > 0.001 ? g : 0.001;
 	ru->t0[p][rep] = ru->t + 0.01;
@@ -178,12 +189,13 @@ static void size_in_turns(struct run *ru, unsigned int run_no, unsigned int si, 
 {
 	const int ok[NPATHS] = { 1, 1, 1, 1 };
 	const double *bps[NPATHS] = { ru->bps[0], ru->bps[1], ru->bps[2], ru->bps[3] };
-	unsigned int family = gdr_decide_family(NSIZES, NPATHS), rep;
+	unsigned int n = ru->npaths, family = gdr_decide_family(NSIZES, n), rep;
 	const char *stop = "fixed";
 
 	for (rep = 0;; rep++) {
-		for (unsigned int pos = 0; pos < NPATHS; pos++) {
-			unsigned int p = gdr_turn(NPATHS, *g + rep, pos);
+		ru->round = round_factor(ru);
+		for (unsigned int pos = 0; pos < n; pos++) {
+			unsigned int p = gdr_turn(n, *g + rep, pos);
 
 			if (rep == 0)
 				ru->order[p] = (int)pos;
@@ -196,7 +208,7 @@ static void size_in_turns(struct run *ru, unsigned int run_no, unsigned int si, 
 		}
 		if (!gdr_decide_is_look(&ru->rule, rep + 1))
 			continue;
-		if (gdr_decide_size(&ru->rule, family, bps, ok, NPATHS, 0, rep + 1) > 0) {
+		if (gdr_decide_size(&ru->rule, family, bps, ok, n, 0, rep + 1) > 0) {
 			stop = "decided";
 			break;
 		}
@@ -206,7 +218,7 @@ static void size_in_turns(struct run *ru, unsigned int run_no, unsigned int si, 
 		}
 	}
 	*g += rep + 1;
-	for (unsigned int p = 0; p < NPATHS; p++)
+	for (unsigned int p = 0; p < n; p++)
 		emit(ru, run_no, p, si, rep + 1, stop);
 }
 
@@ -221,11 +233,13 @@ static void one_run(struct run *ru, unsigned int run_no)
 		return;
 	}
 	/* One after another: the rule cannot pair rounds; the fewest rounds, fixed. */
-	for (unsigned int p = 0; p < NPATHS; p++) {
+	for (unsigned int p = 0; p < ru->npaths; p++) {
 		for (unsigned int si = 0; si < NSIZES; si++) {
 			ru->order[p] = (int)p;
-			for (unsigned int rep = 0; rep < ru->fixed; rep++)
+			for (unsigned int rep = 0; rep < ru->fixed; rep++) {
+				ru->round = round_factor(ru);
 				repeat(ru, p, si, rep);
+			}
 			emit(ru, run_no, p, si, ru->fixed, "fixed");
 		}
 	}
@@ -234,7 +248,7 @@ static void one_run(struct run *ru, unsigned int run_no)
 static int usage(void)
 {
 	fprintf(stderr, "usage: ab_sim SCENARIO RUNS SEED [--repeat N|MIN:MAX] [--cv PCT] "
-			"[--old-layout]\n"
+			"[--paths N] [--old-layout]\n"
 			"       ab_sim --list\n");
 	return 2;
 }
@@ -279,10 +293,16 @@ int main(int argc, char **argv)
 				max = min;
 		} else if (!strcmp(opt, "--cv")) {
 			sc.cv = strtod(val, NULL) / 100.0;
+		} else if (!strcmp(opt, "--paths")) {
+			ru.npaths = (unsigned int)strtoul(val, NULL, 10);
 		} else {
 			return usage();
 		}
 	}
+	if (!ru.npaths)
+		ru.npaths = NPATHS;
+	if (ru.npaths < 2 || ru.npaths > NPATHS)
+		return usage();
 	ru.sc = &sc;
 	ru.decide = min != max && sc.drift != DRIFT_PATH_MAJOR;
 	ru.fixed = min;

@@ -129,7 +129,7 @@ check_rows() {
 		--verb "$3" --peer "$SA" --hosts "$HA,$HB"
 }
 
-ARGS=(--mem all -n 50 --sizes 4K:16K --validate --timeout 60)
+ARGS=(--mem all --repeat 1 -n 50 --sizes 4K:16K --validate --timeout 60)
 
 for prog in gdr_write_bw gdr_read_bw; do
 	verb=${prog#gdr_}
