@@ -82,7 +82,8 @@ struct gdr_decide {
 	unsigned int looks[GDR_DECIDE_LOOKS_MAX];
 	unsigned int nlooks;
 };
-/* 0, or -EINVAL (min < GDR_DECIDE_MIN_ROUNDS unless min == max, max < min, alpha or margin out of (0, 1)). */
+/* 0, or -EINVAL (min < GDR_DECIDE_MIN_ROUNDS unless min == max, max < min, alpha or margin out of
+ * (0, 1)). */
 int gdr_decide_init(struct gdr_decide *d, unsigned int min, unsigned int max, double alpha,
 		    double margin);
 unsigned int gdr_decide_k(const struct gdr_decide *d);

@@ -81,8 +81,9 @@ unsigned int gdr_sess_rounds_decide(struct sess *s, unsigned int rounds)
 		bps[i] = s->paths[i].acc.bps;
 		ok[i] = s->paths[i].p.ok && !s->paths[i].skip_size && s->paths[i].acc.n >= rounds;
 	}
-	got = ref < 0 ? -1 : gdr_decide_size(&ro->rule, ro->family, bps, ok, n, (unsigned int)ref,
-					     rounds);
+	got = ref < 0
+		  ? -1
+		  : gdr_decide_size(&ro->rule, ro->family, bps, ok, n, (unsigned int)ref, rounds);
 	if (got < 0)
 		return GDR_ROUND_NOTHING;
 	if (got > 0)

@@ -51,17 +51,33 @@ static const struct scenario scenarios[] = {
 	{ "equal-cv1", { 1, 1, 1, 1 }, 0.01, DRIFT_NONE, "equal paths, CV 1 %", 0 },
 	{ "equal-cv3", { 1, 1, 1, 1 }, 0.03, DRIFT_NONE, "equal paths, CV 3 %", 0 },
 	{ "equal-cv8", { 1, 1, 1, 1 }, 0.08, DRIFT_NONE, "equal paths, CV 8 %", 0 },
-	{ "drift-turns", { 1, 1, 1, 1 }, 0.03, DRIFT_TURNS,
-	  "equal paths in turns, CV 3 %, 10 % drift over 60 repeats", 0 },
-	{ "drift-path-major", { 1, 1, 1, 1 }, 0.03, DRIFT_PATH_MAJOR,
-	  "equal paths one after another, CV 3 %, 10 % drift over 60 repeats", 0 },
+	{ "drift-turns",
+	  { 1, 1, 1, 1 },
+	  0.03,
+	  DRIFT_TURNS,
+	  "equal paths in turns, CV 3 %, 10 % drift over 60 repeats",
+	  0 },
+	{ "drift-path-major",
+	  { 1, 1, 1, 1 },
+	  0.03,
+	  DRIFT_PATH_MAJOR,
+	  "equal paths one after another, CV 3 %, 10 % drift over 60 repeats",
+	  0 },
 	{ "gap-cv1", { 1, 0.90, 1, 1 }, 0.01, DRIFT_NONE, "dmabuf 0.90x host, CV 1 %", 0 },
 	{ "gap-cv3", { 1, 0.90, 1, 1 }, 0.03, DRIFT_NONE, "dmabuf 0.90x host, CV 3 %", 0 },
 	{ "bounce-half", { 1, 1, 1, 0.50 }, 0.03, DRIFT_NONE, "bounce 0.50x host, CV 3 %", 0 },
-	{ "bounce-above", { 1, 1, 1, 1.30 }, 0.03, DRIFT_NONE,
-	  "bounce 1.30x host (impossible), CV 3 %", 0 },
-	{ "gap-shared", { 1, 0.90, 1, 1 }, 0.01, DRIFT_NONE,
-	  "dmabuf 0.90x host, CV 1 % per repeat and 5 % per round (the machine)", 0.05 },
+	{ "bounce-above",
+	  { 1, 1, 1, 1.30 },
+	  0.03,
+	  DRIFT_NONE,
+	  "bounce 1.30x host (impossible), CV 3 %",
+	  0 },
+	{ "gap-shared",
+	  { 1, 0.90, 1, 1 },
+	  0.01,
+	  DRIFT_NONE,
+	  "dmabuf 0.90x host, CV 1 % per repeat and 5 % per round (the machine)",
+	  0.05 },
 };
 
 /* splitmix64: a stream per seed, the same on every machine. */
@@ -91,7 +107,7 @@ struct run {
 	struct gdr_decide rule;
 	unsigned int fixed; /* rounds when the rule does not apply */
 	int decide;
-	int old_layout; /* --old-layout: no run_id, looks, stop or rounds */
+	int old_layout;	     /* --old-layout: no run_id, looks, stop or rounds */
 	unsigned int npaths; /* --paths N: the first N of path_names (2..4) */
 	uint64_t rng;
 	double t;     /* the run's clock: one repeat a second */
@@ -112,7 +128,8 @@ static void repeat(struct run *ru, unsigned int p, unsigned int si, unsigned int
 {
 	const struct scenario *sc = ru->sc;
 	double drift = sc->drift == DRIFT_NONE ? 1.0 : 1.0 - 0.10 * ru->t / 60.0;
-	double g = base_gbps[si] * sc->truth[p] * drift * ru->round * (1.0 + sc->cv * gauss(&ru->rng));
+	double g =
+	    base_gbps[si] * sc->truth[p] * drift * ru->round * (1.0 + sc->cv * gauss(&ru->rng));
 
 	ru->bps[p][rep] = g > 0.001 ? g : 0.001;
 	ru->t0[p][rep] = ru->t + 0.01;
@@ -163,7 +180,8 @@ static void emit(const struct run *ru, unsigned int run_no, unsigned int p, unsi
 	r.t_end_s = ru->t1[p][n - 1];
 	r.order = ru->order[p];
 	if (ru->sc->drift == DRIFT_PATH_MAJOR)
-		gdr_strlcpy(r.note, "path-major: neither side could hold every path's buffers at once",
+		gdr_strlcpy(r.note,
+			    "path-major: neither side could hold every path's buffers at once",
 			    sizeof(r.note));
 	snprintf(r.run_id, sizeof(r.run_id), "%016" PRIx64, gdr_run_id(run_no, 51));
 	r.looks = ru->decide ? gdr_decide_k(&ru->rule) : 1;

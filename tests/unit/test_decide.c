@@ -105,8 +105,8 @@ static void check_ratio(char *rest)
 	assert_int_equal(gdr_paired_ratio(num, den, n, q, &iv), 0);
 	if (!close_to(iv.est, want[0], 1e-9) || !close_to(iv.lo, want[1], 1e-9) ||
 	    !close_to(iv.hi, want[2], 1e-9))
-		fail_msg("ratio %.15g %.15g-%.15g, the vectors say %.15g %.15g-%.15g", iv.est, iv.lo,
-			 iv.hi, want[0], want[1], want[2]);
+		fail_msg("ratio %.15g %.15g-%.15g, the vectors say %.15g %.15g-%.15g", iv.est,
+			 iv.lo, iv.hi, want[0], want[1], want[2]);
 }
 
 static void test_paired_ratio(void **state)
