@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,12 +152,18 @@ static const char *fmt_fixed(double v, unsigned int decimals, char *buf, size_t 
  */
 static const char *fmt_sig(double v, char *buf, size_t len)
 {
+	double a = v < 0 ? -v : v;
 	int decimals = 5;
 
-	for (double a = v < 0 ? -v : v; a >= 10 && decimals > 0; a /= 10)
-		decimals--;
-	for (double a = v < 0 ? -v : v; a > 0 && a < 1 && decimals < 12; a *= 10)
-		decimals++;
+	/* The digits before the point take from the 6, the zeros after it give. */
+	if (a >= 1)
+		decimals -= (int)floor(log10(a));
+	else if (a > 0)
+		decimals += (int)ceil(-log10(a) - 1e-12);
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 12)
+		decimals = 12;
 	return fmt_fixed(v, (unsigned int)decimals, buf, len);
 }
 

@@ -346,7 +346,7 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 		FAIL("plan rounds %u:%u out of range", p->repeat_min, p->repeat);
 	if (p->repeat_min != p->repeat &&
 	    (p->repeat_min < GDR_DECIDE_MIN_ROUNDS || p->repeat > GDR_REP_KEEP || p->latency))
-		FAIL("plan rounds %u:%u out of range %u..%u (bandwidth only)", p->repeat_min,
+		FAIL("plan rounds %u:%u out of range %d..%d (bandwidth only)", p->repeat_min,
 		     p->repeat, GDR_DECIDE_MIN_ROUNDS, GDR_REP_KEEP);
 	if (p->alpha_ppm == 0 || p->alpha_ppm > 500000 || p->margin_ppm == 0 ||
 	    p->margin_ppm > 500000)

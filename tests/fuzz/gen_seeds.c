@@ -102,6 +102,12 @@ int main(int argc, char **argv)
 	strcpy(m.u.meas.text, "validation: QP 3 byte 4096: 0x5a, expected 0xa5");
 	bad |= seed(dir, "result", &m);
 	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_ROUND;
+	m.u.round.size = 1;
+	m.u.round.rounds = 7;
+	m.u.round.stop = GDR_ROUND_DECIDED;
+	bad |= seed(dir, "round", &m);
+	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_BYE;
 	bad |= seed(dir, "bye", &m);
 	/* rdma_cm hands the server the hello padded to the private data size. */
