@@ -52,6 +52,7 @@ LAT_COLUMNS = {
     "avg_us": "lat_avg_us",
 }
 LAT_MAIN = "p50_us"
+_LAT_KEYS = frozenset(LAT_COLUMNS)
 # Bounds beyond any real run; a larger number is a corrupt file, not a result.
 # Sizes stay below 2^53 so that they convert to float exactly (log axes).
 MAX_SIZE = 1 << 53
@@ -103,7 +104,7 @@ def parse_rounds(text, n):
     if not t:
         return None, None
     try:
-        got = [float(x) for x in t.split(";")]
+        got = list(map(float, t.split(";")))
     except ValueError:
         return None, "holds a value that is not a number"
     if t.strip(_NUM_STR + ";") or not MIN_POSITIVE <= min(got) <= max(got) <= MAX_GBPS:
@@ -451,13 +452,9 @@ def classify(rows):
     bandwidth row. A row with neither (skipped, failed) belongs to the kind
     the file otherwise holds; in a file with both kinds it counts as bandwidth.
     """
-    has_lat = any(any(m in r["vals"] for m in LAT_COLUMNS) for r in rows)
-    has_bw = any(r["bw"] is not None for r in rows)
-    default = "lat" if has_lat and not has_bw else "bw"
-    for r in rows:
-        if any(m in r["vals"] for m in LAT_COLUMNS):
-            r["kind"] = "lat"
-        elif r["bw"] is not None:
-            r["kind"] = "bw"
-        else:
-            r["kind"] = default
+    lat = _LAT_KEYS
+    kinds = ["lat" if not lat.isdisjoint(r["vals"]) else "bw" if r["bw"] is not None else None
+             for r in rows]
+    default = "lat" if "lat" in kinds and "bw" not in kinds else "bw"
+    for r, k in zip(rows, kinds):
+        r["kind"] = k or default
