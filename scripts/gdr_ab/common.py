@@ -69,7 +69,22 @@ def fmt_size_short(n):
 
 
 def ordered(names, order):
-    return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))
+    """NAMES in ORDER's order, the others after them by name. Paths of each side
+    its own memory (LOCAL:REMOTE) come after the symmetric ones, by local and
+    remote path in ORDER."""
+    def key(n):
+        if n in order:
+            return (0, order.index(n), 0, n)
+        local, colon, remote = n.partition(":")
+        if colon and local in order and remote in order:
+            return (1, order.index(local), order.index(remote), n)
+        return (2, len(order), 0, n)
+    return sorted(names, key=key)
+
+
+def combo(local, remote):
+    """The path name of a row: LOCAL, or LOCAL:REMOTE when the sides differ."""
+    return local if not remote or remote == local else f"{local}:{remote}"
 
 
 def verb_sort(v):

@@ -29,7 +29,7 @@ is, and the line says so.
 import re
 from collections import OrderedDict
 
-from .common import PATH_ORDER, UsageError, did_you_mean, fmt_size, ordered
+from .common import PATH_ORDER, UsageError, combo, did_you_mean, fmt_size, ordered
 from .rows import LAT_COLUMNS, MAX_GBPS, MAX_US
 from . import anomalies, stats
 from .stats import fmt_interval, fmt_ratio
@@ -47,10 +47,10 @@ SIZE_UNITS = {"": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
 OPS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b,
        ">": lambda a, b: a > b, "<": lambda a, b: a < b}
 _OP_RE = re.compile(r"(>=|<=|>|<)")
-_NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
+_NAME_RE = re.compile(r"[a-z][a-z0-9_]*(?::[a-z][a-z0-9_]*)?")
 _NUM = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]{1,3})?"
 _ABS_RE = re.compile(rf"({_NUM})\s*([a-z/]*)")
-_REL_RE = re.compile(rf"(?:({_NUM})\s*\*\s*)?([a-z0-9_.-]+)")
+_REL_RE = re.compile(rf"(?:({_NUM})\s*\*\s*)?([a-z0-9_.:-]+)")
 _SIZE_RE = re.compile(r"([0-9]{1,16})([a-z]*)")
 
 
@@ -92,11 +92,14 @@ class Rule:
         if path in ("ceiling", "baseline") and not allow_ceiling:
             raise UsageError(f"--expect '{text}': the {path} is a reference, not a path "
                              f"(e.g. host>=0.9*{path})")
-        if path not in PATH_ORDER:
-            raise UsageError(f"--expect '{text}': unknown path '{path}'"
-                             f"{did_you_mean(path, PATH_ORDER + ('ceiling', 'baseline'))} "
-                             f"(paths: {', '.join(PATH_ORDER)}; references: ceiling, baseline)")
-        return verb, path, metric
+        # Each side its own memory (issue 48): LOCAL:REMOTE, the client's side first.
+        for side in path.split(":", 1) if ":" in path else [path]:
+            if side not in PATH_ORDER:
+                raise UsageError(f"--expect '{text}': unknown path '{side}'"
+                                 f"{did_you_mean(side, PATH_ORDER + ('ceiling', 'baseline'))} "
+                                 f"(paths: {', '.join(PATH_ORDER)}, or LOCAL:REMOTE; "
+                                 f"references: ceiling, baseline)")
+        return verb, combo(*path.split(":", 1)) if ":" in path else path, metric
 
     @staticmethod
     def _size(s, text):

@@ -15,7 +15,7 @@ import re
 import stat
 import sys
 
-from .common import PATH_ORDER, VERB_ORDER, InputError, clean, shown, warn
+from .common import PATH_ORDER, VERB_ORDER, InputError, clean, combo, shown, warn
 
 # The text columns a row keeps (every reader of rows asks for these only):
 # the others are dropped as the file is read, so that 10^6 rows fit in memory.
@@ -437,7 +437,7 @@ def _row(path, line, where, rec, lay, odd):
     # Each side its own memory (issue 48): a combination is a path of its
     # own, LOCAL:REMOTE; both sides alike keep the one name.
     if remote and remote != row["path"]:
-        row["path"] = _intern(f"{row['path']}:{remote}")
+        row["path"] = _intern(combo(row["path"], remote))
     if row.get("bidir", "").strip() == "1":
         # Both directions at once roughly doubles the number: never mix it in.
         verb += " bidir"

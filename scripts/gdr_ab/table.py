@@ -19,6 +19,7 @@ from .stats import fmt_interval, fmt_ratio
 
 # The bandwidth summary compares paths where bandwidth has levelled off; the
 # latency summary where latency is latency and not size / bandwidth.
+BLOCK = 4  # paths per block of a table
 BIG = 1 << 20
 SMALL = 4096
 
@@ -281,13 +282,22 @@ def print_verb_table(out, table, verb):
     else:
         print(f"{verb} latency: us = median over rows of {kind.column}; ratio to host at the "
               f"same size and role; * = lowest", file=out)
-    # Each name over its cells' text, not over their two mark characters.
-    print(f"{'size':>9}  " + "".join(f"{p + '  ':>{width}}" for p in paths).rstrip(), file=out)
-    for size in sorted(sizes):
-        cells = sizes[size]
-        print(f"{fmt_size(size):>9}  "
-              + "".join(f"{cell_text(cells.get(p), p, kind):>{width}}" for p in paths).rstrip(),
+    # Four paths to a block (host first in each), so that a run of each side's
+    # own memory (up to 16 paths) stays readable; each name over its cells'
+    # text, not over their two mark characters.
+    rest = [p for p in paths if p != "host"]
+    blocks = [rest[i:i + BLOCK - ("host" in paths)] for i in range(0, len(rest), BLOCK - ("host" in paths))] or [[]]
+    for b, block in enumerate(blocks):
+        cols = (["host"] if "host" in paths else []) + block
+        if b:
+            print(file=out)
+        print(f"{'size':>9}  " + "".join(f"{p + '  ':>{width}}" for p in cols).rstrip(),
               file=out)
+        for size in sorted(sizes):
+            cells = sizes[size]
+            print(f"{fmt_size(size):>9}  "
+                  + "".join(f"{cell_text(cells.get(p), p, kind):>{width}}" for p in cols).rstrip(),
+                  file=out)
     if kind is BW:
         line = ceiling_line(sizes, paths)
         if line:
@@ -490,6 +500,51 @@ def summary(table, verb):
     if kind is BW:
         return f"{name} at {where}: {', '.join(parts)}; host {host:.3f} Gb/s"
     return f"{name} at {where}: {', '.join(parts)}; host {host:.3f} us (p50)"
+
+
+def combo_matrix(table, verb):
+    """Lines of the combination matrix (issue 48) of a bandwidth verb with paths
+    of each side its own memory: the client's path (rows) x the server's
+    (columns), each cell the summary's ratio to host:host with its interval
+    (or the repeats' range, no claim; a status where it did not run); [] when
+    every path is symmetric."""
+    sizes = table.cells[verb]
+    names = {p for c in sizes.values() for p in c}
+    if not any(":" in p for p in names):
+        return []
+    win, where = summary_window(sizes, table.kind)
+    sides = ordered({p.partition(":")[0] for p in names} | {p.partition(":")[2] or p for p in names},
+                    PATH_ORDER)
+    width = max(17, max(len(s) for s in sides) + 2)
+    lines = [f"{verb}, each side its own memory: ratio to host:host at {where}",
+             "  (rows: the client's path, columns: the server's)",
+             f"{'':>9}" + "".join(f"{s:>{width}}" for s in sides)]
+    for local in sides:
+        row = f"{local:>9}"
+        for remote in sides:
+            p = local if local == remote else f"{local}:{remote}"
+            row += f"{matrix_cell(table, verb, p, sizes, win):>{width}}"
+        lines.append(row)
+    return lines
+
+
+def matrix_cell(table, verb, path, sizes, win):
+    if path == "host":
+        return "1"
+    if not any(path in sizes[s] for s in sizes):
+        return "-"
+    claim = summary_claim(table, verb, path)
+    ratio = summary_ratio(path, sizes, win, claim)
+    if ratio is None:
+        return first_status(path, sizes)
+    lo, hi, claimed = summary_interval(path, sizes, win, claim)
+    if lo is None:
+        return f"{ratio:.2f}x"
+    if not claimed:
+        return f"{ratio:.2f}x [{down(lo)}-{up(hi)}]"
+    word = claim.word
+    head = "≈" if word == "equal" else f"{fmt_ratio(ratio, word)}x"
+    return f"{head} {fmt_interval(lo, hi, word)}"
 
 
 def first_status(path, sizes):

@@ -7,9 +7,10 @@
 # tests/tools/ab_sim written by the bench's own CSV writer: ab-rounds.csv
 # (dmabuf 0.90x host, CV 3 %, rounds until decided), ab-rounds-above.csv
 # (bounce 1.30x host, impossible), ab-rounds-major.csv (paths one after
-# another), ab-rounds-5.csv (equal paths, 5 fixed rounds). TAP output.
+# another), ab-rounds-5.csv (equal paths, 5 fixed rounds), ab-rounds-migration.csv
+# (each side its own memory: dmabuf:peermem 0.90x host). TAP output.
 . "$(dirname "$0")/ab_lib.sh"
-plan 22
+plan 26
 R="$fx/ab-rounds.csv"
 line() { grep -Eq -- "$2" "$tmp/$1.${3:-out}"; }
 no_line() { ! grep -Eq -- "$2" "$tmp/$1.${3:-out}"; }
@@ -79,6 +80,37 @@ check "two runs: the rounds of both paired, each within its run" sh -c "
 run close --no-plot --alpha 50 "$tmp/close.csv"
 check "0.9985x: claimed below host with ends that print below 1.00" \
 	sh -c "grep -Eq '^    1 MiB .* 0\.99[0-9]+x 0\.99[0-9]+-0\.99[0-9]+( |$)' '$tmp/close.out' && ! grep -q '1\.00x\|-1\.00 ' '$tmp/close.out'"
+
+# Each side its own memory (issue 48): a half-migrated pair, dmabuf on the
+# client, peermem on the server (ab_sim's migration: dmabuf:peermem 0.90x host).
+M="$fx/ab-rounds-migration.csv"
+run mig --no-plot --expect 'dmabuf:peermem>=0.95*dmabuf' --expect 'dmabuf:peermem>=0.85*host' "$M"
+check "a half-migrated pair: the combination matrix and the combination gates (golden)" \
+	golden mig "$exp/ab-rounds-migration.txt"
+check "the combination gate against dmabuf:dmabuf: paired, FAIL (exit 1)" \
+	sh -c "[ \$(cat '$tmp/mig.rc') = 1 ] && grep -q '^expect: FAIL write: dmabuf:peermem>=0.95\*dmabuf: at 1 MiB: dmabuf:peermem 0\.[0-9]*x dmabuf' '$tmp/mig.out'"
+run migtypo --no-plot --expect 'dmabuf:gpu>=0.9*host' "$M"
+check "a combination with a typo: usage error naming the side" \
+	sh -c "[ \$(cat '$tmp/migtypo.rc') = 2 ] && grep -q \"unknown path 'gpu'\" '$tmp/migtypo.err'"
+if have_mpl; then
+	"$PYTHON" - "$srcdir/scripts" "$M" >"$tmp/migfig" 2>&1 <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+sys.dont_write_bytecode = True
+from gdr_ab import plots, rows, verdict
+rs = rows.read_rows([sys.argv[2]])
+v = verdict.judge(rs)
+fig = plots.figure(v.tables[0], rs, None)
+for ax in fig.axes:
+    lg = ax.get_legend()
+    for t in (lg.get_texts() if lg else []):
+        print("legend", t.get_text())
+PY
+	check "the PNG has a line for the combination, with its summary" \
+		grep -q '^legend dmabuf:peermem: 0\.[0-9]*x host' "$tmp/migfig"
+else
+	skip "the PNG has a line for the combination" "no matplotlib for $PYTHON"
+fi
 
 # A list of rounds that does not match its repeats: warned, the row's rounds ignored.
 sed '3s/,\([0-9.]*\);\([0-9.]*\);/,\1;/' "$R" >"$tmp/torn.csv"

@@ -156,7 +156,7 @@ for r in 'gpu>=0.9*host' 'dmabuff>=1' 'wrte.dmabuf>=1' 'dmabuf.p50>=1'; do
 	"$PYTHON" "$ab" --no-plot --expect "$r" "$S" >"$tmp/typo.out" 2>"$tmp/typo.err"
 	echo $? >"$tmp/typo.rc"
 	case $r in
-	gpu*) want="unknown path 'gpu' \(paths: host, dmabuf, peermem, bounce; references: ceiling, baseline\)" ;;
+	gpu*) want="unknown path 'gpu' \(paths: host, dmabuf, peermem, bounce, or LOCAL:REMOTE; references: ceiling, baseline\)" ;;
 	dmabuff*) want="unknown path 'dmabuff' \(did you mean dmabuf\?\)" ;;
 	wrte*) want="unknown verb 'wrte' \(did you mean write\?\)" ;;
 	*) want="unknown metric 'p50' \(did you mean p50_us\?\)" ;;

@@ -45,39 +45,82 @@ struct scenario {
 	enum drift drift;     /* 10 % down over 60 repeats, linear */
 	const char *doc;
 	double shared; /* the noise of one round, the same for its paths (0: none) */
+	/* Each side its own memory: the paths' local and remote names (NULL: path_names). */
+	const char *const *local, *const *remote;
 };
 
+/* A half-migrated pair (issue 48): DMA-BUF on one node, peermem on the other. */
+static const char *const mig_local[NPATHS] = { "host", "dmabuf", "peermem", "dmabuf" };
+static const char *const mig_remote[NPATHS] = { "host", "dmabuf", "peermem", "peermem" };
+
 static const struct scenario scenarios[] = {
-	{ "equal-cv1", { 1, 1, 1, 1 }, 0.01, DRIFT_NONE, "equal paths, CV 1 %", 0 },
-	{ "equal-cv3", { 1, 1, 1, 1 }, 0.03, DRIFT_NONE, "equal paths, CV 3 %", 0 },
-	{ "equal-cv8", { 1, 1, 1, 1 }, 0.08, DRIFT_NONE, "equal paths, CV 8 %", 0 },
+	{ "equal-cv1", { 1, 1, 1, 1 }, 0.01, DRIFT_NONE, "equal paths, CV 1 %", 0, NULL, NULL },
+	{ "equal-cv3", { 1, 1, 1, 1 }, 0.03, DRIFT_NONE, "equal paths, CV 3 %", 0, NULL, NULL },
+	{ "equal-cv8", { 1, 1, 1, 1 }, 0.08, DRIFT_NONE, "equal paths, CV 8 %", 0, NULL, NULL },
 	{ "drift-turns",
 	  { 1, 1, 1, 1 },
 	  0.03,
 	  DRIFT_TURNS,
 	  "equal paths in turns, CV 3 %, 10 % drift over 60 repeats",
-	  0 },
+	  0,
+	  NULL,
+	  NULL },
 	{ "drift-path-major",
 	  { 1, 1, 1, 1 },
 	  0.03,
 	  DRIFT_PATH_MAJOR,
 	  "equal paths one after another, CV 3 %, 10 % drift over 60 repeats",
-	  0 },
-	{ "gap-cv1", { 1, 0.90, 1, 1 }, 0.01, DRIFT_NONE, "dmabuf 0.90x host, CV 1 %", 0 },
-	{ "gap-cv3", { 1, 0.90, 1, 1 }, 0.03, DRIFT_NONE, "dmabuf 0.90x host, CV 3 %", 0 },
-	{ "bounce-half", { 1, 1, 1, 0.50 }, 0.03, DRIFT_NONE, "bounce 0.50x host, CV 3 %", 0 },
+	  0,
+	  NULL,
+	  NULL },
+	{ "gap-cv1",
+	  { 1, 0.90, 1, 1 },
+	  0.01,
+	  DRIFT_NONE,
+	  "dmabuf 0.90x host, CV 1 %",
+	  0,
+	  NULL,
+	  NULL },
+	{ "gap-cv3",
+	  { 1, 0.90, 1, 1 },
+	  0.03,
+	  DRIFT_NONE,
+	  "dmabuf 0.90x host, CV 3 %",
+	  0,
+	  NULL,
+	  NULL },
+	{ "bounce-half",
+	  { 1, 1, 1, 0.50 },
+	  0.03,
+	  DRIFT_NONE,
+	  "bounce 0.50x host, CV 3 %",
+	  0,
+	  NULL,
+	  NULL },
 	{ "bounce-above",
 	  { 1, 1, 1, 1.30 },
 	  0.03,
 	  DRIFT_NONE,
 	  "bounce 1.30x host (impossible), CV 3 %",
-	  0 },
+	  0,
+	  NULL,
+	  NULL },
 	{ "gap-shared",
 	  { 1, 0.90, 1, 1 },
 	  0.01,
 	  DRIFT_NONE,
 	  "dmabuf 0.90x host, CV 1 % per repeat and 5 % per round (the machine)",
-	  0.05 },
+	  0.05,
+	  NULL,
+	  NULL },
+	{ "migration",
+	  { 1, 1, 0.97, 0.90 },
+	  0.01,
+	  DRIFT_NONE,
+	  "dmabuf, peermem 0.97x and dmabuf:peermem 0.90x host, CV 1 %",
+	  0,
+	  mig_local,
+	  mig_remote },
 };
 
 /* splitmix64: a stream per seed, the same on every machine. */
@@ -150,8 +193,9 @@ static void emit(const struct run *ru, unsigned int run_no, unsigned int p, unsi
 	gdr_strlcpy(r.peer, "simpeer", sizeof(r.peer));
 	gdr_strlcpy(r.role, "client", sizeof(r.role));
 	gdr_strlcpy(r.verb, "write", sizeof(r.verb));
-	gdr_strlcpy(r.path, path_names[p], sizeof(r.path));
-	gdr_strlcpy(r.path_remote, path_names[p], sizeof(r.path_remote));
+	gdr_strlcpy(r.path, ru->sc->local ? ru->sc->local[p] : path_names[p], sizeof(r.path));
+	gdr_strlcpy(r.path_remote, ru->sc->remote ? ru->sc->remote[p] : path_names[p],
+		    sizeof(r.path_remote));
 	gdr_strlcpy(r.version, PACKAGE_VERSION, sizeof(r.version));
 	gdr_strlcpy(r.nic, "mlx5_0", sizeof(r.nic));
 	if (p) {
