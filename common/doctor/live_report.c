@@ -149,6 +149,10 @@ static void print_procs(FILE *out, const struct gdr_live *l)
 		with_mr += l->procs[i].mrs > 0;
 	if (!l->nprocs && l->src[GDR_LIVE_SRC_MRS].state != GDR_LIVE_SRC_READ)
 		return;
+	if (!l->nprocs && !l->mrs_kernel && !l->mrs_hidden) {
+		wrapf(out, "", 4, "processes: none holds an RDMA MR or a dma-buf fd");
+		return;
+	}
 	wrapf(out, "", 4,
 	      "processes: %d with RDMA MRs%s (each one's DMA-BUF share is an estimate: its MR "
 	      "bytes minus its VmPin, as an MR on a dma-buf pins no page of the process and one "
