@@ -317,6 +317,15 @@ static struct gdr_live_proc *proc_of(struct gdr_live *l, int pid, int *created)
 		if (l->procs[i].pid == pid)
 			return &l->procs[i];
 	if (l->nprocs == GDR_LIVE_MAX_PROCS) {
+		int n = l->procs_dropped < (int)GDR_ARRAY_SIZE(l->dropped_pid)
+			    ? l->procs_dropped
+			    : (int)GDR_ARRAY_SIZE(l->dropped_pid);
+
+		for (int i = 0; i < n; i++)
+			if (l->dropped_pid[i] == pid)
+				return NULL;
+		if (l->procs_dropped < (int)GDR_ARRAY_SIZE(l->dropped_pid))
+			l->dropped_pid[l->procs_dropped] = pid;
 		l->procs_dropped++;
 		return NULL;
 	}

@@ -238,8 +238,9 @@ struct gdr_live {
 	uint64_t mr_bytes;
 	struct gdr_live_proc *procs;
 	int nprocs;
-	int procs_dropped;
-	int host_pidns; /* ROOT/proc/2 is kthreadd: the node's PID namespace */
+	int procs_dropped;   /* processes past GDR_LIVE_MAX_PROCS, each counted once */
+	int dropped_pid[64]; /* the first of them, to count each once */
+	int host_pidns;	     /* ROOT/proc/2 is kthreadd: the node's PID namespace */
 	/* verdict: 1 in use, 0 not, -1 unknown */
 	int dmabuf, peermem;
 	int gpu_procs_no_gdr; /* GPU processes holding MRs while neither path is in use */

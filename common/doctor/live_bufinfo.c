@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include "live.h"
+#include "text.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -53,6 +54,15 @@ static int digits(const char *s, size_t n, int hex)
 	return 1;
 }
 
+/* A field of a line, made safe to print (a dma-buf's name is set by any process). */
+static void field(char *out, size_t size, const char *s, size_t len)
+{
+	char raw[256];
+
+	snprintf(raw, sizeof(raw), "%.*s", (int)len, s);
+	gdr_text_safe(raw, out, size);
+}
+
 /* One object line into d; 0, or -EINVAL when it is not one. */
 static int object_line(const char *line, size_t len, struct gdr_live_dmabuf *d)
 {
@@ -80,11 +90,11 @@ static int object_line(const char *line, size_t len, struct gdr_live_dmabuf *d)
 		return -EINVAL;
 	d->size = strtoull(f[0], NULL, 10);
 	d->count = strtol(f[3], NULL, 10);
-	snprintf(d->exp_name, sizeof(d->exp_name), "%.*s", (int)flen[4], f[4]);
+	field(d->exp_name, sizeof(d->exp_name), f[4], flen[4]);
 	if (nf == 7) {
 		d->ino = strtoul(f[5], NULL, 10);
 		if (!(flen[6] == 6 && !memcmp(f[6], "<none>", 6)))
-			snprintf(d->name, sizeof(d->name), "%.*s", (int)flen[6], f[6]);
+			field(d->name, sizeof(d->name), f[6], flen[6]);
 	}
 	return 0;
 }

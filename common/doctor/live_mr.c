@@ -12,6 +12,7 @@
 
 #include "json_read.h"
 #include "live.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,7 +64,7 @@ static int one_mr(const struct gdr_json *o, struct gdr_live_mr *mr, char *why, s
 		snprintf(why, wlen, "MR %zu: no \"ifname\"", idx);
 		return -EINVAL;
 	}
-	snprintf(mr->dev, sizeof(mr->dev), "%s", name->str);
+	gdr_text_safe(name->str, mr->dev, sizeof(mr->dev));
 	if (uint_member(o, "mrlen", UINT64_MAX, &mr->len)) {
 		snprintf(why, wlen, "MR %zu: no \"mrlen\" (a byte count)", idx);
 		return -EINVAL;
@@ -81,7 +82,7 @@ static int one_mr(const struct gdr_json *o, struct gdr_live_mr *mr, char *why, s
 	}
 	mr->pid = r ? 0 : (uint32_t)v;
 	if (comm && comm->type == GDR_JSON_STRING)
-		snprintf(mr->comm, sizeof(mr->comm), "%s", comm->str);
+		gdr_text_safe(comm->str, mr->comm, sizeof(mr->comm));
 	return 0;
 }
 

@@ -161,7 +161,10 @@ static void print_procs(FILE *out, const struct gdr_live *l)
 	for (int i = 0; i < l->nprocs; i++)
 		print_proc(out, l, &l->procs[i]);
 	if (l->procs_dropped)
-		wrapf(out, "  ", 4, "and %d more processes, not listed", l->procs_dropped);
+		wrapf(out, "  ", 4, "and %s%d more process%s with MRs or dma-buf fds, not listed",
+		      l->procs_dropped > 64 ? "more than " : "",
+		      l->procs_dropped > 64 ? 64 : l->procs_dropped,
+		      l->procs_dropped == 1 ? "" : "es");
 	if (l->mrs_kernel)
 		wrapf(out, "  ", 4, "kernel users: %u MR%s", l->mrs_kernel,
 		      l->mrs_kernel == 1 ? "" : "s");
@@ -392,7 +395,8 @@ void gdr_live_json(FILE *out, const struct gdr_live *l)
 		fputs(i ? ", " : "", out);
 		json_proc(out, &l->procs[i]);
 	}
-	fprintf(out, "], \"processes_not_listed\": %d, \"sources\": [", l->procs_dropped);
+	fprintf(out, "], \"processes_not_listed\": %d, \"sources\": [",
+		l->procs_dropped > 64 ? 65 : l->procs_dropped);
 	for (int i = 0; i < GDR_LIVE_SRC_N; i++) {
 		const struct gdr_live_src *s = &l->src[i];
 
