@@ -8,7 +8,8 @@
  *   maps     libcuda.so* (a GPU process), libnccl.so* (whose file holds
  *            "NCCL version X.Y.Z+cudaA.B", read through /proc/PID/root)
  *   fd       links; a dma-buf is "/dmabuf:NAME" (anon_inode:dmabuf on old
- *            kernels), and fdinfo/FD then has size, ino and exp_name
+ *            kernels), and fdinfo/FD then has size, ino and exp_name; in a
+ *            copied tree (no links), a file whose fdinfo has exp_name
  */
 #include "config.h"
 
@@ -255,19 +256,24 @@ static int scan_fds(const char *root, int pid, struct gdr_live_proc *p)
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		n = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = '\0';
-		if (strncmp(target, "/dmabuf:", 8) && strcmp(target, "anon_inode:dmabuf"))
-			continue;
-		if (p && count < GDR_LIVE_PROC_FDS) {
-			struct gdr_live_proc_fd *f = &p->fds[count];
+		struct gdr_live_proc_fd f = { .fd = atoi(de->d_name) };
 
-			memset(f, 0, sizeof(*f));
-			f->fd = atoi(de->d_name);
-			read_fdinfo(root, pid, f);
+		n = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+		if (n >= 0) {
+			target[n] = '\0';
+			if (strncmp(target, "/dmabuf:", 8) && strcmp(target, "anon_inode:dmabuf"))
+				continue;
+			read_fdinfo(root, pid, &f);
+		} else if (errno == EINVAL) {
+			/* Not a link: a copied tree. Only a dma-buf's fdinfo has exp_name. */
+			read_fdinfo(root, pid, &f);
+			if (!f.exp_name[0])
+				continue;
+		} else {
+			continue;
 		}
+		if (p && count < GDR_LIVE_PROC_FDS)
+			p->fds[count] = f;
 		count++;
 	}
 	closedir(d);

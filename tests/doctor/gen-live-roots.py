@@ -15,9 +15,9 @@ this script has a real capture to copy, it copies its layout:
   - sys/module/nvidia_peermem/refcnt: "%i\\n";
   - proc/PID/status: the layout of Debian 6.1's (captured in the Soft-RoCE VM;
     VmPin "%8lu kB"); cmdline and environ NUL-separated; maps as
-    show_map_vma pads it (path at column 73); fd/N links ("/dmabuf:" for a
-    dma-buf, as 6.1 names it) and fdinfo/N (dma_buf_show_fdinfo after the
-    common pos/flags/mnt_id/ino lines);
+    show_map_vma pads it (path at column 73); fd/N (plain files, as in a
+    copied tree: see process()) and fdinfo/N (a dma-buf's: dma_buf_show_fdinfo
+    after the common pos/flags/mnt_id/ino lines);
   - proc/PID/root/<libnccl path>: the library as the process sees it; only
     its "NCCL version X.Y.Z+cudaA.B" string (NCCL's VERSION_STRING, a NUL-
     terminated string in .rodata) matters, between filler bytes;
@@ -179,13 +179,13 @@ def node(name, host="gpu-a", kthreadd=True):
     root = os.path.join(ROOTS, name)
     shutil.rmtree(root, ignore_errors=True)
     write(root, "etc/hostname", host + "\n")
+    # As tests/doctor/gen-pcie-roots.py lays it out: the class directory's device
+    # link to the PCI function (no link back into the class: `make dist` follows links).
     for ib, dom, port, bdf in NICS:
         dev = "sys/devices/%s/%s/%s" % (dom, port, bdf)
         write(root, dev + "/uevent", UEVENT.format(bdf=bdf))
         write(root, dev + "/vendor", "0x15b3\n")
-        link(root, dev + "/infiniband/%s/device" % ib, "../../../" + bdf)
-        link(root, "sys/class/infiniband/" + ib,
-             "../../devices/%s/%s/%s/infiniband/%s" % (dom, port, bdf, ib))
+        link(root, "sys/class/infiniband/%s/device" % ib, "../../../" + dev[len("sys/"):])
     if kthreadd:
         write(root, "proc/2/status", KTHREADD)
     os.makedirs(os.path.join(root, "sys/kernel/debug"), exist_ok=True)
@@ -260,12 +260,16 @@ def process(root, p):
         path, ver = p["nccl"]
         body = b"\x7fELF" + b"\0" * 4092 + ("NCCL version %s\0" % ver).encode() + b"\0" * 64
         write(root, "proc/%d/root%s" % (pid, path), body, "wb")
-    os.makedirs(os.path.join(root, "proc/%d/fd" % pid), exist_ok=True)
-    link(root, "proc/%d/fd/0" % pid, "/dev/null")
-    link(root, "proc/%d/fd/1" % pid, "pipe:[123456]")
-    link(root, "proc/%d/fd/2" % pid, "pipe:[123456]")
+    # fd/N: plain files, as a copy of /proc holds them (its links point nowhere, and
+    # `make dist` archives with tar -h, which follows links); the reader then tells a
+    # dma-buf by its fdinfo, the only kind with "exp_name:".
+    for fd in (0, 1, 2):
+        write(root, "proc/%d/fd/%d" % (pid, fd), "")
+        write(root, "proc/%d/fdinfo/%d" % (pid, fd),
+              "pos:\t0\nflags:\t0%o\nmnt_id:\t25\nino:\t%d\n" % (0o2 if fd else 0o100000,
+                                                                   4 + fd))
     for fd, (size, bino, exp) in p.get("dmabuf_fds", {}).items():
-        link(root, "proc/%d/fd/%d" % (pid, fd), "/dmabuf:")
+        write(root, "proc/%d/fd/%d" % (pid, fd), "")
         write(root, "proc/%d/fdinfo/%d" % (pid, fd),
               "pos:\t0\nflags:\t02000002\nmnt_id:\t11\nino:\t%d\nsize:\t%d\ncount:\t1\n"
               "exp_name:\t%s\n" % (bino, size, exp))
