@@ -10,6 +10,7 @@
 #include "live.h"
 #include "prom.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 void gdr_live_nfd(FILE *out, const struct gdr_live *l)
@@ -32,40 +33,36 @@ static const char *src_state(enum gdr_live_src_state s)
 					      : "missing";
 }
 
+static void by_path(struct gdr_prom *p, struct gdr_prom_label *lb, const char *name,
+		    const char *help, int64_t dmabuf, int64_t peermem)
+{
+	gdr_prom_family(p, name, help);
+	lb[1] = (struct gdr_prom_label){ "path", "dmabuf" };
+	if (dmabuf >= 0)
+		gdr_prom_sample_u(p, lb, 2, (unsigned long long)dmabuf);
+	lb[1] = (struct gdr_prom_label){ "path", "peermem" };
+	if (peermem >= 0)
+		gdr_prom_sample_u(p, lb, 2, (unsigned long long)peermem);
+}
+
 int gdr_live_prom(struct gdr_prom *p, const struct gdr_live *l)
 {
 	struct gdr_prom_label lb[4] = { { "host", l->host } };
 	char pid[16];
 
-	gdr_prom_family(p, "gdrperf_live_in_use",
-			"1 when the GPUDirect path registers GPU memory on the node now, 0 when "
-			"not; no sample when not known.");
-	lb[1] = (struct gdr_prom_label){ "path", "dmabuf" };
-	if (l->dmabuf >= 0)
-		gdr_prom_sample_u(p, lb, 2, (unsigned long long)l->dmabuf);
-	lb[1] = (struct gdr_prom_label){ "path", "peermem" };
-	if (l->peermem >= 0)
-		gdr_prom_sample_u(p, lb, 2, (unsigned long long)l->peermem);
-
-	gdr_prom_family(p, "gdrperf_live_mrs",
-			"Live MRs on GPU memory by path: dmabuf, the attachments of NVIDIA "
-			"dma-bufs (one per MR); peermem, nvidia-peermem's live MRs.");
-	lb[1] = (struct gdr_prom_label){ "path", "dmabuf" };
-	if (l->dmabuf >= 0)
-		gdr_prom_sample_u(p, lb, 2, l->nv_attachments);
-	lb[1] = (struct gdr_prom_label){ "path", "peermem" };
-	if (l->peer_mrs >= 0)
-		gdr_prom_sample_u(p, lb, 2, (unsigned long long)l->peer_mrs);
-
-	gdr_prom_family(p, "gdrperf_live_bytes",
-			"Bytes of GPU memory registered by path: dmabuf, the attached NVIDIA "
-			"dma-bufs' sizes; peermem, nvidia-peermem's live registered bytes.");
-	lb[1] = (struct gdr_prom_label){ "path", "dmabuf" };
-	if (l->dmabuf >= 0)
-		gdr_prom_sample_u(p, lb, 2, (unsigned long long)l->nv_attached_bytes);
-	lb[1] = (struct gdr_prom_label){ "path", "peermem" };
-	if (l->peer_bytes >= 0)
-		gdr_prom_sample_u(p, lb, 2, (unsigned long long)l->peer_bytes);
+	/* One family per fact, one sample per path; a value below 0 is not known: no sample. */
+	by_path(p, lb, "gdrperf_live_in_use",
+		"1 when the GPUDirect path registers GPU memory on the node now, 0 when not; no "
+		"sample when not known.",
+		l->dmabuf, l->peermem);
+	by_path(p, lb, "gdrperf_live_mrs",
+		"Live MRs on GPU memory by path: dmabuf, the attachments of NVIDIA dma-bufs (one "
+		"per MR); peermem, nvidia-peermem's live MRs.",
+		l->dmabuf < 0 ? -1 : (int64_t)l->nv_attachments, l->peer_mrs);
+	by_path(p, lb, "gdrperf_live_bytes",
+		"Bytes of GPU memory registered by path: dmabuf, the attached NVIDIA dma-bufs' "
+		"sizes; peermem, nvidia-peermem's live registered bytes.",
+		l->dmabuf < 0 ? -1 : (int64_t)l->nv_attached_bytes, l->peer_bytes);
 
 	gdr_prom_family(p, "gdrperf_live_source",
 			"1; whether the live check could read each source: read, not-needed, "

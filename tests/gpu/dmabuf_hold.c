@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,8 @@
 #include "cuda.h"
 #include "options.h"
 #include "util.h"
+
+#include "../tools/stdin_eof.h"
 
 static int usage(void)
 {
@@ -47,22 +48,6 @@ static void print_fdinfo(int fd)
 	while (fgets(line, sizeof(line), f))
 		fputs(line, stdout);
 	fclose(f);
-}
-
-/* Until stdin ends, at most sec seconds. */
-static void wait_eof(int sec)
-{
-	struct pollfd p = { .fd = 0, .events = POLLIN };
-	char c;
-
-	for (;;) {
-		int n = poll(&p, 1, sec * 1000);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || read(0, &c, 1) <= 0)
-			return;
-	}
 }
 
 int main(int argc, char **argv)
@@ -114,7 +99,7 @@ int main(int argc, char **argv)
 	print_fdinfo(fd);
 	printf("held\n");
 	fflush(stdout);
-	wait_eof(timeout);
+	gdr_wait_stdin_eof(timeout);
 	close(fd);
 	gdr_cuda_free(cu, dptr);
 	gdr_cuda_gpu_close(cu, &gpu);

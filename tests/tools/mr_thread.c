@@ -20,13 +20,14 @@
 
 #include <errno.h>
 #include <infiniband/verbs.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "stdin_eof.h"
 
 struct reg {
 	struct ibv_pd *pd;
@@ -39,24 +40,10 @@ struct reg {
 	int exits; /* the thread ends once it has registered */
 };
 
-/* Until stdin ends, at most sec seconds. */
 static void wait_eof(int sec)
 {
-	struct pollfd p = { .fd = 0, .events = POLLIN };
-	char c;
-
-	for (;;) {
-		int n = poll(&p, 1, sec * 1000);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			fprintf(stderr, "mr_thread: stdin still open after %d s\n", sec);
-			return;
-		}
-		if (read(0, &c, 1) <= 0)
-			return;
-	}
+	if (gdr_wait_stdin_eof(sec))
+		fprintf(stderr, "mr_thread: stdin still open after %d s\n", sec);
 }
 
 static void *reg_thread(void *arg)
