@@ -609,9 +609,14 @@ static char *read_rdma_mr(const char *path, size_t *len)
 					gdr_input_strerror(path, r, why, sizeof(why)));
 			return r ? NULL : buf;
 		}
-		if (stat(path, &st) < 0 || !S_ISFIFO(st.st_mode)) {
-			gdr_err("--rdma-mr %s: %s", path,
-				errno ? strerror(errno) : "not a regular file or a pipe");
+		if (stat(path, &st) < 0) {
+			gdr_err("--rdma-mr %s: %s", path, strerror(errno));
+			return NULL;
+		}
+		if (!S_ISFIFO(st.st_mode)) {
+			gdr_err("--rdma-mr %s: %s (give a regular file, a pipe or -)", path,
+				gdr_input_strerror(path, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL,
+						   why, sizeof(why)));
 			return NULL;
 		}
 	}

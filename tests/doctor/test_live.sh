@@ -71,6 +71,9 @@ usage "--live with --nccl-log" --live --nccl-log "$top_srcdir/tests/doctor/nccl-
 usage "--rdma-mr without --live" --rdma-mr "$MR/live-both.json"
 usage "--live --expect any" --live --expect any
 usage "--rdma-mr that does not exist" --live --root live-both --rdma-mr "$WORK/nope.json"
+usage "--rdma-mr a directory" --live --root live-both --rdma-mr "$WORK"
+grep -q "is a directory, not a regular file (give a regular file, a pipe or -)" "$WORK/usage.err" &&
+	ok "--rdma-mr a directory: says what it is" || not_ok "--rdma-mr a directory: says what it is" "$WORK/usage.err"
 echo '{"not": "an MR list"}' >"$WORK/bad.json"
 usage "--rdma-mr that is not rdma's list" --live --root live-both --rdma-mr "$WORK/bad.json"
 grep -q "not rdma's MR list" "$WORK/usage.err" && ok "a bad --rdma-mr says so" ||
