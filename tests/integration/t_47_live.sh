@@ -73,7 +73,8 @@ PY
 		"$T/closed.out"
 	check "not the NVIDIA exporter: DMA-BUF not in use" \
 		grep -q '^  DMA-BUF: not in use' "$T/closed.out"
-	exec {ATT[1]}>&-
+	fd=${ATT[1]}
+	exec {fd}>&-
 	wait "$ATT_PID"
 	check "dmabuf_attach exits 0" [ $? = 0 ]
 	live after
@@ -143,7 +144,8 @@ check "text: GPUDirect RDMA is off for the 2 GPU processes" \
 	"$T/run.json"
 "$DOCTOR" --live --expect dmabuf --quiet >/dev/null 2>&1
 check "--expect dmabuf: no peer memory on this node: exit 0" [ $? = 0 ]
-exec {MRT_CO[1]}>&-
+fd=${MRT_CO[1]}
+exec {fd}>&-
 wait "$MRT_CO_PID"
 check "mr_thread exits 0" [ $? = 0 ]
 kill_bg cli
@@ -162,7 +164,8 @@ src = [s for s in d["sources"] if s["name"] == "processes"][0]
 sys.exit(0 if d["mrs"]["without_pid"] == 1 and src["state"] == "read"
          and "threads have exited" in src["detail"] else 1)
 PY
-exec {GONE[1]}>&-
+fd=${GONE[1]}
+exec {fd}>&-
 wait "$GONE_PID"
 check "mr_thread --thread-exits exits 0" [ $? = 0 ]
 done_testing

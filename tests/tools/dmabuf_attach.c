@@ -17,7 +17,7 @@
  *   closed                  (fd and video device closed; vgem holds the buffer)
  *   <waits for end of stdin>, then exits (vgem's handle goes: the buffer is freed)
  * Every wait ends after --timeout seconds (default 120). Exit 0 done, 1 a
- * step failed, 77 vivid or vgem is not there (the test skips), 2 usage.
+ * step failed or a wait ran out, 77 vivid or vgem is not there, 2 usage.
  */
 #include "config.h"
 
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 {
 	char video[PATH_MAX], card[PATH_MAX];
 	struct prime_handle ph = { 0 };
-	int timeout = 120, vfd, dfd, buf;
+	int timeout = 120, vfd, dfd, buf, rc;
 
 	if (argc == 3 && !strcmp(argv[1], "--timeout"))
 		timeout = atoi(argv[2]);
@@ -186,8 +186,9 @@ int main(int argc, char **argv)
 	close(vfd);
 	printf("closed\n");
 	fflush(stdout);
-	if (wait_stdin(timeout, 1))
+	rc = wait_stdin(timeout, 1);
+	if (rc)
 		fprintf(stderr, "dmabuf_attach: stdin still open after %d s: exiting\n", timeout);
 	close(dfd);
-	return 0;
+	return rc ? 1 : 0;
 }

@@ -14,7 +14,7 @@
  * deregisters and exits. The registering thread waits too, as NCCL's proxy
  * thread lives as long as its MRs; with --thread-exits it ends once it has
  * registered (the kernel then gives the MR no pid: fill_res_name_pid). Exit 0
- * done, 1 a step failed, 2 usage.
+ * done, 1 a step failed or stdin did not end in time, 2 usage.
  */
 #include "config.h"
 
@@ -38,12 +38,16 @@ struct reg {
 	int err;
 	int timeout;
 	int exits; /* the thread ends once it has registered */
+	int late;  /* stdin did not end in time */
 };
 
-static void wait_eof(int sec)
+/* Until stdin ends; 1 when the time ran out first. */
+static int wait_eof(int sec)
 {
-	if (gdr_wait_stdin_eof(sec))
-		fprintf(stderr, "mr_thread: stdin still open after %d s\n", sec);
+	if (!gdr_wait_stdin_eof(sec))
+		return 0;
+	fprintf(stderr, "mr_thread: stdin still open after %d s\n", sec);
+	return 1;
 }
 
 static void *reg_thread(void *arg)
@@ -58,7 +62,7 @@ static void *reg_thread(void *arg)
 	printf("pid %d tid %d bytes %zu\n", (int)getpid(), (int)r->tid, r->len);
 	fflush(stdout);
 	if (!r->exits)
-		wait_eof(r->timeout);
+		r->late = wait_eof(r->timeout);
 	return NULL;
 }
 
@@ -121,8 +125,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (r.exits)
-		wait_eof(r.timeout);
-	if (ibv_dereg_mr(r.mr))
+		r.late = wait_eof(r.timeout);
+	if (ibv_dereg_mr(r.mr) || r.late)
 		rc = 1;
 	ibv_dealloc_pd(r.pd);
 	ibv_close_device(ctx);
