@@ -7,6 +7,7 @@
 #include "doctor_vs_nccl.h"
 #include "exit_status.h"
 #include "input.h"
+#include "live.h"
 #include "nccl_log.h"
 #include "options.h"
 #include "prom.h"
@@ -36,6 +37,8 @@ struct doctor_opts {
 	const char *topology_xml;
 	uint64_t buffer_bytes; /* 0 = the default */
 	int measure;	       /* --measure: copy rates per GPU (copy_measure.h) */
+	int live;	       /* --live: which path is in use now (live.h) */
+	const char *rdma_mr;   /* --rdma-mr: saved `rdma -j res show mr` output */
 };
 
 static void usage(FILE *out)
@@ -44,10 +47,13 @@ static void usage(FILE *out)
 		"Usage: gdr_doctor [options]\n"
 		"       gdr_doctor --nccl-log FILE|- [--expect PATH] [--json FILE|-]\n"
 		"       gdr_doctor --nccl-log FILE|- --root DIR|--topology-xml FILE [options]\n"
+		"       gdr_doctor --live [--rdma-mr FILE|-] [--root DIR] [--expect PATH]\n"
+		"                  [--json FILE|-] [--nfd FILE|-] [--prom FILE|-] [--quiet]\n"
 		"\n"
 		"Says which GPUDirect RDMA path this node can use (DMA-BUF, nvidia-peermem,\n"
 		"both, or none and why), or, with --nccl-log, which path NCCL used according\n"
-		"to an NCCL_DEBUG=INFO log.\n"
+		"to an NCCL_DEBUG=INFO log, or, with --live, which path the node and each of\n"
+		"its processes use right now.\n"
 		"\n"
 		"Options:\n"
 		"  -r, --root DIR        read /proc, /sys, /boot and /usr/lib below DIR\n"
@@ -81,6 +87,19 @@ static void usage(FILE *out)
 		"      --measure         measure pinned host<->GPU copy rates per GPU instead\n"
 		"                        (CE and SM, bounce chunks and 64 MiB, a few seconds a\n"
 		"                        GPU; exit 1 when no GPU was measured; docs/bounce.md)\n"
+		"      --live            which GPUDirect path is in use now: dma-bufs of the\n"
+		"                        NVIDIA exporter attached to devices (debugfs\n"
+		"                        dma_buf/bufinfo), nvidia-peermem's live MRs\n"
+		"                        (memory_peers, else its module refcnt), the RDMA MRs\n"
+		"                        of each process (rdma -j res show mr) with its NCCL\n"
+		"                        and an estimate of its DMA-BUF bytes (MR bytes minus\n"
+		"                        VmPin); each source it cannot read is named with what\n"
+		"                        it would add and how to get it. --expect dmabuf then\n"
+		"                        exits 1 when anything uses peer memory, peermem when\n"
+		"                        anything uses DMA-BUF, 3 when that is not known\n"
+		"      --rdma-mr FILE|-  with --live: read saved `rdma -j res show mr` output\n"
+		"                        (- = stdin) instead of running rdma on PATH; a --root\n"
+		"                        other than / has no RDMA MRs without it\n"
 		"      --quiet           print only the verdict and its path lines (or the\n"
 		"                        log's conclusion and its cause)\n"
 		"  -h, --help            this text\n"
@@ -118,7 +137,7 @@ static void usage(FILE *out)
 		"without --expect, unless the --nccl-log input is not an NCCL log), 1 it is\n"
 		"not, 2 usage or input error (an option without its value, an empty file name,\n"
 		"a --root that is not a directory, a bad --topology-xml) or a file that cannot\n"
-		"be opened.\n");
+		"be opened, 3 (--live --expect) the source that decides could not be read.\n");
 }
 
 /*
@@ -137,6 +156,7 @@ static int check_paths(const struct doctor_opts *o)
 		{ "--prom", offsetof(struct doctor_opts, prom) },
 		{ "--nccl-log", offsetof(struct doctor_opts, nccl_log) },
 		{ "--topology-xml", offsetof(struct doctor_opts, topology_xml) },
+		{ "--rdma-mr", offsetof(struct doctor_opts, rdma_mr) },
 	};
 	struct stat st;
 
@@ -180,6 +200,34 @@ static int check_topology_xml(const struct doctor_opts *o)
 	return 0;
 }
 
+/* --live reads the node as it is now: the options of the other modes do not go with it. */
+static int check_live(const struct doctor_opts *o)
+{
+	const char *other = o->nccl_log	      ? "--nccl-log"
+			    : o->measure      ? "--measure"
+			    : o->topology_xml ? "--topology-xml"
+			    : o->buffer_bytes ? "--buffer-size"
+					      : NULL;
+
+	if (!o->live) {
+		if (o->rdma_mr) {
+			gdr_err("--rdma-mr: only with --live");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (other) {
+		gdr_err("--live: not with %s (it reads what is in use now)", other);
+		return -EINVAL;
+	}
+	if (o->expect == GDR_EXPECT_ANY) {
+		gdr_err("--live --expect any: not a gate (dmabuf: fail when anything uses peer "
+			"memory; peermem: fail when anything uses DMA-BUF)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 enum {
 	OPT_NCCL_LOG = 256,
 	OPT_QUIET,
@@ -187,7 +235,9 @@ enum {
 	OPT_BUFFER_SIZE,
 	OPT_MEASURE,
 	OPT_NFD,
-	OPT_PROM
+	OPT_PROM,
+	OPT_LIVE,
+	OPT_RDMA_MR
 };
 
 static int parse_args(int argc, char **argv, struct doctor_opts *o)
@@ -204,6 +254,8 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		{ .name = "measure", .has_arg = 0, .val = OPT_MEASURE },
 		{ .name = "nfd", .has_arg = 1, .val = OPT_NFD },
 		{ .name = "prom", .has_arg = 1, .val = OPT_PROM },
+		{ .name = "live", .has_arg = 0, .val = OPT_LIVE },
+		{ .name = "rdma-mr", .has_arg = 1, .val = OPT_RDMA_MR },
 		{ .name = "help", .has_arg = 0, .val = 'h' },
 		{ .name = "version", .has_arg = 0, .val = 'V' },
 		{}
@@ -251,6 +303,12 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		case OPT_PROM:
 			o->prom = optarg;
 			break;
+		case OPT_LIVE:
+			o->live = 1;
+			break;
+		case OPT_RDMA_MR:
+			o->rdma_mr = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_MET);
@@ -268,6 +326,8 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 		gdr_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
+	if (check_live(o))
+		return -EINVAL;
 	if ((o->nfd || o->prom) && (o->measure || (o->nccl_log && !o->root && !o->topology_xml))) {
 		gdr_err("%s: the node's verdict is what it writes: not with %s",
 			o->nfd ? "--nfd" : "--prom",
@@ -529,6 +589,143 @@ static int run_node(const struct doctor_opts *o, const struct gdr_nccl_log *log,
 	return met ? EXIT_MET : EXIT_NOT_MET;
 }
 
+/* --rdma-mr: a regular file, a pipe or stdin, read whole (bounded); NULL when it cannot be read. */
+static char *read_rdma_mr(const char *path, size_t *len)
+{
+	const size_t max = 256u << 20;
+	char *buf = NULL, *nb, why[128];
+	size_t cap = 0, n;
+	FILE *in;
+	int r;
+
+	*len = 0;
+	if (strcmp(path, "-")) {
+		struct stat st;
+
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			r = gdr_input_read_all(path, max, &buf, len);
+			if (r)
+				gdr_err("--rdma-mr %s: %s", path,
+					gdr_input_strerror(path, r, why, sizeof(why)));
+			return r ? NULL : buf;
+		}
+		if (stat(path, &st) < 0) {
+			gdr_err("--rdma-mr %s: %s", path, strerror(errno));
+			return NULL;
+		}
+		if (!S_ISFIFO(st.st_mode)) {
+			gdr_err("--rdma-mr %s: %s (give a regular file, a pipe or -)", path,
+				gdr_input_strerror(path, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL,
+						   why, sizeof(why)));
+			return NULL;
+		}
+	}
+	in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!in) {
+		gdr_err("--rdma-mr %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	do {
+		if (*len + 65536 + 1 > cap) {
+			cap = cap ? 2 * cap : 131072;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				gdr_err("out of memory");
+				break;
+			}
+			buf = nb;
+		}
+		n = fread(buf + *len, 1, 65536, in);
+		*len += n;
+		if (*len > max) {
+			gdr_err("--rdma-mr %s: more than %zu MiB: not read", path, max >> 20);
+			free(buf);
+			buf = NULL;
+			break;
+		}
+	} while (n > 0);
+	if (buf)
+		buf[*len] = '\0';
+	if (in != stdin)
+		fclose(in);
+	return buf;
+}
+
+/* --live: gather, print, write the files, and the gate's status. */
+static int run_live(const struct doctor_opts *o)
+{
+	const char *from = o->rdma_mr && strcmp(o->rdma_mr, "-") ? o->rdma_mr : "(stdin)";
+	struct gdr_live *l;
+	struct gdr_prom p;
+	char *mr = NULL, why[512];
+	size_t mr_len = 0;
+	int rc = EXIT_MET;
+
+	if (check_out(o->json, "JSON report") || check_out(o->nfd, "NFD feature file") ||
+	    check_out(o->prom, "Prometheus metrics"))
+		return EXIT_USAGE;
+	if (o->rdma_mr && !(mr = read_rdma_mr(o->rdma_mr, &mr_len)))
+		return EXIT_USAGE;
+	l = malloc(sizeof(*l));
+	if (!l) {
+		free(mr);
+		gdr_err("out of memory");
+		return EXIT_USAGE;
+	}
+	gdr_live_init(l, o->root);
+	gdr_live_gather(l, mr, mr_len, from);
+	free(mr);
+	/* A --rdma-mr that is not rdma's MR list is an input error, not a missing source. */
+	if (o->rdma_mr && l->src[GDR_LIVE_SRC_MRS].state != GDR_LIVE_SRC_READ) {
+		gdr_err("--rdma-mr %s", l->src[GDR_LIVE_SRC_MRS].detail);
+		gdr_live_free(l);
+		free(l);
+		return EXIT_USAGE;
+	}
+	if (!json_on_stdout(o))
+		gdr_live_print(stdout, l, o->quiet);
+	fflush(stdout);
+	if (o->json) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *js = open_memstream(&buf, &len);
+
+		if (js)
+			gdr_live_json(js, l);
+		if (write_out(o->json, "JSON report", js, &buf, &len))
+			rc = EXIT_USAGE;
+	}
+	if (o->nfd) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+
+		if (mem)
+			gdr_live_nfd(mem, l);
+		if (write_out(o->nfd, "NFD feature file", mem, &buf, &len))
+			rc = EXIT_USAGE;
+	}
+	if (o->prom) {
+		if (gdr_prom_init(&p) == 0)
+			gdr_live_prom(&p, l);
+		if (gdr_prom_write(&p, o->prom, why, sizeof(why))) {
+			gdr_err("cannot write the Prometheus metrics: %s", why);
+			rc = EXIT_USAGE;
+		}
+		gdr_prom_free(&p);
+	}
+	if (rc == EXIT_MET && o->expect != GDR_EXPECT_NONE) {
+		rc = gdr_live_expect(l, (int)o->expect, why, sizeof(why));
+		if (rc != EXIT_MET)
+			gdr_err("%s", why);
+	}
+	gdr_live_free(l);
+	free(l);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct doctor_opts o = { 0 };
@@ -539,6 +736,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (o.measure)
 		return gdr_copy_measure_node(stdout) ? EXIT_NOT_MET : EXIT_MET;
+	if (o.live)
+		return run_live(&o);
 	if (o.nccl_log && (o.root || o.topology_xml)) {
 		const char *name = strcmp(o.nccl_log, "-") ? o.nccl_log : "(stdin)";
 		struct gdr_nccl_log *log = read_log(&o, name);

@@ -140,6 +140,8 @@ struct gdr_prom;
 /* Every check and path state as Prometheus families; 0 or p's error. */
 int gdr_doctor_prom(struct gdr_prom *p, const struct gdr_doctor *doc, const struct gdr_verdict *v);
 
+/* The node's name: the live one (root "/"), or the tree's own (proc, then /etc/hostname). */
+void gdr_doctor_host(const char *root, char *host, size_t len);
 /* Parse "5.15.0-91-generic" into major/minor; 0 or -EINVAL. */
 int gdr_kernel_version_parse(const char *release, int *major, int *minor);
 /* Extract the driver version and flavour from /proc/driver/nvidia/version text. */

@@ -354,20 +354,25 @@ static int host_from(const char *root, const char *path, char *out, size_t len)
 	return 0;
 }
 
-/* The node's name: the live one, or the tree's own (proc, then /etc/hostname). */
-static void read_host(struct gdr_doctor *doc)
+void gdr_doctor_host(const char *root, char *host, size_t len)
 {
-	char buf[sizeof(doc->host)];
+	char buf[256];
 
-	if (!strcmp(doc->root, "/")) {
+	host[0] = '\0';
+	if (!root || !*root || !strcmp(root, "/")) {
 		if (gethostname(buf, sizeof(buf)) == 0) {
 			buf[sizeof(buf) - 1] = '\0';
-			gdr_strlcpy(doc->host, buf, sizeof(doc->host));
+			gdr_strlcpy(host, buf, len);
 		}
 		return;
 	}
-	if (!host_from(doc->root, "/proc/sys/kernel/hostname", doc->host, sizeof(doc->host)))
-		host_from(doc->root, "/etc/hostname", doc->host, sizeof(doc->host));
+	if (!host_from(root, "/proc/sys/kernel/hostname", host, len))
+		host_from(root, "/etc/hostname", host, len);
+}
+
+static void read_host(struct gdr_doctor *doc)
+{
+	gdr_doctor_host(doc->root, doc->host, sizeof(doc->host));
 }
 
 /*

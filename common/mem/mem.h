@@ -130,6 +130,14 @@ int gdr_dmabuf_probe_nic(struct ibv_pd *pd, char *why, size_t wlen);
  */
 int gdr_peermem_detect(const char *root, char *found, size_t flen, char *why, size_t wlen);
 /*
+ * The peer-memory modules that serve NVIDIA GPU memory (nvidia_peermem, the
+ * older nv_peer_mem) and the clients they register with MLNX_OFED's
+ * peer-memory core (/sys/kernel/mm/memory_peers/NAME: nv_mem, and nv_mem_nc,
+ * nvidia-peermem's persistent-pages client); NULL-terminated.
+ */
+extern const char *const gdr_peermem_modules[];
+extern const char *const gdr_peermem_clients[];
+/*
  * strerror(err) for a failed registration of len bytes; for ENOMEM/EPERM/EAGAIN
  * adds RLIMIT_MEMLOCK and how to raise it (the usual cause).
  */

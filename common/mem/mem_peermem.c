@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *const gdr_peermem_modules[] = { "nvidia_peermem", "nv_peer_mem", NULL };
+const char *const gdr_peermem_clients[] = { "nv_mem", "nv_mem_nc", NULL };
+
 /* Where each peer-memory client shows itself, in the order we trust them. */
 static const struct {
 	const char *name;

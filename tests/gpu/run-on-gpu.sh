@@ -16,7 +16,11 @@
 #      --gpu-alloc all --validate run over Soft-RoCE on the real GPU;
 #   5. the bounce copy stages: gdr_doctor --measure's copy table, and the
 #      copy-pipeline loopback (tests/gpu/bounce_loopback, no NIC: staging ->
-#      staging by memcpy in place of RDMA, or none) in both copy modes.
+#      staging by memcpy in place of RDMA, or none) in both copy modes;
+#   6. the DMA-BUF exporter's name: a dma-buf of GPU memory held open
+#      (tests/gpu/dmabuf_hold) while its /proc/PID/fdinfo "exp_name:" is
+#      recorded, debugfs bufinfo with it when debugfs is mounted (root), and
+#      gdr_doctor --live beside it (docs/usage-doctor.md#live-check).
 # Logs go to $OUT (the device tool's output folder) or ./gpu-run.
 #
 # usage: tests/gpu/run-on-gpu.sh [--quick] [--no-check] [--probe-only] [--gpu N|BDF] [--fake]
@@ -341,5 +345,50 @@ copy_pipeline_section() {
 }
 copy_pipeline_section
 say "bounce copy pipeline: $copy_pipeline"
+
+# 6. The name the driver gives its dma-bufs (nv_dmabuf from 580.65.06, nvidia
+#    before: gdr_doctor --live counts both), as fdinfo shows it while a process
+#    holds the fd, and as bufinfo lists the buffer (debugfs, root). Recorded in
+#    $out (dmabuf-hold.log, bufinfo.txt, live.txt/live.json), not judged: the
+#    fake driver's export is a memfd, which has no exporter at all.
+exporter=skipped
+dmabuf_name_section() {
+	hold=$top/tests/gpu/dmabuf_hold
+	[ "$built" = tree ] && [ -x "$hold" ] || return 0
+	say "== the DMA-BUF exporter's name (fdinfo, bufinfo, gdr_doctor --live)"
+	fifo=$out/dmabuf-hold.in
+	rm -f "$fifo" && mkfifo "$fifo" || return 0
+	timeout 90 "$hold" --gpu "$gpu" --timeout 60 <"$fifo" >"$out/dmabuf-hold.log" 2>&1 &
+	hpid=$!
+	exec 7>"$fifo" # the holder keeps the dma-buf until this closes
+	i=0
+	while [ $i -lt 60 ] && ! grep -q '^held$' "$out/dmabuf-hold.log" && kill -0 "$hpid" 2>/dev/null; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	cat "$out/dmabuf-hold.log" >>"$log"
+	if grep -q '^held$' "$out/dmabuf-hold.log"; then
+		exporter=$(sed -n 's/^exp_name:[[:space:]]*//p' "$out/dmabuf-hold.log")
+		exporter=${exporter:-"none in fdinfo (not a dma-buf: $([ -n "$fake" ] && echo "the fake driver's memfd" || echo 'see dmabuf-hold.log'))"}
+		if [ -r /sys/kernel/debug/dma_buf/bufinfo ]; then
+			cp /sys/kernel/debug/dma_buf/bufinfo "$out/bufinfo.txt"
+			say "bufinfo: recorded in $out/bufinfo.txt ($(grep -c "	$exporter	" "$out/bufinfo.txt") line(s) of the exporter)"
+		else
+			say "bufinfo: not readable (mount -t debugfs none /sys/kernel/debug, as root)"
+		fi
+		if [ -x "$top/bench/gdr_doctor" ]; then
+			timeout 60 "$top/bench/gdr_doctor" --live --json "$out/live.json" >"$out/live.txt" 2>&1
+			cat "$out/live.txt" >>"$log"
+			say "gdr_doctor --live: $(sed -n 's/^in use ([^)]*): //p' "$out/live.txt" | head -n1)"
+		fi
+	else
+		exporter="not exported ($(tail -n 1 "$out/dmabuf-hold.log"))"
+	fi
+	exec 7>&-
+	wait "$hpid" 2>/dev/null
+	rm -f "$fifo"
+}
+dmabuf_name_section
+say "DMA-BUF exporter name: $exporter"
 say "== done in $(($(date +%s) - start)) s: ${summary:-probe did not finish (crash or timeout)}"
 [ -n "$summary" ] && [ "$fails" -eq 0 ] && [ "$e2e" != FAILED ] && [ "$copy_pipeline" != FAILED ]
