@@ -20,7 +20,7 @@ struct distances {
 static void measure(const struct gdr_doctor *doc, const struct gdr_nccl_log *log,
 		    struct distances *d)
 {
-	struct gdr_nccl_env env = { .level = GDR_NCCL_DEFAULT_LEVEL, .read = -1 };
+	struct gdr_nccl_env env = { .level = gdr_nccl_default_level(), .read = -1 };
 	struct gdr_nccl_judgement j;
 	struct gdr_topo *t;
 	char why[256];
