@@ -58,8 +58,8 @@ static void refused_text(const struct gdr_nccl_judgement *j, const struct gdr_nc
 			continue;
 		for (int i = 0; i < j->ngpu; i++)
 			assumed |= in(j, i, c, c) && gdr_topo_pair_assumed(&j->gpu[i].nearest);
-		off += snprintf(buf + off, len - off, "%s%s: nearest NIC %s%s", off ? "; " : "",
-				list, gdr_nccl_reason(env, c, why, sizeof(why)),
+		off += snprintf(buf + off, len - off, "%s%s: nearest NIC %s%s", off ? "; " : "", list,
+				gdr_nccl_reason(env, c, why, sizeof(why)),
 				assumed ? " (SYS assumed: NUMA node unknown)" : "");
 	}
 }
@@ -109,20 +109,17 @@ static int judge_level(struct gdr_doctor *doc, const struct gdr_nccl_env *env, c
 	 * default. SYS crosses NUMA nodes: offer the nearer level first when some
 	 * GPUs need only that, and say what SYS would add.
 	 */
-	if (j.need == GDR_NCCL_SYS &&
-	    gpu_list(&j, GDR_TOPO_PIX, GDR_TOPO_NODE, near, sizeof(near))) {
+	if (j.need == GDR_NCCL_SYS && gpu_list(&j, GDR_TOPO_PIX, GDR_TOPO_NODE, near, sizeof(near))) {
 		gpu_list(&j, GDR_TOPO_SYS, GDR_TOPO_SYS, sys, sizeof(sys));
-		gdr_check_fix(c,
-			      "export NCCL_NET_GDR_LEVEL=PHB (GPUDirect RDMA for %s); SYS would "
-			      "add %s, across NUMA nodes, often slower than without",
+		gdr_check_fix(c, "export NCCL_NET_GDR_LEVEL=PHB (GPUDirect RDMA for %s); SYS would "
+				 "add %s, across NUMA nodes, often slower than without",
 			      near, sys);
 	} else {
 		gdr_check_fix(c, "export %s (GPUDirect RDMA for %s)%s",
 			      gdr_nccl_enable_text(j.need, fix, sizeof(fix)), list,
-			      j.need == GDR_NCCL_SYS
-				  ? "; SYS crosses NUMA nodes, often slower than "
-				    "without: a NIC on the GPU's NUMA node is better"
-				  : "");
+			      j.need == GDR_NCCL_SYS ? "; SYS crosses NUMA nodes, often slower than "
+						       "without: a NIC on the GPU's NUMA node is better"
+						     : "");
 	}
 	gdr_nccl_judgement_free(&j);
 	return 1;

@@ -266,10 +266,8 @@ int gdr_nccl_node_topo(struct gdr_topo **t, const char *xml, const char *root, c
 		       size_t wlen)
 {
 	if (!xml && root && *root && strcmp(root, "/")) {
-		snprintf(why, wlen,
-			 "distances not measured: --root %s is not this machine "
-			 "(give its --topology-xml)",
-			 root);
+		snprintf(why, wlen, "distances not measured: --root %s is not this machine "
+				    "(give its --topology-xml)", root);
 		return -ENOENT;
 	}
 	return gdr_topo_load(t, xml, root, why, wlen);

@@ -205,17 +205,15 @@ static void print_nearest(FILE *out, const struct gdr_topo *t, const struct gdr_
 		for (j = 0, k = 0; j < gdr_topo_nic_count(t) && off < sizeof(line); j++) {
 			gdr_topo_pair_idx(t, i, j, &p);
 			if (p.cls == best.cls)
-				off += snprintf(line + off, sizeof(line) - off, "%s%s",
-						k++ ? ", " : "", safe(p.nic, s1));
+				off += snprintf(line + off, sizeof(line) - off, "%s%s", k++ ? ", " : "",
+						safe(p.nic, s1));
 		}
 		use = gdr_nccl_would_use(env, best.cls);
 		if (off < sizeof(line))
 			snprintf(line + off, sizeof(line) - off, " (%s%s); NCCL: %s%s",
 				 gdr_topo_class_name(best.cls),
 				 gdr_topo_pair_assumed(&best) ? ", assumed: NUMA node unknown" : "",
-				 use < 0 ? ""
-				 : use	 ? "GPUDirect RDMA, "
-					 : "no GPUDirect RDMA, ",
+				 use < 0 ? "" : use ? "GPUDirect RDMA, " : "no GPUDirect RDMA, ",
 				 gdr_nccl_reason(env, best.cls, verdict, sizeof(verdict)));
 		snprintf(head, sizeof(head), "  GPU%d: ", g->index);
 		gdr_topo_wrap(out, head, line, strlen(head));
@@ -265,10 +263,9 @@ static void print_pairs(FILE *out, const struct gdr_topo *t, const struct gdr_nc
 				snprintf(head, sizeof(head), "  GPU%-3d %-*s %-5s %-4s %-4s %-5s ",
 					 p.gpu_index, w, safe(p.nic, s1), "?", "-", "-", "-");
 			else
-				snprintf(head, sizeof(head),
-					 "  GPU%-3d %-*s %-5s %-4d %-4d %s/%-3s ", p.gpu_index, w,
-					 safe(p.nic, s1), cls_text(&p), p.switches, p.bridges,
-					 gdr_topo_numa_text(p.gpu_numa, na, sizeof(na)),
+				snprintf(head, sizeof(head), "  GPU%-3d %-*s %-5s %-4d %-4d %s/%-3s ",
+					 p.gpu_index, w, safe(p.nic, s1), cls_text(&p), p.switches,
+					 p.bridges, gdr_topo_numa_text(p.gpu_numa, na, sizeof(na)),
 					 gdr_topo_numa_text(p.nic_numa, nb, sizeof(nb)));
 			indent = strlen(head);
 			gdr_nccl_reason(env, p.cls, why, sizeof(why));

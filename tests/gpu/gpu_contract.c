@@ -37,7 +37,7 @@
 /* The toolkit's header, for calling the driver directly (ours is "cuda.h"). */
 #include <cuda.h>
 
-#define MiB	     (1024u * 1024u)
+#define MiB (1024u * 1024u)
 #define NOT_RECORDED "not recorded"
 
 typedef CUresult (*getproc_v1_t)(const char *, void **, int, cuuint64_t);
@@ -90,7 +90,8 @@ static void *fn(const char *name)
 
 typedef CUresult (*alloc_t)(CUdeviceptr *, size_t);
 typedef CUresult (*free_t)(CUdeviceptr);
-typedef CUresult (*export_t)(void *, CUdeviceptr, size_t, CUmemRangeHandleType, unsigned long long);
+typedef CUresult (*export_t)(void *, CUdeviceptr, size_t, CUmemRangeHandleType,
+			     unsigned long long);
 typedef CUresult (*getattr_t)(void *, CUpointer_attribute, CUdeviceptr);
 typedef CUresult (*setattr_t)(const void *, CUpointer_attribute, CUdeviceptr);
 typedef CUresult (*create_t)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
@@ -102,7 +103,8 @@ typedef CUresult (*map_t)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHan
 			  unsigned long long);
 typedef CUresult (*unmap_t)(CUdeviceptr, size_t);
 typedef CUresult (*access_t)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
-typedef CUresult (*gran_t)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
+typedef CUresult (*gran_t)(size_t *, const CUmemAllocationProp *,
+			   CUmemAllocationGranularity_flags);
 
 /* Export [d, +len): "rc" or "0 size=<SEEK_END relative to len>". */
 static void export_case(const char *what, CUdeviceptr d, size_t len, unsigned long long flags)
@@ -118,9 +120,7 @@ static void export_case(const char *what, CUdeviceptr d, size_t len, unsigned lo
 	off_t end = lseek(fd, 0, SEEK_END);
 
 	answer("export %s: 0, lseek(SEEK_END) %s the range's length", what,
-	       end == (off_t)len  ? "="
-	       : end > (off_t)len ? ">"
-				  : "<");
+	       end == (off_t)len ? "=" : end > (off_t)len ? ">" : "<");
 	close(fd);
 }
 
@@ -159,8 +159,7 @@ static void loader_cases(void)
 		void *f;
 		CUresult rc = getproc(n, v, &f);
 
-		answer("cuGetProcAddress(%s, %d): %d", n, v,
-		       rc == CUDA_SUCCESS && !f ? -1 : (int)rc);
+		answer("cuGetProcAddress(%s, %d): %d", n, v, rc == CUDA_SUCCESS && !f ? -1 : (int)rc);
 	}
 }
 
@@ -176,8 +175,7 @@ static void device_cases(CUdevice dev)
 		  CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED },
 		{ "GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS",
 		  CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS },
-		{ "GPU_DIRECT_RDMA_WRITES_ORDERING",
-		  CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING },
+		{ "GPU_DIRECT_RDMA_WRITES_ORDERING", CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING },
 	};
 	typedef CUresult (*attr_t)(int *, CUdevice_attribute, CUdevice);
 	attr_t get = CALL(attr_t, "cuDeviceGetAttribute");
@@ -241,20 +239,16 @@ static void memalloc_cases(void)
 	       rc ? 0ull : (unsigned long long)(c - a));
 	rc = get(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, b + 100);
 	answer("RANGE_START_ADDR inside the 4 KiB allocation: %d%s", (int)rc,
-	       rc	    ? ""
-	       : start == b ? ", its start"
-			    : ", another address");
+	       rc ? "" : start == b ? ", its start" : ", another address");
 	rc = get(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, b + 100);
 	answer("RANGE_SIZE of the 4 KiB allocation: %d%s", (int)rc,
-	       rc	      ? ""
-	       : size == 4096 ? ", its size"
-			      : ", another size");
+	       rc ? "" : size == 4096 ? ", its size" : ", another size");
 	rc = get(&flag, CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, b);
 	answer("IS_GPU_DIRECT_RDMA_CAPABLE of cuMemAlloc memory: %d%s%d", (int)rc,
 	       rc ? "" : ", value ", rc ? 0 : flag);
 	/* Page-aligned ranges around and across them (4 KiB and 64 KiB rounded). */
-	export_case("of the host page holding the first small allocation",
-		    a & ~(CUdeviceptr)(page - 1), page, 0);
+	export_case("of the host page holding the first small allocation", a & ~(CUdeviceptr)(page - 1),
+		    page, 0);
 	export_case("of the 4 KiB-rounded range around the 4 KiB allocation",
 		    b & ~(CUdeviceptr)(page - 1), 2 * page, 0);
 	export_case("of the 64 KiB-rounded range around the small allocations",
@@ -277,13 +271,12 @@ static void memalloc_cases(void)
 	export_case("of length 0", big, 0, 0);
 	export_case("with an unknown flag", big, 65536, 1ull << 40);
 #if CUDA_VERSION >= 12080
-	export_case("with MAPPING_TYPE_PCIE", big, 65536,
-		    CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE);
+	export_case("with MAPPING_TYPE_PCIE", big, 65536, CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE);
 #else
 	export_case("with MAPPING_TYPE_PCIE", big, 65536, 1ull /* its value from CUDA 12.8 on */);
 #endif
-	export_case("of a host pointer", (CUdeviceptr)(uintptr_t)host & ~(CUdeviceptr)(page - 1),
-		    page, 0);
+	export_case("of a host pointer", (CUdeviceptr)(uintptr_t)host & ~(CUdeviceptr)(page - 1), page,
+		    0);
 	rc = set(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, big);
 	answer("SYNC_MEMOPS set on cuMemAlloc memory: %d", (int)rc);
 	on = 0;
@@ -306,10 +299,10 @@ static void vmm_cases(CUdevice dev)
 
 	prop_init(&prop, dev, 1);
 	rc = CALL(gran_t, "cuMemGetAllocationGranularity")(&gmin, &prop,
-							   CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+							    CU_MEM_ALLOC_GRANULARITY_MINIMUM);
 	answer("VMM granularity, minimum: %d, %zu KiB", (int)rc, gmin / 1024);
 	rc = CALL(gran_t, "cuMemGetAllocationGranularity")(&grec, &prop,
-							   CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+							    CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
 	answer("VMM granularity, recommended: %d, %zu KiB", (int)rc, grec / 1024);
 	if (!grec)
 		return;
@@ -398,9 +391,9 @@ static void other_cases(void)
 	}
 	rc = CALL(sync_t, "cuStreamSynchronize")(NULL);
 	answer("cuStreamSynchronize(legacy default stream): %d", (int)rc);
-	rc = CALL(flush_t,
-		  "cuFlushGPUDirectRDMAWrites")(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-						CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+	rc = CALL(flush_t, "cuFlushGPUDirectRDMAWrites")(
+	    CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+	    CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
 	answer("cuFlushGPUDirectRDMAWrites(CURRENT_CTX, TO_OWNER): %d", (int)rc);
 }
 
