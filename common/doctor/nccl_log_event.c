@@ -4,11 +4,11 @@
  *
  * From NCCL's source at its tags:
  *  - a failed work completion: "NET/IB : Got completion from peer %s with
- *    error %d, opcode %d, ..." (up to 2.22), "NET/IB: Got completion from
- *    peer %s with status=%d opcode=%d ..." (2.23 to 2.28), "... with
- *    status=%s(%d) opcode=%s(%d) vendor_err=%u ... hca %s" (2.29.2 on, the
- *    status by its IBV_WC_* name); a failed "Call to ibv_modify_qp failed
- *    with %d %s, ..." (misc/ibvwrap.cc);
+ *    error %d, opcode %d, ..." (up to v2.19.4-1), "NET/IB: Got completion
+ *    from peer %s with status=%d opcode=%d ..." (v2.20.3-1 to v2.28.3-1),
+ *    "... with status=%s(%d) opcode=%s(%d) vendor_err=%u ... hca %s"
+ *    (v2.28.7-1 on, the status by its IBV_WC_* name); a failed "Call to
+ *    ibv_modify_qp failed with %d %s, ..." (misc/ibvwrap.cc);
  *  - from v2.30.7-1, printIbWcStatusHint() (src/transport/net_ib/common.h)
  *    prints INFO(NCCL_NET) "HINT: ..." lines after the completion's WARN.
  *    Its switch has no break: IBV_WC_LOC_PROT_ERR prints its own 2 lines
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ibv_wc_status by value (infiniband/verbs.h), as NCCL 2.29 on names them. */
+/* ibv_wc_status by value (infiniband/verbs.h), as NCCL 2.28.7 on names them. */
 static const char *const wc_status[] = {
 	"IBV_WC_SUCCESS",	    "IBV_WC_LOC_LEN_ERR",
 	"IBV_WC_LOC_QP_OP_ERR",	    "IBV_WC_LOC_EEC_OP_ERR",

@@ -313,8 +313,9 @@ static int parse_plugin(const struct gdr_nccl_sink *k, const char *msg)
  * What NCCL saw of the node: NCCL 2.4's "CUDA Dev 0[0], IB NIC distance :
  *  PHB SYS" (src/transport/net.cc, v2.4.2-1 to v2.4.8-1: one class per NIC,
  * at INIT, so shown by default); libibverbs missing ("Failed to open
- * libibverbs.so[.1]" up to 2.29, a WARN before 2.7; "Count not open %s"
- * from 2.30.3); a NIC's Data Direct DMA interface (2.27.3 on); a GPU in
+ * libibverbs.so[.1]", a WARN up to v2.10.3-1, INFO to v2.29.7-1; "Count
+ * not open %s" from v2.30.3-1); a NIC's Data Direct DMA interface
+ * (v2.27.3-1 on); a GPU in
  * MLOPart mode in the topology NCCL prints at GRAPH ("GPU/0-1b000 (0)
  * [MLOPart 0]", 2.30.7 on).
  */
