@@ -368,6 +368,50 @@ static void test_nccl_settings(void **state)
 	assert_int_equal(gdr_nccl_node_topo(NULL, NULL, "/fixture", why, sizeof(why)), -ENOENT);
 }
 
+/*
+ * docs/usage-topo.md's table says what the code's does: each variable's row
+ * names every release of its entries (v2.27.3-1) and its newest default.
+ */
+static void check_defaults_doc(const struct gdr_nccl_default *d, size_t n)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], line[4096], want[64];
+	FILE *f;
+
+	if (!top)
+		top = ".";
+	snprintf(path, sizeof(path), "%s/docs/usage-topo.md", top);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++) {
+		int found = 0;
+
+		snprintf(want, sizeof(want), "| `%s` |", d[i].var);
+		rewind(f);
+		while (!found && fgets(line, sizeof(line), f)) {
+			if (strncmp(line, want, strlen(want)))
+				continue;
+			found = 1;
+			snprintf(want, sizeof(want), "v%s-1", d[i].since);
+			if (!strstr(line, want))
+				fail_msg("docs/usage-topo.md: %s's row lacks %s", d[i].var, want);
+			/* The newest entry of the variable: its value in the "default now" column. */
+			if (i + 1 == n || strcmp(d[i + 1].var, d[i].var)) {
+				const char *col = strstr(line + strlen("| `") + strlen(d[i].var), "| ");
+
+				snprintf(want, sizeof(want), strcmp(d[i].value, "unset") ? "`%s`" : "%s",
+					 d[i].value);
+				if (!col || strncmp(col + 2, want, strlen(want)))
+					fail_msg("docs/usage-topo.md: %s's default is not %s", d[i].var,
+						 want);
+			}
+		}
+		if (!found)
+			fail_msg("docs/usage-topo.md: no row for %s", d[i].var);
+	}
+	fclose(f);
+}
+
 /* NCCL's defaults per release: the one table, read by release. */
 static void test_nccl_defaults(void **state)
 {
@@ -426,6 +470,7 @@ static void test_nccl_defaults(void **state)
 	assert_int_equal(gdr_nccl_default_flag("NCCL_DMABUF_ENABLE"), 1);
 	assert_int_equal(gdr_nccl_default_flag("NCCL_NET_GDR_C2C"), 1);
 	assert_int_equal(gdr_nccl_default_flag("NCCL_NET_GDR_MLOPART"), 0);
+	check_defaults_doc(d, n);
 }
 
 static void test_gpu_ranges(void **state)
