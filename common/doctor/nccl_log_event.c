@@ -3,8 +3,9 @@
  * with the "HINT:" lines NCCL prints right after it.
  *
  * From NCCL's source at its tags:
- *  - a failed work completion: "NET/IB : Got completion from peer %s with
- *    error %d, opcode %d, ..." (up to v2.19.4-1), "NET/IB: Got completion
+ *  - a failed work completion: "NET/IB : Got completion with error %d,
+ *    opcode %d, ..." (up to v2.9.9-1), "NET/IB : Got completion from peer
+ *    %s with error %d, ..." (v2.10.3-1 to v2.19.4-1), "NET/IB: Got completion
  *    from peer %s with status=%d opcode=%d ..." (v2.20.3-1 to v2.28.3-1),
  *    "... with status=%s(%d) opcode=%s(%d) vendor_err=%u ... hca %s"
  *    (v2.28.7-1 on, the status by its IBV_WC_* name); a failed "Call to
@@ -184,8 +185,7 @@ int gdr_nccl_parse_event(struct gdr_nccl_log *log, const struct gdr_nccl_sink *k
 		add_hint(log, k);
 		return 1;
 	}
-	if ((strstr(msg, "Got completion from peer ") &&
-	     !completion_status(msg, what, sizeof(what))) ||
+	if ((strstr(msg, "Got completion ") && !completion_status(msg, what, sizeof(what))) ||
 	    !modify_qp_error(msg, what, sizeof(what))) {
 		add_event(log, k, what);
 		return 1;

@@ -406,11 +406,13 @@ static void note_version(struct gdr_nccl_log *log, const struct gdr_nccl_sink *k
 static int parse_msg(struct gdr_nccl_log *log, const struct gdr_nccl_sink *k, const char *msg,
 		     int warn)
 {
-	int kind = gdr_nccl_guide_kind(msg);
+	int kind;
 
-	if (gdr_nccl_parse_event(log, k, msg, warn)) {
-		/* a network error, or a HINT line that belongs to one */
-	} else if (kind) {
+	/* A network error, or a HINT line that belongs to one. */
+	if (gdr_nccl_parse_event(log, k, msg, warn))
+		return 1;
+	kind = gdr_nccl_guide_kind(msg);
+	if (kind) {
 		/* Checked first: some look like real lines ("... Enabled for GPU 0 / HCA 0, ...").
 		 */
 		gdr_nccl_note(k, NF_GUIDE_LINE);

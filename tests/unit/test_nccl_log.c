@@ -593,6 +593,10 @@ static void test_error_events(void **state)
 		"10.0.0.1<1> with status=4 opcode=0 len=0 vendor err 51 (Recv) hca mlx5_1",
 		"g:2:2 [0] transport/net_ib.cc:2358 NCCL WARN NET/IB: Got completion from peer "
 		"10.0.0.1<1> with status=4 opcode=0 len=0 vendor err 51 (Recv) hca mlx5_1",
+		/* 2.4 to 2.9: no peer, "with error N". */
+		"m:4:4 [0] transport/net_ib.cc:790 NCCL WARN NET/IB : Got completion with error "
+		"12, "
+		"opcode 0, len 0, vendor err 129",
 		/* A HINT line of a process with no error before it. */
 		"k:3:3 [0] NCCL INFO HINT: In many cases this issue indicates missing or faulty "
 		"information in the provided topology file.",
@@ -606,7 +610,7 @@ static void test_error_events(void **state)
 
 	(void)state;
 	feed(&log, l);
-	assert_int_equal(log.nevents, 3);
+	assert_int_equal(log.nevents, 4);
 	assert_string_equal(log.events[0].what, "IBV_WC_WR_FLUSH_ERR");
 	assert_int_equal(log.events[0].hints, 5);
 	gdr_nccl_event_explain(&log.events[0], buf, sizeof(buf));
@@ -618,7 +622,8 @@ static void test_error_events(void **state)
 	gdr_nccl_event_explain(&log.events[1], buf, sizeof(buf));
 	assert_non_null(strstr(buf, "ACS"));
 	assert_non_null(strstr(buf, "(NCCL 2.30.7 and later print this hint with it)"));
-	assert_string_equal(log.events[2].what, "ibv_modify_qp ETIMEDOUT");
+	assert_string_equal(log.events[2].what, "IBV_WC_RETRY_EXC_ERR");
+	assert_string_equal(log.events[3].what, "ibv_modify_qp ETIMEDOUT");
 	assert_int_equal(log.hints_alone, 1);
 	assert_int_equal(log.all.count[NF_HINT], 6);
 }
