@@ -321,13 +321,20 @@ static void c2c_notes(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v
 			   : " (NCCL maps a DMA-BUF over PCIe then; peer memory has no such mode)");
 	}
 	if (n[NF_DATA_DIRECT]) {
+		/* v2.27.6-1 on: NCCL_IB_DATA_DIRECT=1 (default) exposes the Data Direct device
+		 * only. */
+		int both = gdr_nccl_before(f, "2.27.6");
+
 		cite(f, v, NF_DATA_DIRECT);
 		append(v, "; the NIC's Data Direct DMA interface was detected%s",
-		       v->path == GDR_NCCL_DMABUF ? ": NCCL registers DMA-BUF through it "
-						    "(mlx5dv_reg_dmabuf_mr, DATA_DIRECT)"
-		       : v->path == GDR_NCCL_PEERMEM
+		       v->path == GDR_NCCL_PEERMEM
 			   ? ", but NCCL uses it only for DMA-BUF registrations, not peer memory"
-			   : "");
+		       : v->path != GDR_NCCL_DMABUF ? ""
+		       : both ? ": NCCL 2.27.3 to 2.27.5 offer it as a second device beside the "
+				"PCIe one, and DMA-BUF on it is registered through it "
+				"(mlx5dv_reg_dmabuf_mr, DATA_DIRECT)"
+			      : ": NCCL registers DMA-BUF through it (mlx5dv_reg_dmabuf_mr, "
+				"DATA_DIRECT)");
 		if (n[NF_ENV_DATA_DIRECT_OFF])
 			append(v, " (NCCL_IB_DATA_DIRECT=0 turns it off)");
 	}

@@ -647,6 +647,22 @@ static void test_node_lines(void **state)
 	assert_string_equal(log.all.devs.nic[0], "mlx5_0");
 	assert_string_equal(log.all.devs.nic[1], "mlx5_1");
 	assert_int_equal(log.all.count[NF_NO_VERBS], 1);
+	{
+		/* 2.27.3 to 2.27.5 offer the Data Direct device beside the PCIe one. */
+		const char *const l2[] = {
+			"a:1:1 [0] NCCL INFO NCCL version 2.27.5+cuda12.9",
+			"a:1:1 [0] NCCL INFO Data Direct DMA Interface is detected for "
+			"device:mlx5_0",
+			"a:1:1 [0] NCCL INFO DMA-BUF is available on GPU device 0",
+			"a:1:1 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via "
+			"NET/IB/1/GDRDMA",
+			NULL,
+		};
+
+		assert_int_equal(feed(&log, l2), GDR_NCCL_DMABUF);
+		assert_non_null(
+		    strstr(log.reason, "offer it as a second device beside the PCIe one"));
+	}
 }
 
 int main(void)
