@@ -317,7 +317,8 @@ static void c2c_notes(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v
 		append(v,
 		       "; /GDRDMA(PCI): the GPU reaches its CPU over C2C and the NIC over PCIe%s",
 		       v->path == GDR_NCCL_DMABUF
-			   ? ", so NCCL asks the driver for a PCIe-mapped DMA-BUF"
+			   ? ", so NCCL asks the driver for a PCIe-mapped DMA-BUF (an NCCL built "
+			     "with CUDA 12.8 or later)"
 			   : " (NCCL maps a DMA-BUF over PCIe then; peer memory has no such mode)");
 	}
 	if (n[NF_DATA_DIRECT]) {
