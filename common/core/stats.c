@@ -89,10 +89,10 @@ void gdr_peak_add(struct gdr_peak *p, uint64_t t_ns, uint64_t posted, uint64_t d
 	p->pt[p->n++] = x;
 }
 
-static double window_rate(const struct gdr_peak *p, const struct gdr_peak_point *a,
-			  const struct gdr_peak_point *b)
+static double window_rate(const struct gdr_peak_point *a, const struct gdr_peak_point *b,
+			  uint64_t min_cqes)
 {
-	if (b->cqes < a->cqes + p->min_cqes || b->t_ns <= a->t_ns || b->done <= a->posted)
+	if (b->cqes < a->cqes + min_cqes || b->t_ns <= a->t_ns || b->done <= a->posted)
 		return 0;
 	return (double)(b->done - a->posted) * 1e9 / (double)(b->t_ns - a->t_ns);
 }
@@ -101,13 +101,16 @@ double gdr_peak_rate(const struct gdr_peak *p)
 {
 	double best = 0;
 
+	/* The whole repeat is a window however few completions it has (the peak's one rule). */
+	if (p->n)
+		best = window_rate(&p->pt[0], &p->last, 0);
 	for (unsigned int a = 0; a < p->n; a++) {
 		for (unsigned int b = a + 1; b < p->n; b++) {
-			double r = window_rate(p, &p->pt[a], &p->pt[b]);
+			double r = window_rate(&p->pt[a], &p->pt[b], p->min_cqes);
 			if (r > best)
 				best = r;
 		}
-		double r = window_rate(p, &p->pt[a], &p->last);
+		double r = window_rate(&p->pt[a], &p->last, p->min_cqes);
 		if (r > best)
 			best = r;
 	}

@@ -26,11 +26,15 @@ int gdr_stats_compute(const double *v, size_t n, struct gdr_stats *out);
  * COMPLETED (seen) by b, divided by t_b - t_a. That is a lower bound of what
  * the link really moved in the window, however the CQ batches, delays or
  * bursts its completions, so the peak can never exceed the real rate by an
- * artefact of when completions were seen. A window must also span at least
- * min_cqes completions (several per QP) to count: a shorter one times a
- * burst, not the link. Memory is fixed: observations are thinned (every
- * other one dropped, the spacing doubled) when the table fills, and the
- * latest observation is always kept as a window end.
+ * artefact of when completions were seen. A window inside the repeat must
+ * also span at least min_cqes completions (several per QP) to count: a
+ * shorter one times a burst, not the link. The whole repeat (the first
+ * observation to the last) is always a window, however few completions it
+ * has: the peak is never below the repeat's average and never missing for a
+ * repeat that completed a message, the one rule for every path (bounce,
+ * whose completions come in bursts, has only that window). Memory is fixed:
+ * observations are thinned (every other one dropped, the spacing doubled)
+ * when the table fills; the first and the latest are always kept.
  */
 #define GDR_PEAK_POINTS 256
 struct gdr_peak_point {
@@ -47,7 +51,7 @@ void gdr_peak_init(struct gdr_peak *p, uint64_t min_cqes);
 /* An observation at t_ns: posted requests so far, done messages completed, cqes completions seen.
  */
 void gdr_peak_add(struct gdr_peak *p, uint64_t t_ns, uint64_t posted, uint64_t done, uint64_t cqes);
-/* Best messages/s over the windows long enough; NAN when there is none. */
+/* Best messages/s over the whole repeat and the windows long enough; NAN when nothing completed. */
 double gdr_peak_rate(const struct gdr_peak *p);
 
 /*

@@ -38,7 +38,7 @@ static int usable(enum gdr_path_state s)
 
 void gdr_doctor_nccl_summary(const struct gdr_doctor *doc, struct gdr_doctor_nccl *s)
 {
-	struct gdr_nccl_env env = { .level = GDR_NCCL_DEFAULT_LEVEL, .read = -1 };
+	struct gdr_nccl_env env = { .level = gdr_nccl_default_level(), .read = -1 };
 	struct gdr_nccl_judgement j;
 	struct gdr_topo *t;
 	char why[256];

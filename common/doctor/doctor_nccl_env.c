@@ -134,7 +134,8 @@ static void check_gdr_level(struct gdr_doctor *doc, const char *val)
 	if (gdr_nccl_parse_level(val, &env.level, why, sizeof(why))) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_WARN, 0);
 		gdr_check_value(c, "%s", why);
-		gdr_check_fix(c, "unset it (NCCL's default is PXB) or use one of the names");
+		gdr_check_fix(c, "unset it (NCCL's default is %s) or use one of the names",
+			      gdr_nccl_level_name(gdr_nccl_default_level()));
 		return;
 	}
 	if (judge_level(doc, &env, val))
@@ -142,8 +143,10 @@ static void check_gdr_level(struct gdr_doctor *doc, const char *val)
 	if (env.level == GDR_NCCL_LOC) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL", GDR_CHECK_FAIL, 0);
 		gdr_check_value(c, "%s: GPUDirect RDMA disabled for every GPU/NIC pair", val);
-		gdr_check_fix(c, "unset NCCL_NET_GDR_LEVEL (NCCL's default PXB), or set it to the "
-				 "GPU-NIC distance gdr_topo shows");
+		gdr_check_fix(c,
+			      "unset NCCL_NET_GDR_LEVEL (NCCL's default %s), or set it to the "
+			      "GPU-NIC distance gdr_topo shows",
+			      gdr_nccl_level_name(gdr_nccl_default_level()));
 		return;
 	}
 	c = gdr_doctor_add(doc, "NCCL_NET_GDR_LEVEL",
@@ -161,21 +164,24 @@ static void check_gdr_level(struct gdr_doctor *doc, const char *val)
 static void check_c2c(struct gdr_doctor *doc, const char *val)
 {
 	struct gdr_check *c;
-	char why[256];
+	char why[256], deflt[96];
 	int on;
 
+	/* NCCL's default and since when, from the one table (nccl_settings.c). */
+	gdr_nccl_default_text("NCCL_NET_GDR_C2C", deflt, sizeof(deflt));
 	if (gdr_nccl_parse_flag("NCCL_NET_GDR_C2C", val, &on, why, sizeof(why))) {
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_C2C", GDR_CHECK_WARN, 0);
 		gdr_check_value(c, "%s", why);
-		gdr_check_fix(c, "unset it (NCCL's default is 1 since 2.27) or set 0 or 1");
+		gdr_check_fix(c, "unset it (NCCL's default is %s) or set 0 or 1", deflt);
 		return;
 	}
 	if (on)
 		return;
 	c = gdr_doctor_add(doc, "NCCL_NET_GDR_C2C", GDR_CHECK_WARN, 0);
-	gdr_check_value(c, "%s: on a Grace node, NCCL will not use GPUDirect RDMA to NICs the "
-			   "CPU reaches over C2C (default 1 since NCCL 2.27)",
-			val);
+	gdr_check_value(c,
+			"%s: on a Grace node, NCCL will not use GPUDirect RDMA to NICs the "
+			"CPU reaches over C2C (default %s)",
+			val, deflt);
 	gdr_check_fix(c, "unset NCCL_NET_GDR_C2C");
 }
 
@@ -231,7 +237,7 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 		check_gdr_level(doc, v);
 	} else {
 		/* Unset is NCCL's default, which a topology can still rule out. */
-		struct gdr_nccl_env env = { .level = GDR_NCCL_DEFAULT_LEVEL, .read = -1 };
+		struct gdr_nccl_env env = { .level = gdr_nccl_default_level(), .read = -1 };
 
 		judge_level(doc, &env, NULL);
 	}
@@ -245,15 +251,21 @@ void gdr_doctor_nccl_env_checks(struct gdr_doctor *doc)
 		gdr_check_value(c, "%s; NCCL would decide per GPU, as when unset", why);
 		gdr_check_fix(c, "unset NCCL_NET_GDR_READ, or set 0 or 1");
 	} else if (v && *v) {
+		int maj, min;
+		char per_gpu[128];
+
+		gdr_nccl_newest_series("NCCL_NET_GDR_READ", &maj, &min);
+		snprintf(per_gpu, sizeof(per_gpu),
+			 "NCCL decides per GPU, as when unset (reads on compute capability >= 8.0 "
+			 "from NCCL %d.%d, or with NVLink)",
+			 maj, min);
 		c = gdr_doctor_add(doc, "NCCL_NET_GDR_READ", on ? GDR_CHECK_PASS : GDR_CHECK_WARN,
 				   0);
-		gdr_check_value(
-		    c, "%s: %s", v,
-		    on > 0 ? "the NIC reads send buffers from GPU memory"
-		    : on < 0
-			? "NCCL decides per GPU, as when unset (reads on compute capability "
-			  ">= 8.0 from NCCL 2.19, or with NVLink)"
-			: "sends are staged through host memory (receives still use GDR)");
+		gdr_check_value(c, "%s: %s", v,
+				on > 0	 ? "the NIC reads send buffers from GPU memory"
+				: on < 0 ? per_gpu
+					 : "sends are staged through host memory (receives still "
+					   "use GDR)");
 		if (!on)
 			gdr_check_fix(
 			    c,

@@ -20,7 +20,7 @@ struct distances {
 static void measure(const struct gdr_doctor *doc, const struct gdr_nccl_log *log,
 		    struct distances *d)
 {
-	struct gdr_nccl_env env = { .level = GDR_NCCL_DEFAULT_LEVEL, .read = -1 };
+	struct gdr_nccl_env env = { .level = gdr_nccl_default_level(), .read = -1 };
 	struct gdr_nccl_judgement j;
 	struct gdr_topo *t;
 	char why[256];
@@ -54,11 +54,10 @@ static const char *node_offers(const struct gdr_verdict *v)
 				       : "no GPUDirect path";
 }
 
-/* NCCL's first release with DMA-BUF (2.13.4 was the first 2.13). */
+/* Before NCCL's first release with DMA-BUF (NCCL's defaults table, nccl_settings.c)? */
 static int before_dmabuf(const struct gdr_nccl_log *log)
 {
-	return log->vmajor >= 0 &&
-	       (log->vmajor < 2 || (log->vmajor == 2 && log->vminor < GDR_NCCL_DMABUF_MINOR));
+	return gdr_nccl_before(&log->all, gdr_nccl_since("NCCL_DMABUF_ENABLE"));
 }
 
 static void used_peermem(struct gdr_check *c, const struct gdr_verdict *v,
@@ -88,9 +87,9 @@ static void used_peermem(struct gdr_check *c, const struct gdr_verdict *v,
 	} else if (before_dmabuf(log)) {
 		gdr_check_value(c,
 				"NCCL used peermem although DMA-BUF is available: NCCL %s predates "
-				"DMA-BUF support (" GDR_NCCL_DMABUF_SINCE ")",
-				log->version);
-		gdr_check_fix(c, "use NCCL " GDR_NCCL_DMABUF_SINCE " or later");
+				"DMA-BUF support (%s)",
+				log->version, gdr_nccl_since("NCCL_DMABUF_ENABLE"));
+		gdr_check_fix(c, "use NCCL %s or later", gdr_nccl_since("NCCL_DMABUF_ENABLE"));
 	} else if (n[NF_PLUGIN_NO_DMABUF] || (n[NF_PLUGIN_PEERMEM] && !n[NF_PLUGIN_DMABUF])) {
 		gdr_check_value(c, "NCCL used peermem although DMA-BUF is available: the net "
 				   "plugin does not register DMA-BUF");

@@ -1,17 +1,23 @@
 /*
  * Reader for NCCL_DEBUG=INFO logs: which way NCCL's network transport
  * reached GPU memory (DMA-BUF, peer memory, not at all), and the lines that
- * say so. Formats from NCCL 2.4 to 2.30 (the per-GPU "GPU Direct RDMA ...
- * for GPU" line changed shape several times).
+ * say so. Formats from NCCL 2.4 to 2.30.7 and the 2.31 pre-release (the
+ * per-GPU "GPU Direct RDMA ... for GPU" line changed shape several times;
+ * docs/nccl-logs.md dates every line by NCCL's release tags).
  *
  * Lines are fed one at a time, so a log of any length reads in constant
  * memory; the conclusion is drawn by gdr_nccl_log_finish().
  *
- * Files: nccl_log_prefix.c (launcher and collector prefixes, records split
- * over lines), nccl_log.c (what each record says), nccl_log_guide.c (lines
- * guides quote that NCCL does not print), nccl_log_verdict.c (the
- * conclusion, per process and for the file), nccl_log_fix.c (its cause and
- * fix), nccl_log_print.c (text, JSON).
+ * Files: nccl_log.c (lines: reading, the fact names), nccl_log_prefix.c
+ * (launcher and collector prefixes, records split over lines),
+ * nccl_log_proc.c (processes: NCCL's "host:pid:tid [dev]", the devices a
+ * record names), nccl_log_record.c (records: what each says),
+ * nccl_log_event.c (network errors and NCCL's HINT lines, read as one
+ * event), nccl_log_guide.c (lines guides quote that NCCL does not print),
+ * nccl_log_verdict.c (the conclusion, per process and for the file),
+ * nccl_log_fix.c (its cause and fix), nccl_log_print.c (text, JSON);
+ * nccl_log_int.h is shared by them. NCCL's defaults per release come from
+ * common/topo/nccl_settings.c.
  */
 #ifndef GDR_NCCL_LOG_H
 #define GDR_NCCL_LOG_H
@@ -58,12 +64,23 @@ enum gdr_nccl_fact {
 	NF_CHAN_LOCAL,	  /* an intra-node channel (P2P, SHM, NVLS, CollNet) */
 	NF_SOCKET_USING,  /* "NET/Socket : Using [0]eth0" */
 	NF_WARN,	  /* an "NCCL WARN" line */
+	/* "NET/Socket : GPU Direct RDMA Disabled for HCA": the Socket transport's devices */
+	NF_SOCKET_HCA,
+	NF_NO_VERBS,	 /* "Failed to open libibverbs.so[.1]" / "Count not open libibverbs.so" */
+	NF_NIC_DISTANCE, /* NCCL 2.4's "CUDA Dev 0[0], IB NIC distance :  PHB" */
+	NF_CHAN_GDR_PCI, /* "/GDRDMA(PCI)": a PCIe-mapped DMA-BUF on a C2C system */
+	NF_DATA_DIRECT,	 /* "Data Direct DMA Interface is detected for device" */
+	NF_ENV_DATA_DIRECT_OFF, /* NCCL_IB_DATA_DIRECT set by environment to 0 */
+	NF_MLOPART,		/* a GPU shown as "[MLOPart N]" in NCCL's topology */
+	NF_ENV_MLOPART_ON,	/* NCCL_NET_GDR_MLOPART set by environment to 1 */
+	NF_NET_ERROR,		/* a network error NCCL reported (nccl_log_event.c) */
+	NF_HINT,		/* a "HINT: ..." line (NCCL 2.30.7 and later) */
 	NF__COUNT
 };
 
 struct gdr_nccl_line {
 	unsigned long lineno; /* 0: never seen */
-	char text[240];
+	char text[320];	      /* a 2.30 WARN with its timestamp and function runs past 240 */
 };
 
 /*
@@ -94,6 +111,8 @@ struct gdr_nccl_facts {
 	char plugin[160];
 	char gdr_level[16];
 	char distance[48]; /* last "distance X <= Y" seen */
+	char nic_dist[64]; /* NCCL 2.4's "NIC distance" classes, one per NIC: "PHB SYS" */
+	int chan_dev;	   /* the NIC of the first network channel ("via NET/IB/1"), -1 */
 	int guide_kind;	   /* which guide line (nccl_log_guide.c), 0: none */
 	struct gdr_nccl_devs devs;
 	unsigned int count[NF__COUNT];
@@ -108,7 +127,7 @@ struct gdr_nccl_verdict {
 	unsigned int ncited;
 	/* Why, in a few words, and what to do (nccl_log_fix.c); fix is "" when nothing to fix. */
 	char cause[240];
-	char fix[400];
+	char fix[512];
 	struct gdr_nccl_line cause_line; /* the line that shows the cause; lineno 0: none */
 };
 
@@ -128,18 +147,27 @@ enum gdr_nccl_cause {
 	NC_PAIR_ONLY,	      /* only "GPU Direct RDMA Enabled for GPU ...": a decision, not use */
 };
 
-/*
- * The first NCCL release with a DMA-BUF path (ncclIbDmaBufSupport,
- * ibv_reg_dmabuf_mr, NCCL_DMABUF_ENABLE first in NVIDIA/nccl at v2.13.4-1).
- */
-#define GDR_NCCL_DMABUF_MINOR 13
-#define GDR_NCCL_DMABUF_SINCE "2.13.4"
-
 #define GDR_NCCL_MAX_PROCS 64
 /* A log is read up to this many bytes (a stream such as /dev/zero ends there). */
 #define GDR_NCCL_MAX_BYTES    (4ULL << 30)
 #define GDR_NCCL_MAX_VERSIONS 4
 #define GDR_NCCL_MAX_WARNS    16
+#define GDR_NCCL_MAX_EVENTS   8
+
+/*
+ * A network error NCCL reported in a WARN line (a work completion's
+ * status, a failed ibv_modify_qp), with the "HINT:" lines NCCL 2.30.7 and
+ * later print right after it: one event, not several causes.
+ */
+struct gdr_nccl_event {
+	struct gdr_nccl_line line; /* the first WARN of this kind from this process */
+	char what[40];		   /* "IBV_WC_LOC_PROT_ERR", "ibv_modify_qp ETIMEDOUT" */
+	int kind;		   /* nccl_log_event.c's table */
+	int proc;		   /* index in procs, -1: none */
+	unsigned int repeats;	   /* later WARNs of the same kind from the process */
+	unsigned int hints;	   /* HINT lines after it */
+	unsigned long hint_first, hint_last;
+};
 
 struct gdr_nccl_proc {
 	char id[96];	 /* "host:pid" as the log prints it; "" when lines carry no prefix */
@@ -156,6 +184,7 @@ struct gdr_nccl_proc {
 /* Launcher/collector prefix and split-record state (nccl_log_prefix.c). */
 struct gdr_nccl_pending {
 	int valid, nccl;
+	int whole; /* a record printed whole (the version banner): never continued */
 	unsigned int parts;
 	unsigned long lineno;
 	char launch[64];
@@ -194,11 +223,15 @@ struct gdr_nccl_log {
 	unsigned int procs_decided; /* processes whose own lines decide */
 	/* Added with the cause/fix lead (the conclusion's, as in gdr_nccl_verdict). */
 	char cause[240];
-	char fix[400];
+	char fix[512];
 	struct gdr_nccl_line cause_line;
 	/* Every "NCCL WARN" line, in order (the first GDR_NCCL_MAX_WARNS). */
 	struct gdr_nccl_line warns[GDR_NCCL_MAX_WARNS];
 	unsigned int nwarns, warns_dropped;
+	/* Network errors with their HINT lines, in order (nccl_log_event.c). */
+	struct gdr_nccl_event events[GDR_NCCL_MAX_EVENTS];
+	unsigned int nevents, events_dropped;
+	unsigned int hints_alone; /* HINT lines after no error of their process */
 };
 
 void gdr_nccl_log_init(struct gdr_nccl_log *log);
@@ -249,9 +282,14 @@ void gdr_nccl_explain(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v
 /* Append printf-style to the string in buf (len bytes in all), cut to fit (nccl_log_fix.c). */
 void gdr_nccl_catf(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The event in words: the error, NCCL's own hint for it, what the other HINT lines are. */
+void gdr_nccl_event_explain(const struct gdr_nccl_event *e, char *buf, size_t len);
+/* Is the file's (or a fact set's) NCCL release before the one named ("2.13.4")? 0 when unknown. */
+int gdr_nccl_before(const struct gdr_nccl_facts *f, const char *release);
 /* Guide lines (nccl_log_guide.c): kind (1..) when msg is one, else 0. */
 int gdr_nccl_guide_kind(const char *msg);
 /* What the guide line claims and what NCCL prints instead, for this version. */
-void gdr_nccl_guide_explain(int kind, int vmajor, int vminor, int plugin, char *buf, size_t len);
+void gdr_nccl_guide_explain(int kind, int vmajor, int vminor, int vpatch, int plugin, char *buf,
+			    size_t len);
 
 #endif

@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include "nccl_log.h"
+#include "nccl_settings.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -190,26 +191,193 @@ static void cause_line(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *
 		v->cause_line = v->cited_line[0];
 }
 
-#define DMABUF_NEEDS                                                                               \
-	"NCCL >= " GDR_NCCL_DMABUF_SINCE                                                           \
-	", NCCL_DMABUF_ENABLE=1, open kernel module, kernel >= 5.12"
+/* What DMA-BUF needs, its first NCCL release from NCCL's defaults table (nccl_settings.c). */
+static const char *dmabuf_needs(char *buf, size_t len)
+{
+	snprintf(buf, len, "NCCL >= %s, NCCL_DMABUF_ENABLE=1, open kernel module, kernel >= 5.12",
+		 gdr_nccl_since("NCCL_DMABUF_ENABLE"));
+	return buf;
+}
+
+/* The numbering of NCCL 2.4 and 2.5, whose NCCL_NET_GDR_LEVEL is a number. */
+static const struct level_table *numeric_table(void)
+{
+	return &tables[0];
+}
+
+/* The first default of var in NCCL's defaults table (nccl_settings.c). */
+static const struct gdr_nccl_default *first_default(const char *var)
+{
+	int r[3] = { 0, 0, 0 };
+
+	sscanf(gdr_nccl_since(var), "%d.%d.%d", &r[0], &r[1], &r[2]);
+	return gdr_nccl_default_in(var, r[0], r[1], r[2]);
+}
+
+static int numeric_release(const struct gdr_nccl_facts *f, const char *line)
+{
+	if (f->vmajor == 2 && f->vminor >= 0)
+		return f->vminor >= numeric_table()->from && f->vminor <= numeric_table()->to;
+	return (line && strstr(line, "(distance ") && strstr(line, " >= ")) ||
+	       f->count[NF_NIC_DISTANCE];
+}
 
 /*
- * NCCL_NET_GDR_LEVEL's default as NCCL's release names it: PATH_PHB (the
- * number 2) in 2.4 and 2.5 (their "(distance D >= L)" line), PXB from 2.6.
+ * NCCL_NET_GDR_LEVEL's default in the log's release, from NCCL's defaults
+ * table (nccl_settings.c): 2 (PHB's number) in 2.4 and 2.5, PXB from 2.6,
+ * P2C from 2.29.2 while NCCL_NET_GDR_C2C is on.
  */
-static const char *default_level(const struct gdr_nccl_facts *f, const char *line)
+static const char *default_level(const struct gdr_nccl_facts *f, const char *line, char *buf,
+				 size_t len)
 {
-	int old = (line && strstr(line, "(distance ") && strstr(line, " >= ")) ||
-		  (f->vmajor == 2 && f->vminor >= 0 && f->vminor < 6);
+	const struct gdr_nccl_default *d;
 
-	return old ? "2, PHB in NCCL 2.4 and 2.5" : "PXB";
+	if (numeric_release(f, line))
+		d = first_default("NCCL_NET_GDR_LEVEL");
+	else if (f->vmajor >= 0)
+		d = gdr_nccl_default_in("NCCL_NET_GDR_LEVEL", f->vmajor, f->vminor, f->vpatch);
+	else
+		d = NULL;
+	if (!d && !numeric_release(f, line) && f->vmajor < 0) {
+		/* No release in the log: the class every release from 2.6 on uses for PCIe pairs.
+		 */
+		snprintf(buf, len, "%s", gdr_nccl_level_name(gdr_nccl_default_level()));
+	} else if (!d) {
+		snprintf(buf, len, "unknown");
+	} else if (numeric_release(f, line)) {
+		const char *n = level_name(numeric_table(), atoi(d->value));
+
+		snprintf(buf, len, "%s, %s in NCCL 2.4 and 2.5", d->value, n ? n : "?");
+	} else if (!strcmp(d->value, "P2C")) {
+		snprintf(buf, len, "P2C, which is PXB for PCIe pairs");
+	} else {
+		snprintf(buf, len, "%s", d->value);
+	}
+	return buf;
+}
+
+/*
+ * NCCL 2.4 and 2.5 read NCCL_NET_GDR_LEVEL as a number (NCCL_PARAM,
+ * strtoll) and use GDR when the distance is below it: the fix for distance
+ * dist is dist + 1. A name reads as 0 there, GDR off for every pair.
+ */
+static void numeric_fix(int dist, const char *version, char *fix, size_t len)
+{
+	const char *n = level_name(numeric_table(), dist);
+
+	gdr_nccl_catf(fix, len,
+		      "NCCL_NET_GDR_LEVEL=%d (NCCL %s reads a number and uses GPUDirect RDMA "
+		      "when the distance is below it; %s is %d in its numbering; a name such as "
+		      "PHB reads as 0 there and turns GDR off for every pair)%s",
+		      dist + 1, version[0] ? version : "2.4/2.5", n ? n : "the distance", dist,
+		      n && !strcmp(n, "SYS") ? "; SYS crosses NUMA nodes, often slower than "
+					       "without GDR"
+					     : "");
+}
+
+/*
+ * NCCL 2.4's "CUDA Dev 0[0], IB NIC distance :  PHB": GDR is off when the
+ * distance of the NIC in use (the channels' "NET/IB/<n>", else the nearest)
+ * is not below the level. 1 when it explains the log.
+ */
+static int explain_nic_distance(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
+{
+	const struct level_table *t = numeric_table();
+	int dist = -1, level, nic = 0;
+	char deflt[64];
+
+	for (const char *p = f->nic_dist; *p; nic++) {
+		size_t w = strcspn(p, " ");
+		int d = -1;
+
+		for (int i = 0; i < (int)GDR_ARRAY_SIZE(t->name) && t->name[i]; i++)
+			if (strlen(t->name[i]) == w && !strncmp(p, t->name[i], w))
+				d = i;
+		if (d >= 0 && (nic == f->chan_dev || (f->chan_dev < 0 && (dist < 0 || d < dist))))
+			dist = d;
+		p += w;
+		p += strspn(p, " ");
+	}
+	level = atoi(f->gdr_level[0] ? f->gdr_level : first_default("NCCL_NET_GDR_LEVEL")->value);
+	if (dist < 0 || dist < level)
+		return 0;
+	cause_line(f, v, NF_NIC_DISTANCE);
+	snprintf(v->cause, sizeof(v->cause),
+		 "the GPU-NIC distance %s (%d) is not below NCCL_NET_GDR_LEVEL (%s): NCCL 2.4 "
+		 "uses no GPUDirect RDMA there",
+		 level_name(t, dist) ? level_name(t, dist) : "?", dist,
+		 f->gdr_level[0] ? f->gdr_level : default_level(f, NULL, deflt, sizeof(deflt)));
+	numeric_fix(dist, f->version, v->fix, sizeof(v->fix));
+	return 1;
+}
+
+/* NCCL 2.30.7 and later: no GDR for a GPU in MLOPart mode unless NCCL_NET_GDR_MLOPART=1. */
+static int explain_mlopart(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
+{
+	const char *since = gdr_nccl_since("NCCL_NET_GDR_MLOPART");
+
+	if (!f->count[NF_MLOPART] || f->count[NF_ENV_MLOPART_ON] || gdr_nccl_before(f, since))
+		return 0;
+	cause_line(f, v, NF_MLOPART);
+	snprintf(v->cause, sizeof(v->cause),
+		 "the GPU is in MLOPart mode: NCCL %s and later use no GPUDirect RDMA on it "
+		 "(NCCL_NET_GDR_MLOPART default %s)",
+		 since, gdr_nccl_default_in("NCCL_NET_GDR_MLOPART", -1, 0, 0)->value);
+	snprintf(v->fix, sizeof(v->fix), "set NCCL_NET_GDR_MLOPART=1");
+	return 1;
+}
+
+/* Nothing in the log says why: the rerun that would, as the log's release prints it. */
+static void explain_unsaid(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
+{
+	char deflt[64];
+	const char *trace = "2.30.3";
+
+	cause_line(f, v, NF_ENV_GDR_LEVEL);
+	snprintf(v->cause, sizeof(v->cause), "no /GDRDMA, and no line of the log says why%s%s%s",
+		 f->gdr_level[0] ? " (the job sets NCCL_NET_GDR_LEVEL=" : "", f->gdr_level,
+		 f->gdr_level[0] ? ")" : "");
+	default_level(f, NULL, deflt, sizeof(deflt));
+	if (numeric_release(f, NULL)) {
+		snprintf(
+		    v->fix, sizeof(v->fix),
+		    "rerun with " SUBSYS_HINT ": NCCL %s prints each GPU/NIC pair's decision "
+		    "(\"... (distance X >= Y)\"); if the distance is not below "
+		    "NCCL_NET_GDR_LEVEL (%s %s), set the number above it as gdr_topo shows: "
+		    "NCCL_NET_GDR_LEVEL=3 for PHB, 4 for NODE, 5 for SYS (NCCL 2.4 and 2.5 read a "
+		    "number; a name such as PHB reads as 0 there, GDR off for every pair)",
+		    f->version[0] ? f->version : "2.4/2.5", f->gdr_level[0] ? "set to" : "default",
+		    f->gdr_level[0] ? f->gdr_level : deflt);
+		return;
+	}
+	/* From v2.30.3-1 paths.cc logs the per-pair decision at TRACE only (a debug build). */
+	if (f->vmajor >= 0 && !gdr_nccl_before(f, trace)) {
+		snprintf(v->fix, sizeof(v->fix),
+			 "rerun with " SUBSYS_HINT ",GRAPH: NCCL %s and later print each NIC's GDR "
+			 "support but the per-pair decision only at TRACE; gdr_topo shows the "
+			 "GPU-NIC distance: if beyond NCCL_NET_GDR_LEVEL (%s %s), set "
+			 "NCCL_NET_GDR_LEVEL=PHB (or SYS)",
+			 trace, f->gdr_level[0] ? "set to" : "default",
+			 f->gdr_level[0] ? f->gdr_level : deflt);
+		if (!gdr_nccl_before(f, gdr_nccl_since("NCCL_NET_GDR_MLOPART")))
+			gdr_nccl_catf(
+			    v->fix, sizeof(v->fix),
+			    "; a GPU shown as \"[MLOPart N]\" needs NCCL_NET_GDR_MLOPART=1");
+		return;
+	}
+	snprintf(v->fix, sizeof(v->fix),
+		 "rerun with " SUBSYS_HINT ": NCCL then prints each GPU/NIC pair's decision "
+		 "(\"GPU Direct RDMA Disabled for GPU ... (distance X > Y)\") and each NIC's GDR "
+		 "support; if the distance is beyond NCCL_NET_GDR_LEVEL (%s %s), set "
+		 "NCCL_NET_GDR_LEVEL=PHB (or SYS) as gdr_topo shows",
+		 f->gdr_level[0] ? "set to" : "default", f->gdr_level[0] ? f->gdr_level : deflt);
 }
 
 /* GDR not used: the first disabled line that says why, else the NCCL_DEBUG_SUBSYS that would. */
 static void explain_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
 {
 	const unsigned int *n = f->count;
+	char needs[160], deflt[64];
 
 	if (n[NF_HCA_NO_MODULE]) {
 		cause_line(f, v, NF_HCA_NO_MODULE);
@@ -218,7 +386,7 @@ static void explain_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 		snprintf(v->fix, sizeof(v->fix),
 			 "load nvidia-peermem (modprobe nvidia-peermem) or move to DMA-BUF "
 			 "(%s; this line comes from NCCL 2.4 to 2.12, which have no DMA-BUF path)",
-			 DMABUF_NEEDS);
+			 dmabuf_needs(needs, sizeof(needs)));
 		return;
 	}
 	if (n[NF_HCA_GDR_OFF] && !n[NF_HCA_GDR_ON]) {
@@ -228,7 +396,7 @@ static void explain_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 		snprintf(v->fix, sizeof(v->fix),
 			 "load nvidia-peermem, or enable DMA-BUF (%s, a NIC driver with "
 			 "ibv_reg_dmabuf_mr); gdr_doctor on the node shows which is missing",
-			 DMABUF_NEEDS);
+			 dmabuf_needs(needs, sizeof(needs)));
 		return;
 	}
 	if (n[NF_PAIR_GDR_OFF]) {
@@ -236,22 +404,17 @@ static void explain_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 		snprintf(v->cause, sizeof(v->cause),
 			 "the GPU-NIC distance is beyond NCCL_NET_GDR_LEVEL (%s %s)",
 			 f->gdr_level[0] ? "set to" : "its default,",
-			 f->gdr_level[0] ? f->gdr_level : default_level(f, v->cause_line.text));
+			 f->gdr_level[0]
+			     ? f->gdr_level
+			     : default_level(f, v->cause_line.text, deflt, sizeof(deflt)));
 		distance_fix(f, v->cause_line.text, v->fix, sizeof(v->fix));
 		return;
 	}
-	/* Nothing in the log says why. */
-	cause_line(f, v, NF_ENV_GDR_LEVEL);
-	snprintf(v->cause, sizeof(v->cause), "no /GDRDMA, and no line of the log says why%s%s%s",
-		 f->gdr_level[0] ? " (the job sets NCCL_NET_GDR_LEVEL=" : "", f->gdr_level,
-		 f->gdr_level[0] ? ")" : "");
-	snprintf(v->fix, sizeof(v->fix),
-		 "rerun with " SUBSYS_HINT ": NCCL then prints each GPU/NIC pair's decision "
-		 "(\"GPU Direct RDMA Disabled for GPU ... (distance X > Y)\") and each NIC's GDR "
-		 "support; if the distance is beyond NCCL_NET_GDR_LEVEL (%s %s), set "
-		 "NCCL_NET_GDR_LEVEL=PHB (or SYS) as gdr_topo shows",
-		 f->gdr_level[0] ? "set to" : "default",
-		 f->gdr_level[0] ? f->gdr_level : default_level(f, NULL));
+	if (n[NF_NIC_DISTANCE] && explain_nic_distance(f, v))
+		return;
+	if (explain_mlopart(f, v))
+		return;
+	explain_unsaid(f, v);
 }
 
 static void explain_socket(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
@@ -265,6 +428,16 @@ static void explain_socket(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 		snprintf(v->fix, sizeof(v->fix), "unset NCCL_IB_DISABLE (or set it to 0)");
 		return;
 	}
+	if (n[NF_NO_VERBS]) {
+		cause_line(f, v, NF_NO_VERBS);
+		snprintf(v->cause, sizeof(v->cause),
+			 "no libibverbs: NCCL's IB transport could not start, Socket transport "
+			 "(TCP), no GPUDirect RDMA");
+		snprintf(v->fix, sizeof(v->fix),
+			 "install libibverbs (rdma-core) and the NIC's provider (libmlx5) where "
+			 "the job runs, in the container image too; ibv_devices must list the NIC");
+		return;
+	}
 	if (n[NF_NO_IB_DEVICE]) {
 		cause_line(f, v, NF_NO_IB_DEVICE);
 		snprintf(v->cause, sizeof(v->cause),
@@ -274,12 +447,15 @@ static void explain_socket(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 			 "/dev/infiniband into the container; ibv_devices must list it");
 		return;
 	}
-	cause_line(f, v, NF_NETWORK);
+	/* The Socket transport's own line, when it is the one that shows it. */
+	cause_line(f, v, n[NF_NETWORK] || !n[NF_SOCKET_HCA] ? NF_NETWORK : NF_SOCKET_HCA);
 	snprintf(v->cause, sizeof(v->cause),
-		 "Socket transport (TCP through host memory), no GPUDirect RDMA");
+		 "Socket transport (TCP through host memory), no GPUDirect RDMA; the log does "
+		 "not say why NCCL's IB transport was not used");
 	snprintf(v->fix, sizeof(v->fix),
 		 "check NCCL_NET (not Socket) and NCCL_IB_DISABLE, and that ibv_devices lists "
-		 "an RDMA NIC");
+		 "an RDMA NIC; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,NET: NET/IB's "
+		 "lines then say why");
 }
 
 static void explain_plugin_off(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
@@ -303,6 +479,8 @@ static void explain_plugin_off(const struct gdr_nccl_facts *f, struct gdr_nccl_v
 void gdr_nccl_explain(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v,
 		      enum gdr_nccl_cause why)
 {
+	char needs[160];
+
 	v->cause[0] = v->fix[0] = '\0';
 	memset(&v->cause_line, 0, sizeof(v->cause_line));
 	switch (why) {
@@ -312,12 +490,11 @@ void gdr_nccl_explain(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v
 		break;
 	case NC_GDR_OLD_NCCL:
 		cause_line(f, v, NF_VERSION);
-		snprintf(v->cause, sizeof(v->cause),
-			 "peer memory: NCCL %s predates DMA-BUF (" GDR_NCCL_DMABUF_SINCE ")",
-			 f->version);
+		snprintf(v->cause, sizeof(v->cause), "peer memory: NCCL %s predates DMA-BUF (%s)",
+			 f->version, gdr_nccl_since("NCCL_DMABUF_ENABLE"));
 		snprintf(v->fix, sizeof(v->fix),
 			 "none needed for GPUDirect; for DMA-BUF instead of nvidia-peermem: %s",
-			 DMABUF_NEEDS);
+			 dmabuf_needs(needs, sizeof(needs)));
 		break;
 	case NC_GDR_ENV_NODMABUF:
 		cause_line(f, v, NF_ENV_DMABUF_OFF);

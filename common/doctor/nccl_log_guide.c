@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "nccl_log.h"
+#include "nccl_settings.h"
 #include "util.h"
 
 #include <string.h>
@@ -33,12 +34,14 @@ int gdr_nccl_guide_kind(const char *msg)
 	return 0;
 }
 
-void gdr_nccl_guide_explain(int kind, int vmajor, int vminor, int plugin, char *buf, size_t len)
+void gdr_nccl_guide_explain(int kind, int vmajor, int vminor, int vpatch, int plugin, char *buf,
+			    size_t len)
 {
 	const char *claims = kind > 0 && (size_t)kind <= GDR_ARRAY_SIZE(guide)
 				 ? guide[kind - 1].claims
 				 : "a GPUDirect path";
-	int old = vmajor >= 0 && (vmajor < 2 || (vmajor == 2 && vminor < GDR_NCCL_DMABUF_MINOR));
+	const char *since = gdr_nccl_since("NCCL_DMABUF_ENABLE");
+	int old = vmajor >= 0 && gdr_nccl_release_cmp(vmajor, vminor, vpatch, since) < 0;
 
 	if (plugin) {
 		snprintf(buf, len,
@@ -51,19 +54,19 @@ void gdr_nccl_guide_explain(int kind, int vmajor, int vminor, int plugin, char *
 	} else if (old) {
 		snprintf(buf, len,
 			 "it claims %s, but no NCCL release prints it; NCCL "
-			 "before " GDR_NCCL_DMABUF_SINCE " has no "
+			 "before %s has no "
 			 "DMA-BUF path: \"/GDRDMA\" on the \"Channel ... via NET/IB/N\" lines "
 			 "means peer memory (nvidia-peermem or nv_peer_mem)",
-			 claims);
+			 claims, since);
 	} else {
 		snprintf(buf, len,
-			 "it claims %s, but no NCCL release prints it; NCCL " GDR_NCCL_DMABUF_SINCE
+			 "it claims %s, but no NCCL release prints it; NCCL %s"
 			 " and later "
 			 "show it with \"/GDRDMA\" on the \"Channel ... via NET/IB/N\" lines "
 			 "(GDR in use) and \"DMA-BUF is available on GPU device N\" during init "
 			 "(DMA-BUF; absent: peer memory), both shown by NCCL_DEBUG=INFO's "
 			 "default subsystems; \"NET/IB : GPU Direct RDMA Enabled for HCA\" "
 			 "(NCCL_DEBUG_SUBSYS=NET) is a capability, not use",
-			 claims);
+			 claims, since);
 	}
 }

@@ -311,10 +311,60 @@ int gdr_nccl_starts_record(const char *body)
 	return 0;
 }
 
+/* A logger's level word first: "INFO 05-22 ...", "WARNING:", "[ERROR]" is caught as "[". */
+static int level_word(const char *s)
+{
+	static const char *const words[] = { "INFO",  "WARNING",  "WARN",  "ERROR", "DEBUG",
+					     "TRACE", "CRITICAL", "FATAL", "NOTICE" };
+
+	for (size_t i = 0; i < GDR_ARRAY_SIZE(words); i++) {
+		size_t n = strlen(words[i]);
+
+		if (!strncmp(s, words[i], n) && (s[n] == ' ' || s[n] == ':' || s[n] == '\t'))
+			return 1;
+	}
+	return 0;
+}
+
 /*
- * Other programs' lines: a logger's "[...]" or "(...)" opener, an indent, or a first
- * word ending in a colon ("RuntimeError:", "Traceback (...):"); never glued
- * onto an NCCL record.
+ * A date or a time first: "2019-11-20 11:43:27.123: I tensorflow/...",
+ * "05-22 14:30:00", "11:43:27", glog's "I1120 11:43:27.123456 ...".
+ */
+static int stamp_first(const char *s)
+{
+	if (digits(s) == 4 && s[4] == '-' && digits(s + 5) == 2)
+		return 1; /* 2019-11-20 */
+	if (digits(s) == 2 && s[2] == '-' && digits(s + 3) == 2 && (s[5] == ' ' || s[5] == 'T'))
+		return 1; /* 05-22 */
+	if (digits(s) == 2 && s[2] == ':' && digits(s + 3) == 2 && s[5] == ':')
+		return 1; /* 11:43:27 */
+	return strchr("IWEF", s[0]) && s[0] && digits(s + 1) == 4 && s[5] == ' ' &&
+	       digits(s + 6) == 2 && s[8] == ':';
+}
+
+/*
+ * A sentence of its own: a capitalised word, a blank, and an end of
+ * sentence ("Initializing NCCL across 2 nodes..."). A wrap cuts a record
+ * at a column, in a word or between two, and leaves the tail of one of
+ * NCCL's messages, which neither starts so nor ends so.
+ */
+static int sentence(const char *s)
+{
+	size_t n = strlen(s), w = 1;
+
+	if (!isupper((unsigned char)s[0]))
+		return 0;
+	while (islower((unsigned char)s[w]))
+		w++;
+	return w >= 3 && s[w] == ' ' && n && strchr(".!?", s[n - 1]);
+}
+
+/*
+ * Other programs' lines: a logger's "[...]" or "(...)" opener, an indent, a
+ * first word ending in a colon ("RuntimeError:", "Traceback (...):"), a
+ * level word or a timestamp first (vLLM's "INFO 05-22 ...", TensorFlow's
+ * "2019-11-20 11:43:27.123: I ..."), a sentence of its own; never glued onto
+ * an NCCL record.
  */
 static int other_output(const char *body)
 {
@@ -322,7 +372,19 @@ static int other_output(const char *body)
 
 	/* Indented or '#' lines: tables (nccl-tests' results), tracebacks. */
 	return body[0] == '[' || body[0] == '(' || body[0] == ' ' || body[0] == '\t' ||
-	       body[0] == '#' || (w && body[w - 1] == ':') || !strncmp(body, "Traceback", 9);
+	       body[0] == '#' || (w && body[w - 1] == ':') || !strncmp(body, "Traceback", 9) ||
+	       level_word(body) || stamp_first(body) || sentence(body);
+}
+
+/*
+ * NCCL's version banner is whole (one printf, or one INFO line): a line
+ * after it is never its continuation, so the version is the banner's own.
+ */
+static int banner(const char *body)
+{
+	const char *v = strstr(body, "NCCL version ");
+
+	return v && (v == body || strstr(body, "NCCL INFO NCCL version ") != NULL);
 }
 
 void gdr_nccl_log_flush(struct gdr_nccl_log *log)
@@ -350,8 +412,8 @@ void gdr_nccl_log_line(struct gdr_nccl_log *log, const char *line)
 	log->lines++;
 	if (gdr_nccl_strip_prefix(line, body, sizeof(body), launch, sizeof(launch)))
 		log->prefixed_lines++;
-	if (pd->valid && pd->nccl && pd->parts < 3 && body[0] && !other_output(body) &&
-	    !strcmp(pd->launch, launch) && !gdr_nccl_starts_record(body) &&
+	if (pd->valid && pd->nccl && !pd->whole && pd->parts < 3 && body[0] &&
+	    !other_output(body) && !strcmp(pd->launch, launch) && !gdr_nccl_starts_record(body) &&
 	    (have = strlen(pd->text)) + strlen(body) < sizeof(pd->text)) {
 		memcpy(pd->text + have, body, strlen(body) + 1);
 		pd->parts++;
@@ -363,6 +425,7 @@ void gdr_nccl_log_line(struct gdr_nccl_log *log, const char *line)
 	pd->parts = 1;
 	pd->lineno = log->lines;
 	pd->nccl = gdr_nccl_starts_record(body);
+	pd->whole = banner(body);
 	gdr_strlcpy(pd->launch, launch, sizeof(pd->launch));
 	gdr_strlcpy(pd->text, body, sizeof(pd->text));
 }

@@ -24,8 +24,8 @@ static int is_plugin(const struct gdr_nccl_log *log)
 
 static void guide_note(const struct gdr_nccl_log *log, char *buf, size_t len)
 {
-	gdr_nccl_guide_explain(log->all.guide_kind, log->vmajor, log->vminor, is_plugin(log), buf,
-			       len);
+	gdr_nccl_guide_explain(log->all.guide_kind, log->vmajor, log->vminor, log->vpatch,
+			       is_plugin(log), buf, len);
 }
 
 /* Columns of the text report: values start at LABEL_W and wrap before WRAP_W. */
@@ -69,10 +69,40 @@ static const char *fix_text(const char *fix)
 	return fix[0] ? fix : "none needed";
 }
 
+/* Each network error with NCCL's HINT lines after it, as one event. */
+static void print_events(FILE *out, const struct gdr_nccl_log *log)
+{
+	char line[1024];
+
+	if (!log->nevents && !log->hints_alone)
+		return;
+	fprintf(out, "  network errors: %u\n", log->nevents + log->events_dropped);
+	for (unsigned int i = 0; i < log->nevents; i++) {
+		const struct gdr_nccl_event *e = &log->events[i];
+		char what[800];
+
+		gdr_nccl_event_explain(e, what, sizeof(what));
+		snprintf(line, sizeof(line), "%lu: %s", e->line.lineno, what);
+		fputs("    ", out);
+		print_wrap(out, 4, 6, line);
+	}
+	if (log->events_dropped)
+		fprintf(out, "    (%u more not listed)\n", log->events_dropped);
+	if (log->hints_alone) {
+		snprintf(line, sizeof(line),
+			 "%u HINT line%s after no network error of %s process (NCCL's hints "
+			 "about a topology file, or the error's line is not in the log)",
+			 log->hints_alone, log->hints_alone == 1 ? "" : "s",
+			 log->hints_alone == 1 ? "its" : "their");
+		fputs("    ", out);
+		print_wrap(out, 4, 6, line);
+	}
+}
+
 /* The answer first: the conclusion, its cause and fix, then one line per process. */
 static void print_lead(FILE *out, const struct gdr_nccl_log *log)
 {
-	char buf[320], line[1024];
+	char buf[400], line[1024];
 
 	fprintf(out, "  conclusion:     %s\n", gdr_nccl_path_name(log->path));
 	print_wrapped(out, "cause:", log->cause);
@@ -122,6 +152,7 @@ static void print_lead(FILE *out, const struct gdr_nccl_log *log)
 		if (log->warns_dropped)
 			fprintf(out, "    (%u more not listed)\n", log->warns_dropped);
 	}
+	print_events(out, log);
 }
 
 static void print_procs(FILE *out, const struct gdr_nccl_log *log)
@@ -175,9 +206,10 @@ void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *n
 		      log->nversions > 1 ? ": several runs in one file)" : "");
 	print_wrapped(out, "NCCL version:", note);
 	fprintf(out, "  transport:      %s\n",
-		log->chan_net[0]  ? log->chan_net
-		: log->network[0] ? log->network
-				  : "not in the log");
+		log->chan_net[0]   ? log->chan_net
+		: log->network[0]  ? log->network
+		: n[NF_SOCKET_HCA] ? "Socket (its own GPU Direct RDMA lines)"
+				   : "not in the log");
 	if (log->plugin[0] || n[NF_PLUGIN])
 		print_wrapped(out, "net plugin:", log->plugin[0] ? log->plugin : "yes");
 	if (log->prefixed_lines || log->joined_lines)
@@ -185,13 +217,29 @@ void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *n
 			       "%lu lines with launcher/collector prefixes, %lu joined onto the "
 			       "line before",
 			       log->prefixed_lines, log->joined_lines);
-	fprintf(out, "  GDR per HCA:    %u enabled, %u disabled lines%s\n", n[NF_HCA_GDR_ON],
+	fprintf(out, "  GDR per HCA:    %u enabled, %u disabled lines%s", n[NF_HCA_GDR_ON],
 		n[NF_HCA_GDR_OFF], n[NF_HCA_OTHER_NET] ? " (more for a transport not in use)" : "");
+	if (n[NF_SOCKET_HCA])
+		fprintf(out, "; %u NET/Socket (interfaces)", n[NF_SOCKET_HCA]);
+	fputc('\n', out);
 	fprintf(out, "  GDR per GPU:    %u enabled, %u disabled lines%s%s%s\n", n[NF_PAIR_GDR_ON],
 		n[NF_PAIR_GDR_OFF], log->distance[0] ? " (last: distance " : "", log->distance,
 		log->distance[0] ? ")" : "");
 	if (log->gdr_level[0])
 		fprintf(out, "  GDR level:      NCCL_NET_GDR_LEVEL=%s\n", log->gdr_level);
+	if (n[NF_NIC_DISTANCE])
+		print_wrappedf(out, "NIC distance:", "%s (NCCL 2.4's class per NIC, line %lu)",
+			       log->all.nic_dist, log->all.first[NF_NIC_DISTANCE].lineno);
+	if (n[NF_DATA_DIRECT])
+		print_wrappedf(out, "Data Direct:", "detected, line %lu%s",
+			       log->all.first[NF_DATA_DIRECT].lineno,
+			       n[NF_ENV_DATA_DIRECT_OFF] ? "; NCCL_IB_DATA_DIRECT=0 turns it off"
+							 : "");
+	if (n[NF_MLOPART])
+		print_wrappedf(out, "MLOPart:", "a GPU in MLOPart mode, line %lu; %s",
+			       log->all.first[NF_MLOPART].lineno,
+			       n[NF_ENV_MLOPART_ON] ? "NCCL_NET_GDR_MLOPART=1 set"
+						    : "NCCL_NET_GDR_MLOPART not set to 1");
 	fprintf(out, "  DMA-BUF:        %s\n",
 		n[NF_GPU_DMABUF] ? "available on the GPU (a capability, not the path in use)"
 				 : "no \"DMA-BUF is available\" line");
@@ -203,8 +251,11 @@ void gdr_nccl_log_print(FILE *out, const struct gdr_nccl_log *log, const char *n
 							: "not said",
 			       n[NF_PLUGIN_PEERMEM] ? "yes" : "not said",
 			       n[NF_PLUGIN_GDR_OFF] ? ", GDR disabled by the plugin" : "");
-	fprintf(out, "  channels:       %u over the network, %u with /GDRDMA\n",
+	fprintf(out, "  channels:       %u over the network, %u with /GDRDMA",
 		n[NF_CHAN_GDR] + n[NF_CHAN_NOGDR], n[NF_CHAN_GDR]);
+	if (n[NF_CHAN_GDR_PCI])
+		fprintf(out, ", %u of them (PCI)", n[NF_CHAN_GDR_PCI]);
+	fputc('\n', out);
 	if (n[NF_GUIDE_LINE]) {
 		guide_note(log, note, sizeof(note));
 		print_wrappedf(out, "not NCCL's:", "line %lu: %s",
@@ -267,6 +318,30 @@ static void json_procs(FILE *out, const struct gdr_nccl_log *log)
 	}
 }
 
+static void json_events(FILE *out, const struct gdr_nccl_log *log)
+{
+	char what[800];
+
+	fputs(",\n  \"network_errors\": [", out);
+	for (unsigned int i = 0; i < log->nevents; i++) {
+		const struct gdr_nccl_event *e = &log->events[i];
+
+		fprintf(out, "%s{\"line\": %lu, \"text\": ", i ? ", " : "", e->line.lineno);
+		gdr_json_str(out, e->line.text);
+		fputs(", \"error\": ", out);
+		gdr_json_str(out, e->what);
+		fprintf(out,
+			", \"repeats\": %u, \"hint_lines\": %u, \"hint_first\": %lu, "
+			"\"hint_last\": %lu, \"explanation\": ",
+			e->repeats, e->hints, e->hint_first, e->hint_last);
+		gdr_nccl_event_explain(e, what, sizeof(what));
+		gdr_json_str(out, what);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n  \"network_errors_dropped\": %u,\n  \"hint_lines_alone\": %u",
+		log->events_dropped, log->hints_alone);
+}
+
 void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *name)
 {
 	char note[640];
@@ -287,6 +362,8 @@ void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *na
 	gdr_json_str(out, log->plugin);
 	fputs(",\n  \"gdr_level\": ", out);
 	gdr_json_str(out, log->gdr_level);
+	fputs(",\n  \"nic_distance\": ", out);
+	gdr_json_str(out, log->all.nic_dist);
 	fprintf(out, ",\n  \"prefixed_lines\": %lu,\n  \"joined_lines\": %lu", log->prefixed_lines,
 		log->joined_lines);
 	fputs(",\n  \"counts\": {", out);
@@ -314,6 +391,7 @@ void gdr_nccl_log_json(FILE *out, const struct gdr_nccl_log *log, const char *na
 		json_line(out, &log->warns[i]);
 	}
 	fprintf(out, "],\n  \"nccl_warn_lines_dropped\": %u", log->warns_dropped);
+	json_events(out, log);
 	fputs(",\n  \"deciding_lines\": [", out);
 	for (unsigned int i = 0; i < log->ncited; i++) {
 		const struct gdr_nccl_line *l = &log->cited_line[i];

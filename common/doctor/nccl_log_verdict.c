@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "nccl_log.h"
+#include "nccl_settings.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -19,8 +20,9 @@ static void cite(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v, enu
 {
 	if (!f->count[x] || v->ncited >= GDR_ARRAY_SIZE(v->cited))
 		return;
+	/* A line cited once (one line can show two facts). */
 	for (unsigned int i = 0; i < v->ncited; i++)
-		if (v->cited[i] == x)
+		if (v->cited[i] == x || v->cited_line[i].lineno == f->first[x].lineno)
 			return;
 	v->cited_line[v->ncited] = f->first[x];
 	v->cited[v->ncited++] = x;
@@ -52,11 +54,11 @@ static void append(struct gdr_nccl_verdict *v, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int version_before(const struct gdr_nccl_facts *f, int major, int minor)
+int gdr_nccl_before(const struct gdr_nccl_facts *f, const char *release)
 {
-	if (f->vmajor < 0)
+	if (f->vmajor < 0 || !release)
 		return 0;
-	return f->vmajor < major || (f->vmajor == major && f->vminor < minor);
+	return gdr_nccl_release_cmp(f->vmajor, f->vminor, f->vpatch, release) < 0;
 }
 
 static int builtin_net(const char *n)
@@ -87,12 +89,12 @@ static void judge_gdr_path(const struct gdr_nccl_facts *f, struct gdr_nccl_verdi
 
 	cite(f, v, NF_CHAN_GDR);
 	/* v2.12.12-1 has no DMA-BUF path; v2.13.4-1 is the first tag with one. */
-	if (version_before(f, 2, GDR_NCCL_DMABUF_MINOR)) {
+	if (gdr_nccl_before(f, gdr_nccl_since("NCCL_DMABUF_ENABLE"))) {
 		cite(f, v, NF_VERSION);
 		conclude(v, GDR_NCCL_PEERMEM,
 			 "GPUDirect RDMA in use, and NCCL %s predates DMA-BUF "
-			 "support (" GDR_NCCL_DMABUF_SINCE "): its GDR is peer memory",
-			 f->version);
+			 "support (%s): its GDR is peer memory",
+			 f->version, gdr_nccl_since("NCCL_DMABUF_ENABLE"));
 		gdr_nccl_explain(f, v, NC_GDR_OLD_NCCL);
 		return;
 	}
@@ -178,16 +180,21 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 	 */
 	int no_ib_socket = n[NF_NO_IB_DEVICE] && n[NF_SOCKET_USING] && !via_plugin(f) &&
 			   n[NF_CHAN_SOCKET] == chans;
+	/* NET/Socket's own "GPU Direct RDMA Disabled for HCA": its net is the one in use. */
+	int socket_hca = n[NF_SOCKET_HCA] && !via_plugin(f) && n[NF_CHAN_SOCKET] == chans;
 	int socket_only = (n[NF_CHAN_SOCKET] && n[NF_CHAN_SOCKET] == chans) ||
-			  (!strcmp(f->network, "Socket") && !n[NF_CHAN_GDR]) || no_ib_socket;
+			  (!strcmp(f->network, "Socket") && !n[NF_CHAN_GDR]) || no_ib_socket ||
+			  socket_hca;
 
 	if (socket_only) {
 		cite(f, v,
 		     n[NF_CHAN_SOCKET] ? NF_CHAN_SOCKET
 		     : n[NF_NETWORK]   ? NF_NETWORK
+		     : socket_hca      ? NF_SOCKET_HCA
 				       : NF_SOCKET_USING);
 		cite(f, v, NF_ENV_IB_OFF);
 		cite(f, v, NF_NO_IB_DEVICE);
+		cite(f, v, NF_NO_VERBS);
 		conclude(v, GDR_NCCL_NONE,
 			 "the network transport is Socket: TCP through host "
 			 "memory, no RDMA%s",
@@ -300,6 +307,40 @@ static void judge_no_gdr(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict
 	gdr_nccl_explain(f, v, NC_UNDECIDED);
 }
 
+/* GDR in use on a Grace (C2C) node or through a Data Direct NIC: how NCCL registered it. */
+static void c2c_notes(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
+{
+	const unsigned int *n = f->count;
+
+	if (n[NF_CHAN_GDR_PCI]) {
+		cite(f, v, NF_CHAN_GDR_PCI);
+		append(v,
+		       "; /GDRDMA(PCI): the GPU reaches its CPU over C2C and the NIC over PCIe%s",
+		       v->path == GDR_NCCL_DMABUF
+			   ? ", so NCCL asks the driver for a PCIe-mapped DMA-BUF (an NCCL built "
+			     "with CUDA 12.8 or later)"
+			   : " (NCCL maps a DMA-BUF over PCIe then; peer memory has no such mode)");
+	}
+	if (n[NF_DATA_DIRECT]) {
+		/* v2.27.6-1 on: NCCL_IB_DATA_DIRECT=1 (default) exposes the Data Direct device
+		 * only. */
+		int both = gdr_nccl_before(f, "2.27.6");
+
+		cite(f, v, NF_DATA_DIRECT);
+		append(v, "; the NIC's Data Direct DMA interface was detected%s",
+		       v->path == GDR_NCCL_PEERMEM
+			   ? ", but NCCL uses it only for DMA-BUF registrations, not peer memory"
+		       : v->path != GDR_NCCL_DMABUF ? ""
+		       : both ? ": NCCL 2.27.3 to 2.27.5 offer it as a second device beside the "
+				"PCIe one, and DMA-BUF on it is registered through it "
+				"(mlx5dv_reg_dmabuf_mr, DATA_DIRECT)"
+			      : ": NCCL registers DMA-BUF through it (mlx5dv_reg_dmabuf_mr, "
+				"DATA_DIRECT)");
+		if (n[NF_ENV_DATA_DIRECT_OFF])
+			append(v, " (NCCL_IB_DATA_DIRECT=0 turns it off)");
+	}
+}
+
 void gdr_nccl_judge(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
 {
 	const unsigned int *n = f->count;
@@ -313,6 +354,7 @@ void gdr_nccl_judge(const struct gdr_nccl_facts *f, struct gdr_nccl_verdict *v)
 			append(v, "; some network channels are without /GDRDMA");
 			cite(f, v, NF_CHAN_NOGDR);
 		}
+		c2c_notes(f, v);
 	} else {
 		judge_no_gdr(f, v);
 	}
@@ -368,7 +410,10 @@ static void proc_view(const struct gdr_nccl_log *log, const struct gdr_nccl_proc
 	FILL(plugin);
 	FILL(gdr_level);
 	FILL(distance);
+	FILL(nic_dist);
 #undef FILL
+	if (view->chan_dev < 0)
+		view->chan_dev = log->bare.chan_dev;
 }
 
 static void copy_verdict(struct gdr_nccl_log *log, const struct gdr_nccl_verdict *v)

@@ -249,7 +249,8 @@ struct gdr_bounce_cfg {
 /*
  * Run one repeat on this side. On return nothing of it is in flight; out
  * has no peak (0): credits come in bursts, so no window shorter than the
- * repeat times the pipeline (path_bounce.c reports the average). A
+ * repeat times the pipeline; path_bounce.c reports the whole repeat, the
+ * peak's one window here (stats.h). A
  * control message from the peer during the run (ERROR, a failed DONE) ends
  * it with the peer's reason in why.
  */

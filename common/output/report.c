@@ -354,7 +354,7 @@ void gdr_table_header(FILE *out, int flags)
 			"#bytes", "#iterations", peak, avg, "MsgRate[Mpps]", "%ceiling", "status");
 }
 
-/* A bandwidth cell: "-" when unknown (no window long enough for a peak). */
+/* A bandwidth cell: "-" when unknown (a repeat that completed nothing). */
 static const char *table_bw(double gbps, double k, char *buf, size_t len)
 {
 	if (!is_finite(gbps) || gbps < 0) {

@@ -69,9 +69,9 @@ struct gdr_loop_out {
 	uint64_t bytes;
 	uint64_t elapsed_ns;
 	/*
-	 * Best rate over windows of at least GDR_PEAK_CQES_PER_QP completions per
-	 * QP, counting only messages posted inside the window (stats.h), bytes/s;
-	 * NAN when the run had no window that long.
+	 * Best rate over the whole run and its windows of at least
+	 * GDR_PEAK_CQES_PER_QP completions per QP, counting only messages posted
+	 * inside the window (stats.h), bytes/s; NAN when nothing completed.
 	 */
 	double peak_bps;
 	double cpu_pct;		/* this process's CPU time / wall time, percent of one core */

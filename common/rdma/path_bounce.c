@@ -103,8 +103,8 @@ static int bounce_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *ou
 	r = gdr_bounce_run(&res, &cfg, out, why, wlen);
 	/*
 	 * Credits arrive in bursts, so no shorter window of the pipeline
-	 * times the link: its peak is the repeat's average, a window that
-	 * really was sustained.
+	 * times the link: its peak is the whole repeat, the one window the
+	 * peak's rule (stats.h) always counts.
 	 */
 	if (!r)
 		out->peak_bps = out->elapsed_ns ? (double)out->bytes * 1e9 / out->elapsed_ns : NAN;

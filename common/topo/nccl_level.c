@@ -37,7 +37,7 @@ int gdr_nccl_parse_level(const char *s, enum gdr_nccl_level *out, char *why, siz
 	unsigned int i;
 
 	if (!s || !*s) {
-		*out = GDR_NCCL_PXB;
+		*out = gdr_nccl_default_level();
 		return 0;
 	}
 	for (i = 0; i < GDR_ARRAY_SIZE(level_names); i++)

@@ -12,19 +12,36 @@
 
 #include "topo.h"
 
-/* NCCL's defaults when a variable is unset (see nccl_settings.c for the releases). */
-#define GDR_NCCL_DEFAULT_LEVEL GDR_NCCL_PXB
-#define GDR_NCCL_DEFAULT_DMABUF 1
-#define GDR_NCCL_DEFAULT_C2C 1
-
-/* One variable: its name, NCCL's default now, and the releases that changed it. */
-struct gdr_nccl_setting_doc {
-	const char *var;	/* "NCCL_NET_GDR_LEVEL" */
-	const char *deflt;	/* "PXB" */
-	const char *history;	/* "2.4.2: ...; 2.6.4: ..." */
+/*
+ * NCCL's defaults, per release: the one table (nccl_settings.c) that
+ * gdr_topo's settings block, gdr_doctor's NCCL checks and the NCCL log
+ * reader take them from. One entry is one default from a release on.
+ */
+struct gdr_nccl_default {
+	const char *var;   /* "NCCL_NET_GDR_C2C" */
+	const char *since; /* the first release with this default, "2.27.3" (tag v2.27.3-1) */
+	const char *value; /* "1" */
+	const char *what;  /* what NCCL does with it then */
 };
-/* The four settings, in a fixed order; *n is set to their count. */
-const struct gdr_nccl_setting_doc *gdr_nccl_setting_docs(int *n);
+/* Every entry, by variable and then by release; *n is set to their count. */
+const struct gdr_nccl_default *gdr_nccl_defaults(size_t *n);
+/* var's default in release major.minor.patch (major < 0: the newest); NULL when var is not in it.
+ */
+const struct gdr_nccl_default *gdr_nccl_default_in(const char *var, int major, int minor,
+						   int patch);
+/* The first release that reads var ("2.13.4"); NULL when the table has none. */
+const char *gdr_nccl_since(const char *var);
+/* major.minor.patch (patch < 0 counts as 0) against "2.13.4": < 0 before, 0 same, > 0 after. */
+int gdr_nccl_release_cmp(int major, int minor, int patch, const char *release);
+/* "2.13.4: 1, new" and the later changes, "; "-separated; returns buf. */
+const char *gdr_nccl_history(const char *var, char *buf, size_t len);
+/* "1 since NCCL 2.27.3, 0 before": the newest default, since when, what before; returns buf. */
+const char *gdr_nccl_default_text(const char *var, char *buf, size_t len);
+/* The release series (2.19) of var's newest default: 0, or -ENOENT when var has none. */
+int gdr_nccl_newest_series(const char *var, int *major, int *minor);
+/* The newest defaults as the values the judgments use. */
+enum gdr_nccl_level gdr_nccl_default_level(void);
+int gdr_nccl_default_flag(const char *var);
 
 /* An integer variable as NCCL_PARAM reads it: 1 unset (NULL or ""), 0 set (*v), -EINVAL. */
 int gdr_nccl_parse_long(const char *var, const char *s, long *v, char *why, size_t wlen);

@@ -228,11 +228,17 @@ static void print_nearest(FILE *out, const struct gdr_topo *t, const struct gdr_
 			     : " (crosses NUMA nodes: may be slower than without)");
 		gdr_topo_wrap(out, "    to enable: ", line, strlen("    to enable: "));
 	}
-	if (env->read < 0)
+	if (env->read < 0) {
+		int maj, min;
+
+		/* The release that added compute capability, from NCCL's defaults table. */
+		gdr_nccl_newest_series("NCCL_NET_GDR_READ", &maj, &min);
 		fprintf(out,
 			"NCCL_NET_GDR_READ unset: the NIC reads GPU memory for sends only with\n"
-			"NVLink, or on compute capability >= 8.0 from NCCL 2.19; receives use\n"
-			"GPUDirect RDMA whenever the verdict says so.\n");
+			"NVLink, or on compute capability >= 8.0 from NCCL %d.%d; receives use\n"
+			"GPUDirect RDMA whenever the verdict says so.\n",
+			maj, min);
+	}
 }
 
 /* One line per pair in columns; the device names and bus ids are in the lists above. */

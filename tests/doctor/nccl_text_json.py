@@ -2,8 +2,8 @@
 """Does gdr_doctor --nccl-log's text report say what its JSON says? TEXT JSON -> exit 0 or 1.
 
 Compared: the conclusion, its cause, fix and reason (wrapped in the text), the line that shows
-the cause, the reason, the deciding lines (number and text), every NCCL WARN line and
-every process's conclusion; a mismatch is printed as 'field: text=... json=...'.
+the cause, the reason, the deciding lines (number and text), every NCCL WARN line, every
+network error with its explanation and every process's conclusion; a mismatch is printed as 'field: text=... json=...'.
 """
 import json
 import re
@@ -14,8 +14,9 @@ NUMBERED = re.compile(r"    (\d+): (.*)$")
 
 
 def parse_text(path):
-    out = {"procs": [], "lines": [], "warns": []}
+    out = {"procs": [], "lines": [], "warns": [], "errors": []}
     section = None
+    err_open = False
     wrapped = None  # the field a continuation line belongs to
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
@@ -41,12 +42,18 @@ def parse_text(path):
                 section = "lines"
             elif line.startswith("  NCCL WARN:"):
                 section = "warns"
+            elif line.startswith("  network errors:"):
+                section = "errors"
+            elif line.startswith("      ") and section == "errors":
+                if err_open:  # an error's explanation wrapped
+                    out["errors"][-1] = (out["errors"][-1][0], out["errors"][-1][1] + " " + line.strip())
             elif line.startswith("      ") and section == "procs":
                 continue  # a process's line wrapped
             elif line.startswith("    ") and section == "procs":
                 out["procs"].append(line.strip().split(":", 1)[0])
-            elif line.startswith("    ") and section in ("lines", "warns"):
+            elif line.startswith("    ") and section in ("lines", "warns", "errors"):
                 m = NUMBERED.match(line)
+                err_open = bool(m) and section == "errors"
                 if m:
                     out[section].append((int(m.group(1)), m.group(2)))
             elif not line.startswith("    "):
@@ -72,6 +79,8 @@ def main():
     same("reason", text.get("reason"), js["reason"])
     same("deciding lines", text["lines"], [(d["line"], d["text"]) for d in js["deciding_lines"]])
     same("NCCL WARN lines", text["warns"], [(d["line"], d["text"]) for d in js["nccl_warn_lines"]])
+    # Each network error with its explanation (HINT lines read as one event).
+    same("network errors", text["errors"], [(d["line"], d["explanation"]) for d in js["network_errors"]])
     jp = [p["conclusion"] for p in js["processes"]]
     if text["procs"] and text["procs"][-1].startswith("("):
         text["procs"].pop()  # "(N more not listed)"

@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/nccl-logs" || exit 1
 set -- *.log
-plan $((3 * $# + 32))
+plan $((3 * $# + 47))
 for f in "$@"; do
 	{
 		doctor_env "$DOCTOR" --nccl-log "$f"
@@ -42,6 +42,13 @@ json_has() {
 import json, sys
 d = json.load(sys.stdin)
 sys.exit(0 if sys.argv[2] in str(d[sys.argv[1]]) else 1)' "$2" "$3"
+}
+# json_true FILE EXPR: the Python expression EXPR holds for the JSON report d.
+json_true() {
+	doctor_env "$DOCTOR" --nccl-log "$1" --json - | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(0 if eval(sys.argv[1]) else 1)' "$2"
 }
 check() { # NAME command...
 	name=$1
@@ -114,4 +121,35 @@ check "an empty log: not an NCCL log, empty" json_has "$WORK/empty.log" reason "
 # "Disabled for HCA" is still about IB, the network in use.
 sed 's/$/   /' case10.log >"$WORK/blanks.log"
 check "trailing blanks on every line: case10 still none" test "$(conclusion "$WORK/blanks.log")" = none
+# The four defects seen on real logs (issue 50), each on a log in NCCL's formats.
+check "2.26 WARN timestamp '[%F %T] ' is no part of the process: 2 processes" \
+	json_true synth-2.26-warn-timestamp.log 'sorted(p["id"] for p in d["processes"]) == ["nodea:4101", "nodeb:5202"]'
+check "an application's line after the bare banner: the banner's own version" \
+	json_true synth-2.4.7-tf-banner.log 'd["version"] == "2.4.7+cudaCUDA_MAJOR.CUDA_MINOR" and d["joined_lines"] == 0'
+check "a script's print after the bare banner (2.5.7): not part of the version" \
+	json_true synth-2.5.7-banner-print.log 'd["version"] == "2.5.7+cuda10.2" and d["joined_lines"] == 0'
+check "vLLM's and a launcher's lines are not joined onto NCCL records" \
+	json_true synth-2.21-vllm-app-lines.log 'd["joined_lines"] == 0'
+check "NCCL 2.4, NIC distance PHB: the number that enables it, 3" \
+	json_has synth-2.4.7-nic-distance-phb.log fix "NCCL_NET_GDR_LEVEL=3 (NCCL 2.4.7+cuda10.1 reads a number"
+check "NCCL 2.4, NIC distance PHB: the cause is the distance, not 'no line says why'" \
+	json_has synth-2.4.7-nic-distance-phb.log cause "distance PHB (2) is not below NCCL_NET_GDR_LEVEL"
+check "NET/Socket's GDR line: the Socket transport, not a NIC without GPUDirect" \
+	json_true synth-2.21-socket-hca-cut.log 'd["conclusion"] == "none" and d["cause"].startswith("Socket transport") and "nvidia-peermem" not in d["fix"]'
+check "Socket, and the log says why IB was not used: no libibverbs" \
+	json_has synth-2.21-socket-no-verbs.log cause "no libibverbs"
+check "case11 (NCCL_IB_DISABLE=1): its NET/Socket line is no HCA" \
+	json_true case11.log 'd["counts"]["hca_gdr_disabled"] == 0 and d["counts"]["socket_hca_lines"] == 1'
+# NCCL 2.26 to 2.30.7's new lines.
+check "/GDRDMA(PCI) (2.26): a PCIe-mapped DMA-BUF on a C2C system" \
+	json_has synth-2.26-c2c-pci.log reason "PCIe-mapped DMA-BUF"
+check "Data Direct (2.27.3 on): DMA-BUF through the NIC's Data Direct interface" \
+	json_has synth-2.28-data-direct.log reason "Data Direct DMA interface was detected: NCCL registers DMA-BUF"
+check "MLOPart (2.30.7): NCCL_NET_GDR_MLOPART=1" json_has synth-2.30.7-mlopart.log fix "NCCL_NET_GDR_MLOPART=1"
+check "HINT lines (2.30.7) after IBV_WC_LOC_PROT_ERR: one event, 7 lines" \
+	json_true synth-2.30.7-loc-prot-err-hints.log 'len(d["network_errors"]) == 1 and d["network_errors"][0]["hint_lines"] == 7 and d["hint_lines_alone"] == 0'
+check "HINT lines: NCCL's own hint for it (ACS), the other 5 not further causes" \
+	json_has synth-2.30.7-loc-prot-err-hints.log network_errors "the other 5 are NCCL's hints for IBV_WC_WR_FLUSH_ERR and IBV_WC_RETRY_EXC_ERR"
+check "HINT lines: the conclusion stays the channels' (dmabuf)" \
+	json_true synth-2.30.7-loc-prot-err-hints.log 'd["conclusion"] == "dmabuf"'
 done_testing

@@ -2,7 +2,7 @@
 # gdr_doctor on fixture roots: golden text and JSON, and the --expect exit status.
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
-plan 54
+plan 55
 
 run() { # name root [VAR=value...]
 	name=$1 root=$2
@@ -27,6 +27,8 @@ run nccl-pitfalls dmabuf-node NCCL_IB_DISABLE=1 NCCL_DMABUF_ENABLE=0 NCCL_NET_GD
 	NCCL_NET_GDR_READ=0 NCCL_NET=Socket
 run gdr-level-pix both NCCL_NET_GDR_LEVEL=PIX NCCL_DMABUF_ENABLE=0
 run gdr-level-bad peermem-node NCCL_NET_GDR_LEVEL=FAR
+# NCCL's defaults and their releases, as the one table has them (common/topo/nccl_settings.c).
+run nccl-c2c-off dmabuf-node NCCL_NET_GDR_C2C=0 NCCL_NET_GDR_READ=-1
 
 # NCCL_NET_GDR_LEVEL against measured distances (hwloc XML): GPU0's nearest NIC is PHB,
 # GPU1's NODE (PHB to NCCL), GPU2/3's NODE: PXB is too strict for all four, PHB for none.

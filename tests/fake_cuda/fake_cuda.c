@@ -22,7 +22,9 @@
  * answers and tests/gpu/contract-fake.sh checks the fake against them):
  *  - cuMemAlloc: requests under 2 MiB are carved from 2 MiB of device memory
  *    at 512 B steps: the first 2 MiB aligned, the next ones right after it
- *    (+0x200 after a 512 B one); from 2 MiB up the pointer is 2 MiB aligned.
+ *    (+0x200 after a 512 B one); from 2 MiB up the pointer is 2 MiB aligned,
+ *    right after the previous such allocation where that is free (two 4 MiB
+ *    in a row are adjacent, and a range across both exports).
  *    GDRPERF_FAKE_CUDA_ALLOC_OFFSET gives every allocation its own pages at
  *    that offset instead.
  *  - cuPointerGetAttribute: RANGE_START_ADDR / RANGE_SIZE (the allocation's
@@ -32,7 +34,8 @@
  *  - cuMemGetHandleForAddressRange: "dptr and size aligned to the host page
  *    size" (INVALID_VALUE otherwise, and for length 0, unknown flags, host or
  *    reserved-but-unmapped memory); any range of device memory, around and
- *    across allocations, as the real driver takes it; with
+ *    across allocations, mapped but not yet opened by cuMemSetAccess, as the
+ *    real driver takes it; with
  *    GDRPERF_FAKE_CUDA_DMABUF_STRICT=1 the documented rule only: the range
  *    inside one allocation made by cuMemAlloc, or one fully mapped cuMemMap
  *    mapping. Flags 0 or CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE (a driver
@@ -45,7 +48,9 @@
  *    recommended); cuMemMap at an offset off it: NOT_SUPPORTED; cuMemCreate,
  *    cuMemAddressReserve, cuMemMap, cuMemSetAccess refuse sizes and addresses
  *    off that granularity, a non-zero offset, non-zero flags,
- *    mapping a mapped range; memory is accessible only after cuMemSetAccess;
+ *    mapping a mapped range; memory is accessible only after cuMemSetAccess
+ *    (an export before it succeeds, as the real driver's; the pages stay
+ *    closed until cuMemSetAccess);
  *    allocFlags.gpuDirectRDMACapable = 1 needs
  *    CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED.
  *  - cuFlushGPUDirectRDMAWrites needs a current context, target CURRENT_CTX,

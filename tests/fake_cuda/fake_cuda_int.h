@@ -175,6 +175,9 @@ struct fake_state {
 	unsigned long long allocated;
 	unsigned long long next_id;
 	struct fake_pinned *pinned;
+	/* Virtual room for large cuMemAlloc, handed out in order (fake_mem.c). */
+	bool arena_tried;
+	uintptr_t next_big, arena_end;
 };
 
 extern struct fake_state g;

@@ -30,11 +30,30 @@ static int reopen(int fd)
 	return open(path, O_RDWR | O_CLOEXEC);
 }
 
+/*
+ * The cuMemMap mappings in [p, p+len) that cuMemSetAccess has not opened yet
+ * (PROT_NONE): opened for reading while the export copies them (prot
+ * PROT_READ), closed again once it mapped its pages there (PROT_NONE).
+ * Caller holds g.lock.
+ */
+static void protect_unopened(uintptr_t p, size_t len, int prot)
+{
+	for (struct fake_alloc *a = g.allocs; a; a = a->next) {
+		uintptr_t lo, hi;
+
+		if (!a->phys || a->accessible || a->ptr >= p + len || p >= a->ptr + a->size)
+			continue;
+		lo = a->ptr > p ? a->ptr : p;
+		hi = a->ptr + a->size < p + len ? a->ptr + a->size : p + len;
+		mprotect((void *)lo, hi - lo, prot);
+	}
+}
+
 /* Move [p, p+len) into a memfd of its own (see above). Caller holds g.lock. -1 on failure. */
 static int export_pages(uintptr_t p, size_t len)
 {
 	struct fake_export *x;
-	int fd, out;
+	int fd, out, copied;
 
 	for (x = g.exports; x; x = x->next)
 		if (x->start == p && x->len == len)
@@ -43,15 +62,19 @@ static int export_pages(uintptr_t p, size_t len)
 	if (!x)
 		return -1;
 	fd = memfd_create("fake-cuda-dmabuf", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)len) ||
-	    pwrite(fd, (const void *)p, len, 0) != (ssize_t)len ||
-	    mmap((void *)p, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
-		MAP_FAILED) {
+	/* The real driver exports a mapping before cuMemSetAccess too (2026-12-04 H200). */
+	protect_unopened(p, len, PROT_READ);
+	copied = fd >= 0 && !ftruncate(fd, (off_t)len) &&
+		 pwrite(fd, (const void *)p, len, 0) == (ssize_t)len;
+	if (!copied || mmap((void *)p, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+			    0) == MAP_FAILED) {
+		protect_unopened(p, len, PROT_NONE);
 		if (fd >= 0)
 			close(fd);
 		free(x);
 		return -1;
 	}
+	protect_unopened(p, len, PROT_NONE);
 	exports_drop(p, len);
 	x->start = p;
 	x->len = len;
@@ -83,13 +106,12 @@ CUresult fake_MemGetHandleForAddressRange(void *handle, CUdeviceptr d, size_t si
 		known = CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE;
 	/*
 	 * The real driver takes any range of device memory, around and across
-	 * allocations; the documented rule (GDRPERF_FAKE_CUDA_DMABUF_STRICT=1)
-	 * is one allocation (or one whole cuMemMap mapping) holding it all.
+	 * allocations, and a cuMemMap mapping before cuMemSetAccess; the
+	 * documented rule (GDRPERF_FAKE_CUDA_DMABUF_STRICT=1) is one allocation
+	 * (or one whole cuMemMap mapping) holding it all.
 	 */
 	if (g.cfg.dmabuf_strict) {
-		struct fake_alloc *a = find_range((uintptr_t)d, size);
-
-		inside = a && a->accessible;
+		inside = find_range((uintptr_t)d, size) != NULL;
 	} else {
 		inside = backed((uintptr_t)d, size);
 	}

@@ -57,10 +57,42 @@ bool device_range_ok(CUdeviceptr d, size_t len)
 }
 
 /*
- * A memfd of len bytes mapped MAP_SHARED at an address aligned to align:
- * 0 or -1. Reserve more, then map the file over the aligned part.
+ * Virtual room for large cuMemAlloc, handed out in order, as a driver's
+ * address allocator does: two 4 MiB allocations in a row are adjacent (the
+ * real driver's answer), and a range across both exports. Reserved only
+ * (PROT_NONE, no memory); freed ranges are not handed out again.
  */
-static int map_memfd(size_t len, size_t align, int *fd_out, void **map_out)
+#define FAKE_ARENA (16ULL << 30)
+
+/* len bytes of the arena right after the last ones; 0 when none is left. Caller holds g.lock. */
+static uintptr_t arena_take(size_t len)
+{
+	uintptr_t at;
+
+	if (!g.arena_tried) {
+		void *r = mmap(NULL, FAKE_ARENA + FAKE_BIG_PAGE, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		g.arena_tried = true;
+		if (r != MAP_FAILED) {
+			g.next_big =
+			    ((uintptr_t)r + FAKE_BIG_PAGE - 1) & ~(uintptr_t)(FAKE_BIG_PAGE - 1);
+			g.arena_end = (uintptr_t)r + FAKE_ARENA + FAKE_BIG_PAGE;
+		}
+	}
+	if (!g.next_big || len > g.arena_end - g.next_big)
+		return 0;
+	at = g.next_big;
+	g.next_big += len;
+	return at;
+}
+
+/*
+ * A memfd of len bytes mapped MAP_SHARED at an address aligned to align:
+ * 0 or -1. At at (the arena's, which holds it) when given; else reserve
+ * more, then map the file over the aligned part.
+ */
+static int map_memfd(size_t len, size_t align, uintptr_t at, int *fd_out, void **map_out)
 {
 	size_t resv = len + align;
 	uint8_t *r, *aligned;
@@ -71,6 +103,16 @@ static int map_memfd(size_t len, size_t align, int *fd_out, void **map_out)
 		return -1;
 	if (ftruncate(fd, (off_t)len))
 		goto out_close;
+	if (at) {
+		void *m =
+		    mmap((void *)at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+
+		if (m == MAP_FAILED)
+			goto out_close;
+		*fd_out = fd;
+		*map_out = m;
+		return 0;
+	}
 	r = mmap(NULL, resv, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (r == MAP_FAILED)
 		goto out_close;
@@ -95,7 +137,7 @@ out_close:
 
 /*
  * The end of the device memory holding p (a slab, a cuMemAlloc's own backing,
- * an accessible cuMemMap mapping), or 0. Caller holds g.lock.
+ * a cuMemMap mapping, accessible or not yet), or 0. Caller holds g.lock.
  */
 static uintptr_t backing_end(uintptr_t p)
 {
@@ -105,7 +147,7 @@ static uintptr_t backing_end(uintptr_t p)
 	for (struct fake_alloc *a = g.allocs; a; a = a->next) {
 		if (a->map && p >= (uintptr_t)a->map && p - (uintptr_t)a->map < a->map_len)
 			return (uintptr_t)a->map + a->map_len;
-		if (a->phys && a->accessible && p >= a->ptr && p - a->ptr < a->size)
+		if (a->phys && p >= a->ptr && p - a->ptr < a->size)
 			return a->ptr + a->size;
 	}
 	return 0;
@@ -164,7 +206,7 @@ static int slab_carve(struct fake_alloc *a, size_t size)
 		s = calloc(1, sizeof(*s));
 		if (!s)
 			return -1;
-		if (map_memfd(FAKE_BIG_PAGE, FAKE_BIG_PAGE, &fd, &map)) {
+		if (map_memfd(FAKE_BIG_PAGE, FAKE_BIG_PAGE, 0, &fd, &map)) {
 			free(s);
 			return -1;
 		}
@@ -205,6 +247,7 @@ CUresult fake_MemAlloc(CUdeviceptr *dptr, size_t size)
 {
 	CUresult rc = enter("cuMemAlloc", true);
 	size_t page = host_page(), sub, map_len;
+	uintptr_t at;
 	struct fake_alloc *a;
 	void *map;
 	int fd;
@@ -241,11 +284,13 @@ CUresult fake_MemAlloc(CUdeviceptr *dptr, size_t size)
 		return CUDA_SUCCESS;
 	}
 	g.allocated += size;
-	pthread_mutex_unlock(&g.lock);
-	/* Large requests: their own 2 MiB pages; or at the configured offset into one. */
+	/* Large requests: their own 2 MiB pages, after the last ones; or at the configured offset
+	 * into one. */
 	sub = g.cfg.alloc_offset_set ? g.cfg.alloc_offset : 0;
 	map_len = (sub + size + FAKE_BIG_PAGE - 1) / FAKE_BIG_PAGE * FAKE_BIG_PAGE;
-	if (map_memfd(map_len, FAKE_BIG_PAGE, &fd, &map)) {
+	at = g.cfg.alloc_offset_set ? 0 : arena_take(map_len);
+	pthread_mutex_unlock(&g.lock);
+	if (map_memfd(map_len, FAKE_BIG_PAGE, at, &fd, &map)) {
 		pthread_mutex_lock(&g.lock);
 		g.allocated -= size;
 		pthread_mutex_unlock(&g.lock);

@@ -3,7 +3,7 @@
 # fake must answer every recorded case of the H200 (tests/gpu/recorded/) as
 # that driver did, in both export modes of the fake (the real driver's
 # lenient rule, and GDRPERF_FAKE_CUDA_DMABUF_STRICT=1 where only the export
-# cases around and across small allocations may differ). The fake runs with
+# cases around and across allocations, small or 4 MiB, may differ). The fake runs with
 # its defaults: no GDRPERF_FAKE_CUDA_* setting.
 . "$(dirname "$0")/../tap.sh"
 prog=$top_builddir/tests/gpu/gpu_contract

@@ -10,8 +10,10 @@
  * flags it passes (MAPPING_TYPE_PCIE, PORTABLE, gpuDirectRDMACapable), and
  * the answers the real H200 showed on 2026-12-04 (issue 41): small
  * cuMemAlloc placement, RANGE_START_ADDR/SIZE, IS_GPU_DIRECT_RDMA_CAPABLE,
- * the DMA-BUF's size, exports around and across small allocations, the
- * refusals, VMM granularity and offsets, SYNC_MEMOPS on cuMemCreate memory.
+ * the DMA-BUF's size, exports around and across small allocations, two
+ * 4 MiB allocations side by side and an export across both, the refusals,
+ * VMM granularity and offsets, an export before cuMemSetAccess, SYNC_MEMOPS
+ * on cuMemCreate memory.
  *
  *   gpu_contract [--gpu N]              print the answers
  *   gpu_contract --expect FILE          compare with a recorded file
@@ -189,6 +191,29 @@ static void device_cases(CUdevice dev)
 	}
 }
 
+/* Two 4 MiB cuMemAlloc in a row, and an export of the range across both. */
+static void two_big_cases(alloc_t alloc, free_t mfree)
+{
+	CUdeviceptr x = 0, y = 0;
+	CUresult rc, rc2;
+
+	rc = alloc(&x, 4 * MiB);
+	rc2 = alloc(&y, 4 * MiB);
+	answer("cuMemAlloc(4 MiB) twice: %d, %s", (int)(rc ? rc : rc2),
+	       rc || rc2	  ? "-"
+	       : y == x + 4 * MiB ? "the second right after the first"
+	       : x == y + 4 * MiB ? "the second right before the first"
+				  : "not adjacent");
+	if (!rc && !rc2 && (y == x + 4 * MiB || x == y + 4 * MiB))
+		export_case("spanning adjacent 4 MiB allocations", x < y ? x : y, 8 * MiB, 0);
+	else
+		answer("export spanning adjacent 4 MiB allocations: not adjacent");
+	if (!rc2)
+		mfree(y);
+	if (!rc)
+		mfree(x);
+}
+
 static void memalloc_cases(void)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -258,6 +283,7 @@ static void memalloc_cases(void)
 	rc = get(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, big);
 	answer("SYNC_MEMOPS read back: %d%s%u", (int)rc, rc ? "" : ", value ", rc ? 0 : on & 1);
 	mfree(big);
+	two_big_cases(alloc, mfree);
 }
 
 static void vmm_cases(CUdevice dev)
@@ -298,6 +324,8 @@ static void vmm_cases(CUdevice dev)
 	answer("cuMemMap: %d", (int)rc);
 	rc = CALL(map_t, "cuMemMap")(va + 2 * grec, grec, 0, h0, 0);
 	answer("cuMemMap of the handle without gpuDirectRDMACapable: %d", (int)rc);
+	/* The real driver exports a mapping that cuMemSetAccess has not opened yet. */
+	export_case("of a cuMemCreate mapping before cuMemSetAccess", va, 2 * grec, 0);
 	memset(&acc, 0, sizeof(acc));
 	acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	acc.location.id = dev;
@@ -339,9 +367,11 @@ static void other_cases(void)
 	rc = CALL(hostalloc_t, "cuMemHostAlloc")(&p, MiB, CU_MEMHOSTALLOC_PORTABLE);
 	answer("cuMemHostAlloc(PORTABLE): %d", (int)rc);
 	if (!rc) {
-		/* Pinned memory cannot be pinned twice (the --hugepages ring is mmap'ed, never this). */
-		answer("cuMemHostRegister(cuMemHostAlloc'ed memory): %d",
-		       (int)CALL(hostreg_t, "cuMemHostRegister")(p, MiB, CU_MEMHOSTREGISTER_PORTABLE));
+		/* Pinned memory cannot be pinned twice (the --hugepages ring is mmap'ed, never
+		 * this). */
+		answer(
+		    "cuMemHostRegister(cuMemHostAlloc'ed memory): %d",
+		    (int)CALL(hostreg_t, "cuMemHostRegister")(p, MiB, CU_MEMHOSTREGISTER_PORTABLE));
 		CALL(freehost_t, "cuMemFreeHost")(p);
 	}
 	/* The --hugepages bounce ring: the caller's mmap, pinned and mapped by the driver. */

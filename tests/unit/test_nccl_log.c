@@ -451,6 +451,220 @@ static void test_devices(void **state)
 	assert_int_equal(log.all.devs.nnic, 5);
 }
 
+/* NCCL 2.26 on stamps WARN lines ("[%F %T] " before host:pid:tid): still the same process. */
+static void test_warn_timestamp_same_process(void **state)
+{
+	static const char *const l[] = {
+		"h:7:7 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0/GDRDMA",
+		"",
+		"[2025-03-20 14:02:11] h:7:9 [0] misc/socket.cc:71 NCCL WARN socketProgress: "
+		"Connection closed by remote peer 10.0.0.2<48213>",
+		/* Any NCCL_DEBUG_TIMESTAMP_FORMAT, on INFO lines too (NCCL_DEBUG_TIMESTAMP_LEVELS).
+		 */
+		"2025-03-20T14:02:12.123 h:7:7 [0] NCCL INFO Channel 01/0 : 1[0] -> 0[0] [receive] "
+		"via "
+		"NET/IB/0/GDRDMA",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	feed(&log, l);
+	assert_int_equal(log.nprocs, 1);
+	assert_string_equal(log.procs[0].id, "h:7");
+	assert_int_equal(log.procs[0].chan_gdr, 2);
+	assert_int_equal(log.nwarns, 1);
+}
+
+/* The banner is printed whole: whatever line follows, the version is its own tokens. */
+static void test_banner_never_continued(void **state)
+{
+	static const char *const l[] = {
+		"NCCL version 2.4.7+cudaCUDA_MAJOR.CUDA_MINOR",
+		"cuda10.0 trailing text",
+		"h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
+		"+more",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	feed(&log, l);
+	assert_string_equal(log.versions[0], "2.4.7+cudaCUDA_MAJOR.CUDA_MINOR");
+	assert_string_equal(log.versions[1], "2.21.5+cuda12.4");
+	assert_int_equal(log.joined_lines, 0);
+}
+
+/* Other programs' lines are never joined onto an NCCL record; a wrap's tail still is. */
+static void test_app_lines_not_joined(void **state)
+{
+	static const char *const apps[] = {
+		"INFO 05-22 14:30:02 [pynccl.py:69] vLLM is using nccl==2.21.5",
+		"WARNING: something",
+		"2019-11-20 11:43:27.123: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1304]",
+		"05-22 14:30:02 worker started",
+		"11:43:27 step 10",
+		"I1120 11:43:27.123456 1234 main.cc:10] glog line",
+		"Initializing NCCL across 2 nodes...",
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(apps) / sizeof(apps[0]); i++) {
+		const char *const l[] = {
+			"h:1:1 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0",
+			apps[i], NULL
+		};
+
+		feed(&log, l);
+		assert_int_equal(log.joined_lines, 0);
+	}
+	{
+		const char *const l[] = { "h:1:1 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [rece",
+					  "ive] via NET/IB/0/GDRDMA", NULL };
+
+		assert_int_equal(feed(&log, l), GDR_NCCL_UNKNOWN);
+		assert_int_equal(log.joined_lines, 1);
+		assert_int_equal(log.all.count[NF_CHAN_GDR], 1);
+	}
+}
+
+/* NCCL 2.4 and 2.5 read NCCL_NET_GDR_LEVEL as a number: the fix is a number, never a name. */
+static void test_numeric_level_releases(void **state)
+{
+	static const char *const nic[] = {
+		"NCCL version 2.4.7+cuda10.1",
+		"h:1:1 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to 3.",
+		"h:1:1 [0] NCCL INFO CUDA Dev 0[0], IB NIC distance :  PIX SYS",
+		"h:1:1 [0] NCCL INFO Ring 00 : 1 -> 0 [receive] via NET/IB/1",
+		NULL,
+	};
+	static const char *const near[] = {
+		"NCCL version 2.4.7+cuda10.1",
+		"h:1:1 [0] NCCL INFO CUDA Dev 0[0], IB NIC distance :  PXB",
+		"h:1:1 [0] NCCL INFO Ring 00 : 1 -> 0 [receive] via NET/IB/0",
+		NULL,
+	};
+	static const char *const v25[] = {
+		"NCCL version 2.5.7+cuda10.2",
+		"h:1:1 [0] NCCL INFO Channel 00 : 1[1000] -> 0[1000] [receive] via NET/IB/0",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	/* The channels use NIC 1 (SYS, 4): the job's level 3 is not above it. */
+	assert_int_equal(feed(&log, nic), GDR_NCCL_NONE);
+	assert_non_null(strstr(log.cause, "distance SYS (4) is not below NCCL_NET_GDR_LEVEL (3)"));
+	assert_non_null(strstr(log.fix, "NCCL_NET_GDR_LEVEL=5 ("));
+	/* PXB (1) is below the default 2: the distance does not explain it. */
+	assert_int_equal(feed(&log, near), GDR_NCCL_NONE);
+	assert_non_null(strstr(log.cause, "no line of the log says why"));
+	assert_null(strstr(log.fix, "NCCL_NET_GDR_LEVEL=PHB"));
+	/* 2.5, no line says why: the numbers, not PHB (which 2.5 reads as 0). */
+	assert_int_equal(feed(&log, v25), GDR_NCCL_NONE);
+	assert_non_null(strstr(log.fix, "NCCL_NET_GDR_LEVEL=3 for PHB, 4 for NODE, 5 for SYS"));
+	assert_null(strstr(log.fix, "NCCL_NET_GDR_LEVEL=PHB"));
+}
+
+/* A network error and the HINT lines after it are one event; older releases print no hints. */
+static void test_error_events(void **state)
+{
+	static const char *const l[] = {
+		"[2026-06-05 10:12:44] h:1:9 [0] transport/net_ib/p2p.cc:688 "
+		"(ncclIbLogCompletionWithError) NCCL WARN NET/IB: Got completion from peer "
+		"10.0.0.2<41021> with status=IBV_WC_WR_FLUSH_ERR(5) opcode=IBV_WC_SEND(0) "
+		"vendor_err=244  hca mlx5_0",
+		"h:1:9 [0] NCCL INFO HINT: In many cases this error occurs when NIC on the same "
+		"instance cannot talk to each other.",
+		"h:1:9 [0] NCCL INFO HINT: In many cases this error occurs when the "
+		"NCCL_IB_TIMEOUT is "
+		"set too short.",
+		"h:1:9 [0] NCCL INFO HINT: Default value is 20, which is ~30 seconds before error.",
+		"h:1:9 [0] NCCL INFO HINT: To confirm, try increasing the value of NCCL_IB_TIMEOUT "
+		"and "
+		"see if the error persists.",
+		"h:1:9 [0] NCCL INFO HINT: See "
+		"https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/"
+		"env.html#nccl-ib-timeout "
+		"for more information.",
+		/* 2.23-2.28: the status by number; the same error again adds no event. */
+		"g:2:2 [0] transport/net_ib.cc:2358 NCCL WARN NET/IB: Got completion from peer "
+		"10.0.0.1<1> with status=4 opcode=0 len=0 vendor err 51 (Recv) hca mlx5_1",
+		"g:2:2 [0] transport/net_ib.cc:2358 NCCL WARN NET/IB: Got completion from peer "
+		"10.0.0.1<1> with status=4 opcode=0 len=0 vendor err 51 (Recv) hca mlx5_1",
+		/* 2.4 to 2.9: no peer, "with error N". */
+		"m:4:4 [0] transport/net_ib.cc:790 NCCL WARN NET/IB : Got completion with error "
+		"12, "
+		"opcode 0, len 0, vendor err 129",
+		/* A HINT line of a process with no error before it. */
+		"k:3:3 [0] NCCL INFO HINT: In many cases this issue indicates missing or faulty "
+		"information in the provided topology file.",
+		"k:3:3 [0] misc/ibvwrap.cc:376 (wrap_ibv_modify_qp) NCCL WARN Call to "
+		"ibv_modify_qp "
+		"failed with 110 Connection timed out, on dev mlx5_0:1",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+	char buf[800];
+
+	(void)state;
+	feed(&log, l);
+	assert_int_equal(log.nevents, 4);
+	assert_string_equal(log.events[0].what, "IBV_WC_WR_FLUSH_ERR");
+	assert_int_equal(log.events[0].hints, 5);
+	gdr_nccl_event_explain(&log.events[0], buf, sizeof(buf));
+	assert_non_null(strstr(buf, "the first 1 NCCL's hint for it; the other 4 are NCCL's hints "
+				    "for IBV_WC_RETRY_EXC_ERR"));
+	assert_string_equal(log.events[1].what, "IBV_WC_LOC_PROT_ERR");
+	assert_int_equal(log.events[1].repeats, 1);
+	assert_int_equal(log.events[1].hints, 0);
+	gdr_nccl_event_explain(&log.events[1], buf, sizeof(buf));
+	assert_non_null(strstr(buf, "ACS"));
+	assert_non_null(strstr(buf, "(NCCL 2.30.7 and later print this hint with it)"));
+	assert_string_equal(log.events[2].what, "IBV_WC_RETRY_EXC_ERR");
+	assert_string_equal(log.events[3].what, "ibv_modify_qp ETIMEDOUT");
+	assert_int_equal(log.hints_alone, 1);
+	assert_int_equal(log.all.count[NF_HINT], 6);
+}
+
+/* 2.27-2.30 node lines: Data Direct (both formats), libibverbs missing (both). */
+static void test_node_lines(void **state)
+{
+	static const char *const l[] = {
+		"a:1:1 [0] NCCL INFO Data Direct DMA Interface is detected for device:mlx5_0",
+		"a:1:1 [0] NCCL INFO NET/IB: Data Direct DMA Interface is detected for device "
+		"mlx5_1",
+		"a:1:1 [0] NCCL INFO Count not open libibverbs.so",
+		NULL,
+	};
+	struct gdr_nccl_log log;
+
+	(void)state;
+	feed(&log, l);
+	assert_int_equal(log.all.count[NF_DATA_DIRECT], 2);
+	assert_int_equal(log.all.devs.nnic, 2);
+	assert_string_equal(log.all.devs.nic[0], "mlx5_0");
+	assert_string_equal(log.all.devs.nic[1], "mlx5_1");
+	assert_int_equal(log.all.count[NF_NO_VERBS], 1);
+	{
+		/* 2.27.3 to 2.27.5 offer the Data Direct device beside the PCIe one. */
+		const char *const l2[] = {
+			"a:1:1 [0] NCCL INFO NCCL version 2.27.5+cuda12.9",
+			"a:1:1 [0] NCCL INFO Data Direct DMA Interface is detected for "
+			"device:mlx5_0",
+			"a:1:1 [0] NCCL INFO DMA-BUF is available on GPU device 0",
+			"a:1:1 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via "
+			"NET/IB/1/GDRDMA",
+			NULL,
+		};
+
+		assert_int_equal(feed(&log, l2), GDR_NCCL_DMABUF);
+		assert_non_null(
+		    strstr(log.reason, "offer it as a second device beside the PCIe one"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +689,12 @@ int main(void)
 		cmocka_unit_test(test_no_module_2_4),
 		cmocka_unit_test(test_warn_lines),
 		cmocka_unit_test(test_devices),
+		cmocka_unit_test(test_warn_timestamp_same_process),
+		cmocka_unit_test(test_banner_never_continued),
+		cmocka_unit_test(test_app_lines_not_joined),
+		cmocka_unit_test(test_numeric_level_releases),
+		cmocka_unit_test(test_error_events),
+		cmocka_unit_test(test_node_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

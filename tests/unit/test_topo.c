@@ -334,7 +334,7 @@ static void test_nccl_settings(void **state)
 {
 	struct gdr_nccl_env env;
 	char why[256];
-	int n, v;
+	int v;
 
 	(void)state;
 	unsetenv("NCCL_NET_GDR_LEVEL");
@@ -342,8 +342,9 @@ static void test_nccl_settings(void **state)
 	unsetenv("NCCL_DMABUF_ENABLE");
 	unsetenv("NCCL_NET_GDR_C2C");
 	assert_int_equal(gdr_nccl_env_load(&env, why, sizeof(why)), 0);
-	/* Unset: NCCL's defaults. */
-	assert_int_equal(env.level, GDR_NCCL_DEFAULT_LEVEL);
+	/* Unset: NCCL's defaults (PXB for every PCIe pair). */
+	assert_int_equal(env.level, gdr_nccl_default_level());
+	assert_int_equal(env.level, GDR_NCCL_PXB);
 	assert_int_equal(gdr_nccl_dmabuf_on(&env), 1);
 	assert_int_equal(gdr_nccl_c2c_on(&env), 1);
 	setenv("NCCL_DMABUF_ENABLE", "0", 1);
@@ -364,12 +365,112 @@ static void test_nccl_settings(void **state)
 	assert_int_equal(gdr_nccl_level_for(GDR_TOPO_SYS), GDR_NCCL_SYS);
 	assert_string_equal(gdr_nccl_enable_text(GDR_NCCL_PHB, why, sizeof(why)),
 			    "NCCL_NET_GDR_LEVEL=PHB");
-	/* Every setting names the releases that changed it. */
-	const struct gdr_nccl_setting_doc *d = gdr_nccl_setting_docs(&n);
-	assert_int_equal(n, 4);
-	for (int i = 0; i < n; i++)
-		assert_non_null(strstr(d[i].history, "2."));
 	assert_int_equal(gdr_nccl_node_topo(NULL, NULL, "/fixture", why, sizeof(why)), -ENOENT);
+}
+
+/*
+ * docs/usage-topo.md's table says what the code's does: each variable's row
+ * names every release of its entries (v2.27.3-1) and its newest default.
+ */
+static void check_defaults_doc(const struct gdr_nccl_default *d, size_t n)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], line[4096], want[64];
+	FILE *f;
+
+	if (!top)
+		top = ".";
+	snprintf(path, sizeof(path), "%s/docs/usage-topo.md", top);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++) {
+		int found = 0;
+
+		snprintf(want, sizeof(want), "| `%s` |", d[i].var);
+		rewind(f);
+		while (!found && fgets(line, sizeof(line), f)) {
+			if (strncmp(line, want, strlen(want)))
+				continue;
+			found = 1;
+			snprintf(want, sizeof(want), "v%s-1", d[i].since);
+			if (!strstr(line, want))
+				fail_msg("docs/usage-topo.md: %s's row lacks %s", d[i].var, want);
+			/* The newest entry of the variable: its value in the "default now" column. */
+			if (i + 1 == n || strcmp(d[i + 1].var, d[i].var)) {
+				const char *col = strstr(line + strlen("| `") + strlen(d[i].var), "| ");
+
+				snprintf(want, sizeof(want), strcmp(d[i].value, "unset") ? "`%s`" : "%s",
+					 d[i].value);
+				if (!col || strncmp(col + 2, want, strlen(want)))
+					fail_msg("docs/usage-topo.md: %s's default is not %s", d[i].var,
+						 want);
+			}
+		}
+		if (!found)
+			fail_msg("docs/usage-topo.md: no row for %s", d[i].var);
+	}
+	fclose(f);
+}
+
+/* NCCL's defaults per release: the one table, read by release. */
+static void test_nccl_defaults(void **state)
+{
+	size_t n;
+	const struct gdr_nccl_default *d = gdr_nccl_defaults(&n);
+	char buf[512];
+	int maj, min;
+
+	(void)state;
+	/* By variable, then by release: each later entry of a variable comes after. */
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(d[i].var, d[i - 1].var)) {
+			int a[3], b[3];
+
+			sscanf(d[i - 1].since, "%d.%d.%d", &a[0], &a[1], &a[2]);
+			sscanf(d[i].since, "%d.%d.%d", &b[0], &b[1], &b[2]);
+			assert_true(gdr_nccl_release_cmp(b[0], b[1], b[2], d[i - 1].since) > 0);
+			assert_true(gdr_nccl_release_cmp(a[0], a[1], a[2], d[i].since) < 0);
+		}
+	/* The default in a release: the newest entry at or before it. */
+	assert_string_equal(gdr_nccl_default_in("NCCL_NET_GDR_LEVEL", 2, 4, 7)->value, "2");
+	assert_string_equal(gdr_nccl_default_in("NCCL_NET_GDR_LEVEL", 2, 5, 7)->value, "2");
+	assert_string_equal(gdr_nccl_default_in("NCCL_NET_GDR_LEVEL", 2, 6, 4)->value, "PXB");
+	assert_string_equal(gdr_nccl_default_in("NCCL_NET_GDR_LEVEL", 2, 28, 9)->value, "PXB");
+	assert_string_equal(gdr_nccl_default_in("NCCL_NET_GDR_LEVEL", 2, 29, 2)->value, "P2C");
+	assert_string_equal(gdr_nccl_default_in("NCCL_NET_GDR_C2C", 2, 26, 6)->value, "0");
+	assert_string_equal(gdr_nccl_default_in("NCCL_NET_GDR_C2C", 2, 27, 3)->value, "1");
+	assert_null(gdr_nccl_default_in("NCCL_NET_GDR_C2C", 2, 25, 1));
+	assert_null(gdr_nccl_default_in("NCCL_DMABUF_ENABLE", 2, 12, 12));
+	assert_string_equal(gdr_nccl_since("NCCL_DMABUF_ENABLE"), "2.13.4");
+	assert_string_equal(gdr_nccl_since("NCCL_IB_DATA_DIRECT"), "2.27.3");
+	assert_string_equal(gdr_nccl_since("NCCL_NET_GDR_MLOPART"), "2.30.7");
+	assert_null(gdr_nccl_default_in("NCCL_NET_GDR_MLOPART", 2, 30, 4));
+	/* A patch not known counts as the first of its series. */
+	assert_true(gdr_nccl_release_cmp(2, 13, -1, "2.13.4") < 0);
+	assert_int_equal(gdr_nccl_release_cmp(2, 13, 4, "2.13.4"), 0);
+	assert_true(gdr_nccl_release_cmp(3, 0, 0, "2.13.4") > 0);
+	/* The newest value, since when, and what it was before. */
+	assert_string_equal(gdr_nccl_default_text("NCCL_NET_GDR_C2C", buf, sizeof(buf)),
+			    "1 since NCCL 2.27.3, 0 before");
+	assert_string_equal(gdr_nccl_default_text("NCCL_DMABUF_ENABLE", buf, sizeof(buf)),
+			    "1 since NCCL 2.13.4");
+	/* A change of meaning only (1 in 2.27.3 and in 2.27.6): since the first. */
+	assert_string_equal(gdr_nccl_default_text("NCCL_IB_DATA_DIRECT", buf, sizeof(buf)),
+			    "1 since NCCL 2.27.3");
+	assert_int_equal(gdr_nccl_newest_series("NCCL_NET_GDR_READ", &maj, &min), 0);
+	assert_int_equal(maj * 100 + min, 219);
+	assert_int_equal(gdr_nccl_newest_series("NCCL_NO_SUCH", &maj, &min), -ENOENT);
+	/* Every variable names the releases that changed it. */
+	assert_non_null(
+	    strstr(gdr_nccl_history("NCCL_NET_GDR_LEVEL", buf, sizeof(buf)), "2.4.2: 2, "));
+	assert_non_null(strstr(buf, "; 2.6.4: PXB, "));
+	assert_non_null(strstr(buf, "; 2.29.2: P2C, "));
+	/* The judgments' values are the table's newest. */
+	assert_int_equal(gdr_nccl_default_level(), GDR_NCCL_PXB);
+	assert_int_equal(gdr_nccl_default_flag("NCCL_DMABUF_ENABLE"), 1);
+	assert_int_equal(gdr_nccl_default_flag("NCCL_NET_GDR_C2C"), 1);
+	assert_int_equal(gdr_nccl_default_flag("NCCL_NET_GDR_MLOPART"), 0);
+	check_defaults_doc(d, n);
 }
 
 static void test_gpu_ranges(void **state)
@@ -615,25 +716,16 @@ static void test_bind(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_switches),
-		cmocka_unit_test(test_hostbridges),
-		cmocka_unit_test(test_snc),
-		cmocka_unit_test(test_not_pci),
-		cmocka_unit_test(test_gpus_and_nics),
-		cmocka_unit_test(test_busid),
-		cmocka_unit_test(test_nearest),
-		cmocka_unit_test(test_nccl_level),
-		cmocka_unit_test(test_nccl_read),
-		cmocka_unit_test(test_nccl_env),
-		cmocka_unit_test(test_nccl_settings),
-		cmocka_unit_test(test_gpu_ranges),
-		cmocka_unit_test(test_verdict),
-		cmocka_unit_test(test_describe),
-		cmocka_unit_test(test_sysfs_fallback),
-		cmocka_unit_test(test_load),
-		cmocka_unit_test(test_real_exports),
-		cmocka_unit_test(test_bind),
-		cmocka_unit_test(test_fill_result),
+		cmocka_unit_test(test_switches),      cmocka_unit_test(test_hostbridges),
+		cmocka_unit_test(test_snc),	      cmocka_unit_test(test_not_pci),
+		cmocka_unit_test(test_gpus_and_nics), cmocka_unit_test(test_busid),
+		cmocka_unit_test(test_nearest),	      cmocka_unit_test(test_nccl_level),
+		cmocka_unit_test(test_nccl_read),     cmocka_unit_test(test_nccl_env),
+		cmocka_unit_test(test_nccl_settings), cmocka_unit_test(test_nccl_defaults),
+		cmocka_unit_test(test_gpu_ranges),    cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_describe),      cmocka_unit_test(test_sysfs_fallback),
+		cmocka_unit_test(test_load),	      cmocka_unit_test(test_real_exports),
+		cmocka_unit_test(test_bind),	      cmocka_unit_test(test_fill_result),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
