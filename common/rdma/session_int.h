@@ -33,7 +33,7 @@
 struct gdr_acc {
 	double bps[GDR_REPEAT_MAX];
 	double t0[GDR_REP_KEEP], t1[GDR_REP_KEEP]; /* each round's start and end (s) */
-	double peak_bps;    /* 0: no window long enough for a peak */
+	double peak_bps;    /* 0: no repeat completed anything, so no peak */
 	double dir_bps[2];  /* -b: client->server and server->client, summed over repeats */
 	unsigned int apart; /* -b: repeats whose runs were too short to intersect (bidir.h) */
 	double mps_sum, cpu_sum;

@@ -23,7 +23,8 @@ void gdr_sess_meas_from_loop(struct gdr_msg_meas *m, const struct gdr_loop_out *
 	m->iters = lo->iters;
 	m->bytes = lo->bytes;
 	m->elapsed_ns = lo->elapsed_ns;
-	/* No window long enough (NAN) travels as 0: the wire takes finite numbers only. */
+	/* No peak (NAN: the repeat completed nothing) travels as 0: the wire takes finite
+	 * numbers only. */
 	m->peak_bps = lo->peak_bps > 0 ? lo->peak_bps : 0;
 	m->cpu_pct = lo->cpu_pct;
 }
@@ -234,7 +235,7 @@ void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t s
 	r.bw_median_gbps = st.median * 8 / 1e9;
 	r.bw_min_gbps = st.min * 8 / 1e9;
 	r.bw_max_gbps = st.max * 8 / 1e9;
-	/* No window long enough: no peak (empty in CSV, "-" in the table), never a guess. */
+	/* No peak only when no repeat completed anything (empty in CSV, "-" in the table). */
 	r.bw_peak_gbps =
 	    a->peak_bps > 0 ? (a->peak_bps > st.max ? a->peak_bps : st.max) * 8 / 1e9 : NAN;
 	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
