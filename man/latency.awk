@@ -5,7 +5,8 @@
 # page with --help both ways). Variables: title (GDR_WRITE_LAT), roff (the
 # latency.roff to insert).
 BEGIN {
-	n = split("qp tx-depth post_list cq-mod bidirectional duration validate pin no-pin", r, " ")
+	n = split("qp tx-depth post_list cq-mod bidirectional duration validate pin no-pin" \
+	    " alpha margin time-per-size", r, " ")
 	for (i = 1; i <= n; i++) {
 		name = r[i]
 		gsub(/-/, "\\\\-", name)

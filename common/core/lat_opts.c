@@ -95,8 +95,10 @@ void gdr_lat_usage(FILE *out, enum gdr_verb verb)
 		"bandwidth columns are empty on these rows). Both sides print the same row.\n"
 		"\n"
 		"One message is in flight on QP 0: gdr_%s_bw's -q, -t, -l, -Q, -b, -D,\n"
-		"--validate, --pin and --no-pin do not apply and are refused. -n is the\n"
-		"number of timed exchanges per repeat (default 5000). The options it takes:\n"
+		"--validate, --pin and --no-pin do not apply and are refused, as are the\n"
+		"rounds until decided (--repeat MIN:MAX, --alpha, --margin, --time-per-size):\n"
+		"--repeat takes a fixed N. -n is the number of timed exchanges per repeat\n"
+		"(default 5000). The options it takes:\n"
 		"\n",
 		v, v, verb == GDR_VERB_READ ? "READ" : "WRITE", v, v,
 		verb == GDR_VERB_READ
