@@ -140,6 +140,13 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 		}
 		o->cq_mod = o->tx_depth;
 	}
+	if (o->npairs && o->nmem_remote) {
+		gdr_err("--mem LOCAL:REMOTE and --mem-remote exclude each other: both name the "
+			"server's side (give one)");
+		return -EINVAL;
+	}
+	if (o->npairs || o->nmem_remote)
+		o->set |= GDR_SET_MEM_REMOTE;
 	if (use_cuda || use_cuda_dmabuf) {
 		if (o->set & GDR_SET_MEM) {
 			gdr_err("--use_cuda* aliases and --mem exclude each other");
@@ -175,6 +182,19 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 	}
 	if (outputs_check(o))
 		return -EINVAL;
+	if ((o->set & GDR_SET_MEM_REMOTE) && (o->persistent || o->loopback || o->sweep)) {
+		gdr_err("%s and %s exclude each other: %s",
+			o->npairs ? "--mem LOCAL:REMOTE" : "--mem-remote",
+			o->persistent ? "--persistent"
+			: o->loopback ? "--loopback"
+				      : "--sweep",
+			o->persistent ? "the client names the server's side; a server chooses its "
+					"own with --mem"
+			: o->loopback ? "--loopback checks each path on both sides of this node"
+				      : "a sweep measures each path on both sides of every node "
+					"pair (one matrix per path)");
+		return -EINVAL;
+	}
 	if (o->loopback && (o->persistent || o->peer || o->sweep)) {
 		gdr_err("--loopback and %s exclude each other: --loopback runs one pair at a "
 			"time on this node",

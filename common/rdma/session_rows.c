@@ -64,6 +64,48 @@ static void acc_add(struct gdr_acc *a, const struct gdr_msg_meas *cli,
 	a->n++;
 }
 
+/* This side's GPU and NIC columns for a path of kind (the topology, then CUDA's view). */
+static void local_side(struct sess *s, enum gdr_mem_kind kind, struct gdr_result *r)
+{
+	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
+	if (kind == GDR_MEM_HOST || !s->cuda)
+		return;
+	if (s->have_topo)
+		gdr_topo_fill_result(&s->topo, r);
+	/* CUDA's own view of the GPU wins over the topology's. */
+	snprintf(r->gpu, sizeof(r->gpu), "%d", s->gpu.ordinal);
+	gdr_strlcpy(r->gpu_bus_id, s->gpu.bus_id, sizeof(r->gpu_bus_id));
+	gdr_strlcpy(r->gpu_name, s->gpu.name, sizeof(r->gpu_name));
+}
+
+void gdr_sess_side_info(struct sess *s, enum gdr_mem_kind kind, struct gdr_side_info *si)
+{
+	struct gdr_result r;
+
+	memset(&r, 0, sizeof(r));
+	local_side(s, kind, &r);
+	gdr_strlcpy(si->gpu, r.gpu, sizeof(si->gpu));
+	gdr_strlcpy(si->gpu_bus_id, r.gpu_bus_id, sizeof(si->gpu_bus_id));
+	gdr_strlcpy(si->gpu_name, r.gpu_name, sizeof(si->gpu_name));
+	gdr_strlcpy(si->nic, r.nic, sizeof(si->nic));
+	gdr_strlcpy(si->distance, r.distance, sizeof(si->distance));
+}
+
+/* The peer's side of the row's combination, as its BUF told it. */
+static void remote_side(const struct sess *s, const struct gdr_path *p, struct gdr_result *r)
+{
+	const struct gdr_side_info *si = s->cur ? &s->cur->peer_side : NULL;
+
+	gdr_strlcpy(r->path_remote, gdr_mem_kind_name(p->peer_kind), sizeof(r->path_remote));
+	if (!si)
+		return;
+	gdr_strlcpy(r->gpu_remote, si->gpu, sizeof(r->gpu_remote));
+	gdr_strlcpy(r->gpu_bus_id_remote, si->gpu_bus_id, sizeof(r->gpu_bus_id_remote));
+	gdr_strlcpy(r->gpu_name_remote, si->gpu_name, sizeof(r->gpu_name_remote));
+	gdr_strlcpy(r->nic_remote, si->nic, sizeof(r->nic_remote));
+	gdr_strlcpy(r->distance_remote, si->distance, sizeof(r->distance_remote));
+}
+
 void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_path *p,
 			 uint64_t size)
 {
@@ -74,7 +116,7 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	gdr_strlcpy(r->role, s->client ? "client" : "server", sizeof(r->role));
 	gdr_strlcpy(r->verb, gdr_verb_name((enum gdr_verb)s->plan.verb), sizeof(r->verb));
 	gdr_strlcpy(r->path, gdr_mem_kind_name(kind), sizeof(r->path));
-	gdr_strlcpy(r->path_remote, gdr_mem_kind_name(kind), sizeof(r->path_remote));
+	remote_side(s, p, r);
 	r->size_bytes = size;
 	r->qps = p->ops->qps(&s->plan);
 	r->tx_depth = s->plan.tx_depth;
@@ -82,7 +124,6 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	r->bidir = s->plan.bidir;
 	r->repeats = s->plan.repeat;
 	r->cpu_util_pct = -1;
-	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
 	{
 		int tc = gdr_conn_traffic_class(&s->conn);
 
@@ -91,14 +132,7 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	}
 	if (s->run->label)
 		gdr_strlcpy(r->label, s->run->label, sizeof(r->label));
-	if (kind != GDR_MEM_HOST && s->cuda) {
-		if (s->have_topo)
-			gdr_topo_fill_result(&s->topo, r);
-		/* CUDA's own view of the GPU wins over the topology's. */
-		snprintf(r->gpu, sizeof(r->gpu), "%d", s->gpu.ordinal);
-		gdr_strlcpy(r->gpu_bus_id, s->gpu.bus_id, sizeof(r->gpu_bus_id));
-		gdr_strlcpy(r->gpu_name, s->gpu.name, sizeof(r->gpu_name));
-	}
+	local_side(s, kind, r);
 	{
 		int drv = 0;
 
@@ -109,8 +143,16 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	}
 	gdr_ceiling_row(s->conn.verbs, s->conn.port_num, s->conn.nic,
 			kind != GDR_MEM_HOST && s->cuda ? s->gpu.bus_id : NULL, r);
-	if (kind == GDR_MEM_BOUNCE)
+	if (kind == GDR_MEM_BOUNCE || p->peer_kind == GDR_MEM_BOUNCE)
 		gdr_bounce_fill_row(r, &s->env, size);
+	if (kind != GDR_MEM_BOUNCE && p->peer_kind == GDR_MEM_BOUNCE) {
+		/*
+		 * Only the peer stages: the chunk is the pipeline's, the copies and
+		 * their rate (the ceiling's other half) the peer's, in its row.
+		 */
+		r->bounce_copy[0] = r->bounce_blocks[0] = '\0';
+		r->ceiling_gbps = 0;
+	}
 }
 
 /* A row to the CSV, the JSON and, launched with MPI, to what rank 0 gathers. */
@@ -158,9 +200,9 @@ void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)
 		gdr_strlcpy(rr.note, note, sizeof(rr.note));
 	}
 	if (s->plan.latency)
-		gdr_table_row_lat(stdout, &rr, gdr_opts_table(s->o));
+		gdr_table_row_lat(stdout, &rr, gdr_sess_table(s));
 	else
-		gdr_table_row(stdout, &rr, gdr_opts_table(s->o));
+		gdr_table_row(stdout, &rr, gdr_sess_table(s));
 	fflush(stdout);
 	record(s, &rr);
 }
@@ -298,7 +340,7 @@ void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p)
 		gdr_strlcpy(r.note, p->skip, sizeof(r.note));
 		add_major_note(s, &r);
 		if (i == 0) {
-			gdr_table_row(stdout, &r, gdr_opts_table(s->o));
+			gdr_table_row(stdout, &r, gdr_sess_table(s));
 			fflush(stdout);
 		}
 		record(s, &r);

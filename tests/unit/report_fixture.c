@@ -49,6 +49,9 @@ const char *const contract[] = {
 	"t_start_s",	"t_end_s",	  "order",
 	/* appended: bounce (docs/bounce.md) */
 	"bounce_chunk", "bounce_copy",	  "bounce_blocks",
+	/* appended: the peer's side of the combination (issue 48, docs/csv-json.md) */
+	"gpu_remote",	"gpu_bus_id_remote", "gpu_name_remote",
+	"nic_remote",	"distance_remote",
 };
 /* clang-format on */
 
@@ -116,12 +119,12 @@ int parse_record(const char **s, char f[][600], int max)
 	}
 }
 
-char fields[64][600];
+char fields[MAXFIELDS][600];
 
 int parse_line(const char *line)
 {
 	const char *p = line;
-	int n = parse_record(&p, fields, 64);
+	int n = parse_record(&p, fields, MAXFIELDS);
 
 	assert_true(n > 0);
 	assert_string_equal(p, ""); /* exactly one record */
@@ -161,6 +164,11 @@ void fill(struct gdr_result *r)
 	strcpy(r->pcie_bridges, "1");
 	strcpy(r->gpu_numa, "0");
 	strcpy(r->nic_numa, "0");
+	strcpy(r->gpu_remote, "1");
+	strcpy(r->gpu_bus_id_remote, "0000:3b:00.0");
+	strcpy(r->gpu_name_remote, "NVIDIA H200");
+	strcpy(r->nic_remote, "mlx5_1");
+	strcpy(r->distance_remote, "PXB");
 	strcpy(r->note, "");
 	strcpy(r->label, "run-1");
 	strcpy(r->version, "0.1.0");

@@ -12,12 +12,14 @@
 
 extern const char *const contract[];
 extern const int report_ncols;
-#define NCOLS	  report_ncols
+#define NCOLS report_ncols
+/* Room for every column and then some: a row with one field too many must show. */
+#define MAXFIELDS 80
 #define COL(name) col_index(name)
 
 int col_index(const char *name);
 int parse_record(const char **s, char f[][600], int max);
-extern char fields[64][600];
+extern char fields[MAXFIELDS][600];
 int parse_line(const char *line);
 void fill(struct gdr_result *r);
 
