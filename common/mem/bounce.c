@@ -450,14 +450,14 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		return -EINVAL;
 	}
 	r.qp = cfg->conn->id[0]->qp;
-	if (cfg->peer_passive && cfg->rlen < cfg->size) {
+	if (cfg->peer_passive && (!cfg->peer_direct || cfg->rlen < cfg->size)) {
 		snprintf(why, wlen,
 			 "bounce: the peer's buffer has %" PRIu64 " B, a %" PRIu64
 			 " B message needed",
 			 cfg->rlen, cfg->size);
 		return -EPROTO;
 	}
-	if (!cfg->peer_passive && cfg->rlen < (uint64_t)res->slots * res->chunk) {
+	if (!cfg->peer_direct && cfg->rlen < (uint64_t)res->slots * res->chunk) {
 		snprintf(why, wlen,
 			 "bounce: the peer's staging ring has %" PRIu64 " B, %u x %zu needed",
 			 cfg->rlen, res->slots, res->chunk);

@@ -260,11 +260,14 @@ struct gdr_bounce_cfg {
 	uint32_t rkey;
 	uint64_t rlen;
 	/*
-	 * Bounce on this side only: the peer's buffer is registered directly
-	 * and the peer takes no part; a chunk goes to (comes from) raddr + its
-	 * offset in the message (gdr_bounce_sm_passive_peer).
+	 * Bounce on one side only. peer_direct: the peer has no staging ring, its
+	 * buffer is registered directly (raddr is that buffer's half). With
+	 * peer_passive too (the peer is the server) it takes no part either: a
+	 * chunk goes to (comes from) raddr + its offset in the message
+	 * (gdr_bounce_sm_passive_peer). A direct client takes part: it is sent
+	 * nothing but credits, readies and end notices.
 	 */
-	int peer_passive;
+	int peer_direct, peer_passive;
 	unsigned int tx_depth;
 	double stall_timeout; /* no progress for this long = failure */
 	volatile sig_atomic_t *stop;

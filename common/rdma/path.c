@@ -98,13 +98,19 @@ static uint64_t max_size(const struct gdr_plan *p)
 	return m;
 }
 
-/* What this path's registration cost, in one line before its rows. */
-static void describe_reg(const struct gdr_mem *m, enum gdr_mem_kind kind)
+/*
+ * What this path's registration cost, in one line before its rows; with
+ * per-side paths the peer's path of the combination too.
+ */
+static void describe_reg(const struct gdr_path *p)
 {
-	char line[256];
+	const struct gdr_mem *m = &p->mem;
+	char line[256], peer[40] = "";
 	size_t n;
 
-	n = (size_t)snprintf(line, sizeof(line), "%s: %s", gdr_mem_kind_name(kind),
+	if (gdr_path_per_side(p->env))
+		snprintf(peer, sizeof(peer), " (peer: %s)", gdr_mem_kind_name(p->peer_kind));
+	n = (size_t)snprintf(line, sizeof(line), "%s%s: %s", gdr_mem_kind_name(p->kind), peer,
 			     m->reg_call ? m->reg_call : "registered");
 	if (m->gpu_alloc && n < sizeof(line))
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " on %s memory", m->gpu_alloc);
@@ -165,7 +171,7 @@ void gdr_path_open(struct gdr_path *p, enum gdr_mem_kind kind, enum gdr_mem_kind
 	}
 	p->ops->open(p);
 	if (p->ok)
-		describe_reg(&p->mem, kind);
+		describe_reg(p);
 }
 
 void gdr_path_close(struct gdr_path *p)

@@ -108,7 +108,9 @@ static int bounce_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *ou
 		.raddr = p->remote[0].addr,
 		.rkey = p->remote[0].rkey,
 		.rlen = p->remote[0].len,
-		.peer_passive = !peer_stages(p),
+		/* A server that does not stage takes no part; a client always does. */
+		.peer_direct = !peer_stages(p),
+		.peer_passive = !peer_stages(p) && e->client,
 		.tx_depth = pl->tx_depth,
 		.stall_timeout = e->timeout,
 		.stop = e->stop,

@@ -235,8 +235,8 @@ const struct gdr_sess_copy *gdr_sess_bounce_copy(struct sess *s, uint64_t size)
 }
 
 /* A bounce row: min(NIC, copy at the row's chunk) in place of the links' ceiling. */
-static void bounce_ceiling(struct sess *s, struct gdr_result *r, uint64_t size, char *note,
-			   size_t len)
+static void bounce_ceiling(struct sess *s, const struct gdr_path *p, struct gdr_result *r,
+			   uint64_t size, char *note, size_t len)
 {
 	const struct gdr_sess_copy *c = gdr_sess_bounce_copy(s, size);
 	struct gdr_bounce_ceiling b = {
@@ -250,6 +250,17 @@ static void bounce_ceiling(struct sess *s, struct gdr_result *r, uint64_t size, 
 		.why = c->why,
 	};
 
+	/*
+	 * Bounce on this side only: one copy per chunk, ours, one way (the
+	 * producer's to the ring, the consumer's from it); both sides staging,
+	 * the slower of the two ways bounds the pair.
+	 */
+	if (p->peer_kind != GDR_MEM_BOUNCE) {
+		if (gdr_path_is_write(&s->penv) == s->client)
+			b.h2d = INFINITY;
+		else
+			b.d2h = INFINITY;
+	}
 	b.nic.limit = "";
 	if (s->conn.nic[0])
 		gdr_ceiling_live(s->conn.verbs, s->conn.port_num, s->conn.nic, NULL, &b.nic);
@@ -278,7 +289,7 @@ void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t s
 	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
 	r.cpu_util_pct = a->n ? a->cpu_sum / a->n : -1;
 	if (p->kind == GDR_MEM_BOUNCE && !s->plan.bidir)
-		bounce_ceiling(s, &r, size, ceil_note, sizeof(ceil_note));
+		bounce_ceiling(s, p, &r, size, ceil_note, sizeof(ceil_note));
 	gdr_ceiling_pct(&r);
 	gdr_strlcpy(r.status, status, sizeof(r.status));
 	if (note)
