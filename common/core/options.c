@@ -26,6 +26,7 @@ enum {
 	OPT_USE_CUDA_BUS_ID,
 	OPT_USE_CUDA_DMABUF,
 	OPT_MEM,
+	OPT_MEM_REMOTE,
 	OPT_GPU,
 	OPT_SIZES,
 	OPT_REPEAT,
@@ -90,6 +91,7 @@ static const struct option long_opts[] = {
 	{ .name = "use_cuda_bus_id", .has_arg = 1, .val = OPT_USE_CUDA_BUS_ID },
 	{ .name = "use_cuda_dmabuf", .has_arg = 0, .val = OPT_USE_CUDA_DMABUF },
 	{ .name = "mem", .has_arg = 1, .val = OPT_MEM },
+	{ .name = "mem-remote", .has_arg = 1, .val = OPT_MEM_REMOTE },
 	{ .name = "gpu", .has_arg = 1, .val = OPT_GPU },
 	{ .name = "sizes", .has_arg = 1, .val = OPT_SIZES },
 	{ .name = "repeat", .has_arg = 1, .val = OPT_REPEAT },
@@ -311,9 +313,10 @@ int gdr_opts_parse_tool(struct gdr_opts *o, enum gdr_verb verb, int latency, int
 		case 'S':
 			r = gdr_opt_uint("-S/--sl", optarg, 0, 15, &v);
 			if (!r && v)
-				return gdr_opt_bad("-S/--sl", optarg,
-						   "rdma_cm takes the service level from the path "
-						   "(on RoCE from the traffic class: give -T/--tos)");
+				return gdr_opt_bad(
+				    "-S/--sl", optarg,
+				    "rdma_cm takes the service level from the path "
+				    "(on RoCE from the traffic class: give -T/--tos)");
 			break;
 		case 'I':
 			r = gdr_opt_uint("-I/--inline_size", optarg, 0, 4096, &v);
@@ -345,6 +348,9 @@ int gdr_opts_parse_tool(struct gdr_opts *o, enum gdr_verb verb, int latency, int
 		case OPT_MEM:
 			r = gdr_opt_mem_list(o, optarg);
 			o->set |= GDR_SET_MEM;
+			break;
+		case OPT_MEM_REMOTE:
+			r = gdr_opt_mem_remote(o, optarg);
 			break;
 		case OPT_GPU:
 			if (!*optarg)

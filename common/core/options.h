@@ -43,9 +43,19 @@ enum {
 	GDR_SET_DMABUF_MAPPING = 1u << 16,
 	GDR_SET_RELAXED = 1u << 17, /* --disable_pcie_relaxed */
 	GDR_SET_DATA_DIRECT = 1u << 18,
-	GDR_SET_LOOPBACK = 1u << 19, /* --loopback */
-	GDR_SET_DECIDE = 1u << 20,   /* --alpha, --margin or --time-per-size */
+	GDR_SET_LOOPBACK = 1u << 19,   /* --loopback */
+	GDR_SET_DECIDE = 1u << 20,     /* --alpha, --margin or --time-per-size */
+	GDR_SET_MEM_REMOTE = 1u << 21, /* --mem-remote, or --mem LOCAL:REMOTE */
 };
+
+/*
+ * One combination of paths (issue 48): the client's side and the server's,
+ * each an enum gdr_mem_kind. Every combination of the four paths at most.
+ */
+struct gdr_mem_pair {
+	unsigned char client, server;
+};
+#define GDR_MAX_PAIRS (GDR_MEM__COUNT * GDR_MEM__COUNT)
 
 /* perftest options accepted without effect (-v says why, once): struct gdr_opts.perftest_noop. */
 enum {
@@ -70,12 +80,20 @@ struct gdr_opts {
 	int bidir;
 	int gid_index; /* -x; -1 = let rdma_cm choose */
 	int tos;       /* -T/--tos, --tclass: the IP ToS byte (RoCE traffic class); -1 = default */
-	unsigned int mtu; /* -m: the path MTU the run needs (256..4096); 0 = whatever rdma_cm sets */
+	unsigned int
+	    mtu; /* -m: the path MTU the run needs (256..4096); 0 = whatever rdma_cm sets */
 	unsigned int perftest_noop; /* GDR_NOOP_*: perftest options given that change nothing */
-	int gbits;     /* --report_gbits */
-	int wide;      /* --wide: the table's median, min and max columns too */
-	enum gdr_mem_kind mem[GDR_MEM__COUNT];
+	int gbits;		    /* --report_gbits */
+	int wide;		    /* --wide: the table's median, min and max columns too */
+	enum gdr_mem_kind
+	    mem[GDR_MEM__COUNT]; /* this side's paths (LOCAL:REMOTE: each LOCAL once) */
 	unsigned int nmem;
+	/* --mem-remote: the server's side, named by the client; 0 = not named (docs/usage-bw.md) */
+	enum gdr_mem_kind mem_remote[GDR_MEM__COUNT];
+	unsigned int nmem_remote;
+	/* --mem LOCAL:REMOTE,...: the combinations as listed; 0 = --mem is a plain list */
+	struct gdr_mem_pair mem_pairs[GDR_MAX_PAIRS];
+	unsigned int npairs;
 	const char *gpu; /* --gpu N|BDF|auto; NULL = none */
 	unsigned int repeat;	 /* --repeat N, or MAX of MIN:MAX */
 	unsigned int repeat_min; /* MIN of --repeat MIN:MAX: rounds until decided; == repeat: fixed */
@@ -110,9 +128,9 @@ struct gdr_opts {
 	int dmabuf_pcie;	 /* --dmabuf-mapping=pcie */
 	int no_relaxed;		 /* --disable_pcie_relaxed */
 	int data_direct;	 /* --use_data_direct */
-	unsigned int set;	     /* GDR_SET_* bits given on the command line */
-	int latency;		     /* gdr_write_lat / gdr_read_lat (set by their main) */
-	int loopback;		     /* --loopback: both sides on this node, per GPU-NIC pair */
+	unsigned int set;	 /* GDR_SET_* bits given on the command line */
+	int latency;		 /* gdr_write_lat / gdr_read_lat (set by their main) */
+	int loopback;		 /* --loopback: both sides on this node, per GPU-NIC pair */
 	/* --nfd: with --loopback, its outcome as node-feature-discovery labels */
 	const char *nfd;
 };

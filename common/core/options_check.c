@@ -79,15 +79,27 @@ static int outputs_check(const struct gdr_opts *o)
 
 unsigned int gdr_opts_entries(const struct gdr_opts *o)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, nremote = o->nmem_remote ? o->nmem_remote : 1;
 	int first = 1;
 
-	/* As the session builds its paths: the GPU ones once per allocator, host once. */
+	/*
+	 * As the session builds its paths (gdr_sess_paths_build): one per
+	 * combination of this side's path and the server's, those with a GPU side
+	 * once per allocator, host on both sides once.
+	 */
 	for (int a = 0; a < GDR_GPU_ALLOC__COUNT; a++) {
 		if (!(o->gpu_allocs & (1u << a)))
 			continue;
-		for (unsigned int i = 0; i < o->nmem; i++)
-			n += first || o->mem[i] != GDR_MEM_HOST;
+		if (o->npairs) {
+			for (unsigned int i = 0; i < o->npairs; i++)
+				n += first || o->mem_pairs[i].client != GDR_MEM_HOST ||
+				     o->mem_pairs[i].server != GDR_MEM_HOST;
+		} else {
+			for (unsigned int i = 0; i < o->nmem; i++)
+				for (unsigned int j = 0; j < nremote; j++)
+					n += first || o->mem[i] != GDR_MEM_HOST ||
+					     (o->nmem_remote && o->mem_remote[j] != GDR_MEM_HOST);
+		}
 		first = 0;
 	}
 	return n;
@@ -177,6 +189,13 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 		}
 		o->cq_mod = o->tx_depth;
 	}
+	if (o->npairs && o->nmem_remote) {
+		gdr_err("--mem LOCAL:REMOTE and --mem-remote exclude each other: both name the "
+			"server's side (give one)");
+		return -EINVAL;
+	}
+	if (o->npairs || o->nmem_remote)
+		o->set |= GDR_SET_MEM_REMOTE;
 	if (use_cuda || use_cuda_dmabuf) {
 		if (o->set & GDR_SET_MEM) {
 			gdr_err("--use_cuda* aliases and --mem exclude each other");
@@ -214,6 +233,19 @@ int gdr_opts_check(struct gdr_opts *o, int size_modes, const char *sizes_arg, in
 		return -EINVAL;
 	if (rounds_check(o))
 		return -EINVAL;
+	if ((o->set & GDR_SET_MEM_REMOTE) && (o->persistent || o->loopback || o->sweep)) {
+		gdr_err("%s and %s exclude each other: %s",
+			o->npairs ? "--mem LOCAL:REMOTE" : "--mem-remote",
+			o->persistent ? "--persistent"
+			: o->loopback ? "--loopback"
+				      : "--sweep",
+			o->persistent ? "the client names the server's side; a server chooses its "
+					"own with --mem"
+			: o->loopback ? "--loopback checks each path on both sides of this node"
+				      : "a sweep measures each path on both sides of every node "
+					"pair (one matrix per path)");
+		return -EINVAL;
+	}
 	if (o->loopback && (o->persistent || o->peer || o->sweep)) {
 		gdr_err("--loopback and %s exclude each other: --loopback runs one pair at a "
 			"time on this node",

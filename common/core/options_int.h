@@ -26,8 +26,13 @@ int gdr_opt_mtu(const char *s, unsigned int *out);
 int gdr_opt_tos(const char *opt, const char *s, int *out);
 /* --label: UTF-8 without control bytes; a warning when it is cut. */
 int gdr_opt_label(const char *s);
-/* --mem: "all" or a comma list of paths, each once. */
+/*
+ * --mem: "all" or a comma list of paths, each once; or a list of LOCAL:REMOTE
+ * combinations (either side a path or all), each once.
+ */
 int gdr_opt_mem_list(struct gdr_opts *o, const char *arg);
+/* --mem-remote: "all" or a comma list of paths, each once. */
+int gdr_opt_mem_remote(struct gdr_opts *o, const char *arg);
 
 /*
  * What gdr_opts_parse cannot check option by option: the size modes

@@ -204,19 +204,40 @@ int gdr_opt_label(const char *s)
 	return 0;
 }
 
-int gdr_opt_mem_list(struct gdr_opts *o, const char *arg)
+/* One side of LOCAL:REMOTE: a path or all, as a set of kind bits. */
+static int side_word(const char *arg, const char *tok, unsigned int *bits)
+{
+	char why[96];
+	int k;
+
+	if (!strcmp(tok, "all")) {
+		*bits = (1u << GDR_MEM__COUNT) - 1;
+		return 0;
+	}
+	k = gdr_mem_kind_parse(tok);
+	if (k < 0) {
+		snprintf(why, sizeof(why), "unknown path '%s' (host, dmabuf, peermem, bounce, all)",
+			 tok);
+		return gdr_opt_bad("--mem", arg, why);
+	}
+	*bits = 1u << k;
+	return 0;
+}
+
+/* "all" or a comma list of paths, each once, into kinds[0..*n). */
+static int path_list(const char *opt, const char *arg, enum gdr_mem_kind *kinds, unsigned int *n)
 {
 	char buf[128];
 	char *save = NULL, *tok;
 	unsigned int seen = 0;
 
 	if (strlen(arg) >= sizeof(buf))
-		return gdr_opt_bad("--mem", arg, "too long");
+		return gdr_opt_bad(opt, arg, "too long");
 	gdr_strlcpy(buf, arg, sizeof(buf));
-	o->nmem = 0;
+	*n = 0;
 	if (!strcmp(buf, "all")) {
 		for (int k = 0; k < GDR_MEM__COUNT; k++)
-			o->mem[o->nmem++] = (enum gdr_mem_kind)k;
+			kinds[(*n)++] = (enum gdr_mem_kind)k;
 		return 0;
 	}
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -226,18 +247,98 @@ int gdr_opt_mem_list(struct gdr_opts *o, const char *arg)
 		if (k < 0) {
 			snprintf(why, sizeof(why),
 				 "unknown path '%s' (host, dmabuf, peermem, bounce, all)", tok);
-			return gdr_opt_bad("--mem", arg, why);
+			return gdr_opt_bad(opt, arg, why);
 		}
 		if (seen & (1u << k)) {
 			snprintf(why, sizeof(why), "path '%s' listed twice", tok);
-			return gdr_opt_bad("--mem", arg, why);
+			return gdr_opt_bad(opt, arg, why);
 		}
 		seen |= 1u << k;
-		o->mem[o->nmem++] = (enum gdr_mem_kind)k;
+		kinds[(*n)++] = (enum gdr_mem_kind)k;
 	}
-	if (!o->nmem)
+	if (!*n)
+		return gdr_opt_bad(opt, arg, "empty list");
+	return 0;
+}
+
+/* Add every combination of the two sets, each once; this side's paths follow (o->mem). */
+static int add_pairs(struct gdr_opts *o, const char *arg, unsigned int lbits, unsigned int rbits)
+{
+	for (int l = 0; l < GDR_MEM__COUNT; l++) {
+		for (int r = 0; (lbits & (1u << l)) && r < GDR_MEM__COUNT; r++) {
+			unsigned int i, seen = 0;
+			char why[96];
+
+			if (!(rbits & (1u << r)))
+				continue;
+			for (i = 0; i < o->npairs; i++)
+				if (o->mem_pairs[i].client == l && o->mem_pairs[i].server == r)
+					break;
+			if (i < o->npairs) {
+				snprintf(why, sizeof(why), "combination '%s:%s' listed twice",
+					 gdr_mem_kind_name((enum gdr_mem_kind)l),
+					 gdr_mem_kind_name((enum gdr_mem_kind)r));
+				return gdr_opt_bad("--mem", arg, why);
+			}
+			o->mem_pairs[o->npairs++] =
+			    (struct gdr_mem_pair){ (unsigned char)l, (unsigned char)r };
+			for (i = 0; i < o->nmem; i++)
+				seen |= o->mem[i] == (enum gdr_mem_kind)l;
+			if (!seen)
+				o->mem[o->nmem++] = (enum gdr_mem_kind)l;
+		}
+	}
+	return 0;
+}
+
+/* --mem LOCAL:REMOTE,...: every entry a combination (all on a side: every path). */
+static int pair_list(struct gdr_opts *o, const char *arg)
+{
+	char buf[256];
+	char *save = NULL, *tok;
+	int r;
+
+	if (strlen(arg) >= sizeof(buf))
+		return gdr_opt_bad("--mem", arg, "too long");
+	gdr_strlcpy(buf, arg, sizeof(buf));
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		unsigned int lbits, rbits;
+		char why[160];
+
+		if (!colon || strchr(colon + 1, ':')) {
+			snprintf(why, sizeof(why),
+				 "entry '%s' is not LOCAL:REMOTE (with one, give every entry as "
+				 "LOCAL:REMOTE, e.g. host:peermem)",
+				 tok);
+			return gdr_opt_bad("--mem", arg, why);
+		}
+		*colon = '\0';
+		r = side_word(arg, tok, &lbits);
+		if (!r)
+			r = side_word(arg, colon + 1, &rbits);
+		if (!r)
+			r = add_pairs(o, arg, lbits, rbits);
+		if (r)
+			return r;
+	}
+	if (!o->npairs)
 		return gdr_opt_bad("--mem", arg, "empty list");
 	return 0;
+}
+
+int gdr_opt_mem_list(struct gdr_opts *o, const char *arg)
+{
+	o->nmem = 0;
+	o->npairs = 0;
+	if (strchr(arg, ':'))
+		return pair_list(o, arg);
+	return path_list("--mem", arg, o->mem, &o->nmem);
+}
+
+int gdr_opt_mem_remote(struct gdr_opts *o, const char *arg)
+{
+	return path_list("--mem-remote", arg, o->mem_remote, &o->nmem_remote);
 }
 
 int gdr_opt_mtu(const char *s, unsigned int *out)

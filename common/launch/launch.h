@@ -118,6 +118,8 @@ int gdr_rows_unpack(const void *buf, size_t len, struct gdr_rank_rows *rr, char 
 /* One line of the node-to-node table: one verb, path and size over every pair. */
 struct gdr_agg {
 	char verb[8], path[16];
+	char
+	    path_server[16]; /* per-side runs (issue 48): path is the client's, this the server's */
 	uint64_t size_bytes;
 	double total_gbps;   /* sum of the contributing pairs' bw_avg_gbps */
 	unsigned int npairs; /* pairs that contributed */

@@ -102,6 +102,24 @@ static void terminate_strings(struct gdr_result *r)
 	TERMINATE(r, note);
 	TERMINATE(r, label);
 	TERMINATE(r, version);
+	TERMINATE(r, reg_call);
+	TERMINATE(r, gpu_alloc);
+	TERMINATE(r, dmabuf_mapping);
+	TERMINATE(r, relaxed_ordering);
+	TERMINATE(r, gpu_uuid);
+	TERMINATE(r, cuda_driver);
+	TERMINATE(r, kernel);
+	TERMINATE(r, libibverbs);
+	TERMINATE(r, nic_fw);
+	TERMINATE(r, tos);
+	TERMINATE(r, bounce_chunk);
+	TERMINATE(r, bounce_copy);
+	TERMINATE(r, bounce_blocks);
+	TERMINATE(r, gpu_remote);
+	TERMINATE(r, gpu_bus_id_remote);
+	TERMINATE(r, gpu_name_remote);
+	TERMINATE(r, nic_remote);
+	TERMINATE(r, distance_remote);
 }
 
 int gdr_rows_unpack(const void *buf, size_t len, struct gdr_rank_rows *rr, char *why, size_t wlen)
@@ -155,6 +173,17 @@ static int counts(const struct gdr_result *r)
 	return !strcmp(r->status, "ok");
 }
 
+/* Is r a row of line a: its verb, size and combination (the client's path, the server's)? */
+static int same_line(const struct gdr_agg *a, const struct gdr_result *r)
+{
+	int srv = !strcmp(r->role, "server");
+	const char *cp = srv && r->path_remote[0] ? r->path_remote : r->path;
+	const char *sp = srv || !r->path_remote[0] ? r->path : r->path_remote;
+
+	return a->size_bytes == r->size_bytes && !strcmp(a->verb, r->verb) &&
+	       !strcmp(a->path, cp) && !strcmp(a->path_server, sp);
+}
+
 /* The row of pair p that counts for line a: its client's, else its server's. */
 static const struct gdr_result *pair_row(const struct gdr_rank_rows *ranks, unsigned int npairs,
 					 unsigned int p, const struct gdr_agg *a)
@@ -167,8 +196,7 @@ static const struct gdr_result *pair_row(const struct gdr_rank_rows *ranks, unsi
 		for (unsigned int i = 0; i < rr->nrows; i++) {
 			const struct gdr_result *r = &rr->rows[i];
 
-			if (r->size_bytes != a->size_bytes || strcmp(r->verb, a->verb) ||
-			    strcmp(r->path, a->path))
+			if (!same_line(a, r))
 				continue;
 			/* One row per size and path; a measured one wins over a failed retry. */
 			if (!pick || (counts(r) && !counts(pick)))
@@ -196,8 +224,7 @@ static void note_left_out(struct gdr_agg *a, unsigned int p, const struct gdr_re
 static int find_line(const struct gdr_agg *lines, unsigned int n, const struct gdr_result *r)
 {
 	for (unsigned int i = 0; i < n; i++)
-		if (lines[i].size_bytes == r->size_bytes && !strcmp(lines[i].verb, r->verb) &&
-		    !strcmp(lines[i].path, r->path))
+		if (same_line(&lines[i], r))
 			return (int)i;
 	return -1;
 }
@@ -230,8 +257,14 @@ int gdr_rows_aggregate(const struct gdr_rank_rows *ranks, unsigned int nranks, s
 				cap = c;
 			}
 			memset(&lines[nl], 0, sizeof(lines[nl]));
+			int srv = !strcmp(r->role, "server") && r->path_remote[0];
+
 			gdr_strlcpy(lines[nl].verb, r->verb, sizeof(lines[nl].verb));
-			gdr_strlcpy(lines[nl].path, r->path, sizeof(lines[nl].path));
+			gdr_strlcpy(lines[nl].path, srv ? r->path_remote : r->path,
+				    sizeof(lines[nl].path));
+			gdr_strlcpy(lines[nl].path_server,
+				    srv || !r->path_remote[0] ? r->path : r->path_remote,
+				    sizeof(lines[nl].path_server));
 			lines[nl].size_bytes = r->size_bytes;
 			nl++;
 		}
@@ -275,20 +308,24 @@ void gdr_rows_print(FILE *out, const struct gdr_rank_rows *ranks, unsigned int n
 			if (!rr->nrows)
 				continue;
 			/* Latency tools' rows (lat_loop.h) have their own table. */
-			int lat = 0;
+			int lat = 0, flags = gbits;
 
-			for (unsigned int i = 0; i < rr->nrows; i++)
+			for (unsigned int i = 0; i < rr->nrows; i++) {
 				lat |= rr->rows[i].lat_p50_us > 0;
+				if (rr->rows[i].path_remote[0] &&
+				    strcmp(rr->rows[i].path, rr->rows[i].path_remote))
+					flags |= GDR_TABLE_PAIRS;
+			}
 
 			if (lat)
-				gdr_table_header_lat(out, gbits);
+				gdr_table_header_lat(out, flags);
 			else
-				gdr_table_header(out, gbits);
+				gdr_table_header(out, flags);
 			for (unsigned int i = 0; i < rr->nrows; i++) {
 				if (lat)
-					gdr_table_row_lat(out, &rr->rows[i], gbits);
+					gdr_table_row_lat(out, &rr->rows[i], flags);
 				else
-					gdr_table_row(out, &rr->rows[i], gbits);
+					gdr_table_row(out, &rr->rows[i], flags);
 			}
 		}
 	}
@@ -308,7 +345,14 @@ void gdr_rows_print(FILE *out, const struct gdr_rank_rows *ranks, unsigned int n
 		/* Latency rows carry no bandwidth to add up: "-". */
 		if (lines[i].npairs && lines[i].total_gbps >= 0 && lines[i].total_gbps < 1e12)
 			snprintf(total, sizeof(total), "%.3f", lines[i].total_gbps * k);
-		fprintf(out, " %-6s %-8s %-10llu %-16s %u/%-4u %s\n", lines[i].verb, lines[i].path,
+		char path[40];
+
+		/* A combination of two paths (issue 48): client:server. */
+		if (strcmp(lines[i].path, lines[i].path_server))
+			snprintf(path, sizeof(path), "%s:%s", lines[i].path, lines[i].path_server);
+		else
+			gdr_strlcpy(path, lines[i].path, sizeof(path));
+		fprintf(out, " %-6s %-8s %-10llu %-16s %u/%-4u %s\n", lines[i].verb, path,
 			(unsigned long long)lines[i].size_bytes, total, lines[i].npairs, npairs,
 			lines[i].left_out);
 	}

@@ -46,10 +46,17 @@ static int pick_local(const struct gdr_launched *x, const char *opt, const char 
 	return r;
 }
 
+/* A path of either side needs a GPU: a server rank takes --mem-remote's side (issue 48). */
 static int wants_gpu(const struct gdr_opts *o)
 {
 	for (unsigned int i = 0; i < o->nmem; i++)
 		if (o->mem[i] != GDR_MEM_HOST)
+			return 1;
+	for (unsigned int i = 0; i < o->nmem_remote; i++)
+		if (o->mem_remote[i] != GDR_MEM_HOST)
+			return 1;
+	for (unsigned int i = 0; i < o->npairs; i++)
+		if (o->mem_pairs[i].server != GDR_MEM_HOST)
 			return 1;
 	return 0;
 }
@@ -101,6 +108,12 @@ static int check_unlaunched(const struct gdr_opts *o)
 		    "--peer %s: only for ranks started by mpirun, mpiexec or srun; run by hand, "
 		    "give the server as the SERVER argument",
 		    o->peer);
+		return -EINVAL;
+	}
+	if ((o->set & GDR_SET_MEM_REMOTE) && !o->server) {
+		gdr_err("%s: the client's option (it names the server's side); a server started "
+			"by hand chooses its own side with --mem",
+			o->npairs ? "--mem LOCAL:REMOTE" : "--mem-remote");
 		return -EINVAL;
 	}
 	return 0;
@@ -528,6 +541,13 @@ int gdr_launch_setup(struct gdr_launched *x, const struct gdr_opts *o, int *argc
 		}
 		return check_unlaunched(o);
 	}
+	/*
+	 * Every rank has the same command line: a server rank's --mem is its
+	 * client's, not a side of its own. It adopts its client rank's plan,
+	 * whose --mem-remote (or LOCAL:REMOTE) is the server ranks' side.
+	 */
+	x->run.server_mem = NULL;
+	x->run.server_nmem = 0;
 	if (o->persistent && o->sweep) {
 		gdr_err("--persistent serves clients one after another: not with --sweep");
 		return -EINVAL;

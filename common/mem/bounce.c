@@ -61,7 +61,13 @@ static int start_copies(struct run *r, int *progress)
 	unsigned int slot;
 	int e;
 
-	while (gdr_bounce_sm_can_copy(&r->sm, &c)) {
+	/* No ring here (bounce on the peer only): the NIC moves the buffer itself. */
+	while (!res->ring && gdr_bounce_sm_can_copy(&r->sm, &c)) {
+		gdr_bounce_sm_did_copy(&r->sm);
+		gdr_bounce_sm_copy_done(&r->sm);
+		*progress = 1;
+	}
+	while (res->ring && gdr_bounce_sm_can_copy(&r->sm, &c)) {
 		gdr_bounce_sm_span(&r->sm, c, &off, &len, &slot);
 		size_t soff = (size_t)slot * r->cfg->chunk;
 		uint8_t *staging = res->ring + soff;
@@ -119,6 +125,20 @@ static int post(struct run *r, struct ibv_send_wr *wr, const char *what)
 	return 0;
 }
 
+/* Where chunk c is on this side: its staging slot, or (no ring) its place in the buffer. */
+static uint64_t local_addr(const struct run *r, uint64_t off, unsigned int slot)
+{
+	if (!r->res->ring)
+		return r->res->dptr + r->cfg->gpu_off + off;
+	return (uintptr_t)(r->res->ring + (size_t)slot * r->cfg->chunk);
+}
+
+/* And on the peer's: its slot, or (a passive peer) its place in the peer's buffer. */
+static uint64_t remote_addr(const struct run *r, uint64_t off, unsigned int slot)
+{
+	return r->cfg->raddr + (r->cfg->peer_passive ? off : (uint64_t)slot * r->cfg->chunk);
+}
+
 static int start_sends(struct run *r, int *progress)
 {
 	const struct gdr_bounce_res *res = r->res;
@@ -132,15 +152,17 @@ static int start_sends(struct run *r, int *progress)
 		const char *what;
 
 		gdr_bounce_sm_span(&r->sm, c, &off, &len, &slot);
-		sge =
-		    (struct ibv_sge){ .addr = (uintptr_t)(res->ring + (size_t)slot * r->cfg->chunk),
-				      .length = (uint32_t)len,
-				      .lkey = res->lkey };
+		sge = (struct ibv_sge){ .addr = local_addr(r, off, slot),
+					.length = (uint32_t)len,
+					.lkey = res->lkey };
 		if (r->sm.write || !r->sm.producer) {
-			wr.opcode = r->sm.write ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_READ;
+			/* A passive peer takes no immediate: it consumes none of its receives. */
+			wr.opcode = !r->sm.write	   ? IBV_WR_RDMA_READ
+				    : r->cfg->peer_passive ? IBV_WR_RDMA_WRITE
+							   : IBV_WR_RDMA_WRITE_WITH_IMM;
 			wr.sg_list = &sge;
 			wr.num_sge = 1;
-			wr.wr.rdma.remote_addr = r->cfg->raddr + (uint64_t)slot * r->cfg->chunk;
+			wr.wr.rdma.remote_addr = remote_addr(r, off, slot);
 			wr.wr.rdma.rkey = r->cfg->rkey;
 			what = r->sm.write ? "RDMA WRITE with immediate" : "RDMA READ";
 		} else {
@@ -428,7 +450,14 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 		return -EINVAL;
 	}
 	r.qp = cfg->conn->id[0]->qp;
-	if (cfg->rlen < (uint64_t)res->slots * res->chunk) {
+	if (cfg->peer_passive && (!cfg->peer_direct || cfg->rlen < cfg->size)) {
+		snprintf(why, wlen,
+			 "bounce: the peer's buffer has %" PRIu64 " B, a %" PRIu64
+			 " B message needed",
+			 cfg->rlen, cfg->size);
+		return -EPROTO;
+	}
+	if (!cfg->peer_direct && cfg->rlen < (uint64_t)res->slots * res->chunk) {
 		snprintf(why, wlen,
 			 "bounce: the peer's staging ring has %" PRIu64 " B, %u x %zu needed",
 			 cfg->rlen, res->slots, res->chunk);
@@ -446,6 +475,8 @@ int gdr_bounce_run(const struct gdr_bounce_res *res, const struct gdr_bounce_cfg
 			 cfg->size, cfg->iters);
 		return -EINVAL;
 	}
+	if (cfg->peer_passive)
+		gdr_bounce_sm_passive_peer(&r.sm);
 	uint64_t dur_ns = cfg->duration > 0 ? (uint64_t)(cfg->duration * 1e9) : 0;
 	if (dur_ns && gdr_bounce_sm_open(&r.sm)) {
 		snprintf(why, wlen, "bounce: cannot open a duration-mode run");

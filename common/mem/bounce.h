@@ -81,6 +81,11 @@ struct gdr_bounce_sm {
 	unsigned int ends_out; /* end notices in flight */
 	uint64_t last;	       /* READ producer: one past the last ready it posts */
 	int duration;	       /* opened: an end notice is part of the run */
+	/*
+	 * Bounce on this side only (issue 48): the peer's buffer is registered
+	 * directly and the peer takes no part (gdr_bounce_sm_passive_peer).
+	 */
+	int passive_peer;
 };
 
 /* total while a duration-mode run is open: beyond any chunk number. */
@@ -95,6 +100,15 @@ struct gdr_bounce_sm {
 int gdr_bounce_sm_init(struct gdr_bounce_sm *sm, int write, int producer, uint64_t size,
 		       uint64_t chunk, unsigned int slots, unsigned int sq_max, uint64_t first,
 		       uint64_t warmup, uint64_t iters);
+
+/*
+ * Bounce on this side only, the peer's buffer registered directly and the
+ * peer passive (call before gdr_bounce_sm_open): nothing comes from it and
+ * nothing goes to it but the data. A WRITE producer's chunk is delivered
+ * when its WRITE completes (no credits); a READ consumer reads any chunk at
+ * once (no readies) and returns no credits; neither sends an end notice.
+ */
+void gdr_bounce_sm_passive_peer(struct gdr_bounce_sm *sm);
 
 /*
  * Duration mode: make an initialized run (any iters) open-ended. The timed
@@ -208,12 +222,17 @@ int gdr_bounce_ring_check(uint64_t cap, unsigned int slots, char *why, size_t wl
 
 /* ---- buffers and the engine ------------------------------------------------------------- */
 
-/* What the engine needs from a bounce buffer (mem_bounce.c fills it). */
+/*
+ * What the engine needs from a bounce buffer (mem_bounce.c fills it). Bounce
+ * on the peer only: this side's buffer registered directly, ring NULL (no
+ * copies: the NIC reads and writes dptr, with lkey), chunk and slots the
+ * peer's ring's.
+ */
 struct gdr_bounce_res {
 	struct gdr_cuda *cuda;
-	uint64_t dptr; /* GPU buffer */
+	uint64_t dptr; /* GPU buffer (ring NULL: the registered buffer's address) */
 	size_t len;
-	uint8_t *ring; /* pinned staging ring: slots * chunk */
+	uint8_t *ring; /* pinned staging ring: slots * chunk; NULL: none on this side */
 	size_t chunk;  /* the ring's slot size: the largest chunk (the cap) */
 	unsigned int slots;
 	uint32_t lkey, rkey;
@@ -237,9 +256,18 @@ struct gdr_bounce_cfg {
 	uint64_t iters, warmup; /* messages */
 	double duration;	/* > 0: seconds of the timed part instead of iters (-D) */
 	uint64_t gpu_off;	/* source (producer) or destination in the GPU buffer */
-	uint64_t raddr;		/* peer's staging ring */
+	uint64_t raddr;		/* peer's staging ring (peer_passive: its buffer's half) */
 	uint32_t rkey;
 	uint64_t rlen;
+	/*
+	 * Bounce on one side only. peer_direct: the peer has no staging ring, its
+	 * buffer is registered directly (raddr is that buffer's half). With
+	 * peer_passive too (the peer is the server) it takes no part either: a
+	 * chunk goes to (comes from) raddr + its offset in the message
+	 * (gdr_bounce_sm_passive_peer). A direct client takes part: it is sent
+	 * nothing but credits, readies and end notices.
+	 */
+	int peer_direct, peer_passive;
 	unsigned int tx_depth;
 	double stall_timeout; /* no progress for this long = failure */
 	volatile sig_atomic_t *stop;

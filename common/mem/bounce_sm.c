@@ -42,6 +42,11 @@ int gdr_bounce_sm_init(struct gdr_bounce_sm *sm, int write, int producer, uint64
 	return 0;
 }
 
+void gdr_bounce_sm_passive_peer(struct gdr_bounce_sm *sm)
+{
+	sm->passive_peer = 1;
+}
+
 void gdr_bounce_sm_span(const struct gdr_bounce_sm *sm, uint64_t c, uint64_t *off, uint64_t *len,
 			unsigned int *slot)
 {
@@ -103,7 +108,9 @@ int gdr_bounce_sm_close(struct gdr_bounce_sm *sm)
 		end = sm->barrier + sm->cpm;
 	sm->total = end;
 	sm->open = 0;
-	sm->end_tx = 1;
+	/* A passive peer learns nothing: the run just stops at the boundary. */
+	sm->end_tx = sm->passive_peer ? 2 : 1;
+	sm->end_rx = sm->passive_peer;
 	return 0;
 }
 
@@ -146,8 +153,8 @@ int gdr_bounce_sm_peer_end(struct gdr_bounce_sm *sm, uint32_t imm, char *why, si
 		/* READ consumer: the producer's answer, after every ready it posted. */
 		if (sm->end_tx != 2 || sm->end_rx || imm != (uint32_t)sm->peer) {
 			snprintf(why, wlen,
-				 "bounce protocol error: end answer (imm %" PRIu32
-				 ") with %" PRIu64 " readies received%s",
+				 "bounce protocol error: end answer (imm %" PRIu32 ") with %" PRIu64
+				 " readies received%s",
 				 imm, sm->peer - sm->first,
 				 sm->end_tx != 2 ? " before the end notice" : "");
 			return -EPROTO;
@@ -166,8 +173,9 @@ int gdr_bounce_sm_peer_end(struct gdr_bounce_sm *sm, uint32_t imm, char *why, si
 		snprintf(why, wlen,
 			 "bounce protocol error: end notice at chunk %" PRIu64 " (%s; %" PRIu64
 			 " %s, %" PRIu64 " chunks a message)",
-			 v - sm->first, sm->open ? "not a message boundary the peer can reach"
-						 : "the end is already known",
+			 v - sm->first,
+			 sm->open ? "not a message boundary the peer can reach"
+				  : "the end is already known",
 			 ref - sm->first, sm->producer ? "credited" : "announced", sm->cpm);
 		return -EPROTO;
 	}
@@ -183,6 +191,8 @@ int gdr_bounce_sm_peer_end(struct gdr_bounce_sm *sm, uint32_t imm, char *why, si
 
 unsigned int gdr_bounce_sm_receives(const struct gdr_bounce_sm *sm, unsigned int cap)
 {
+	if (sm->passive_peer)
+		return 0; /* what arrives is the session's (DONE, the next START's ACK) */
 	if (sm->producer)
 		return sm->peer < sm->total ? 1 : 0; /* credits (and the end notice), one by one */
 	if (!sm->write && sm->duration && !sm->open)
@@ -255,8 +265,12 @@ int gdr_bounce_sm_can_post(const struct gdr_bounce_sm *sm, uint64_t *c)
 	} else {
 		if (sm->write)
 			return 0;
-		/* READ: announced, and the own slot's previous chunk already copied to the GPU. */
-		if (n >= sm->peer || n - sm->copy_done >= sm->slots || !past_barrier_ok(sm, n))
+		/*
+		 * READ: announced (a passive producer's chunks all are), and the own
+		 * slot's previous chunk already copied to the GPU.
+		 */
+		if ((!sm->passive_peer && n >= sm->peer) || n - sm->copy_done >= sm->slots ||
+		    !past_barrier_ok(sm, n))
 			return 0;
 	}
 	*c = n;
@@ -272,7 +286,7 @@ int gdr_bounce_sm_can_credit(const struct gdr_bounce_sm *sm, uint64_t *value)
 {
 	uint64_t v;
 
-	if (sm->producer || in_flight(sm) >= sm->sq_max)
+	if (sm->producer || sm->passive_peer || in_flight(sm) >= sm->sq_max)
 		return 0;
 	/* WRITE: a slot is free after its H2D copy; READ: the producer's slot after our READ. */
 	v = sm->write ? sm->copy_done : sm->completed;
@@ -305,6 +319,9 @@ int gdr_bounce_sm_post_done(struct gdr_bounce_sm *sm, char *why, size_t wlen)
 		return -EPROTO;
 	}
 	sm->completed++;
+	/* A passive consumer holds what a completed WRITE put there: it counts as credited. */
+	if (sm->passive_peer && sm->producer && sm->write)
+		sm->peer = sm->completed;
 	return 0;
 }
 
@@ -396,7 +413,7 @@ int gdr_bounce_sm_finished(const struct gdr_bounce_sm *sm)
 	if (sm->producer)
 		return sm->peer == sm->total && sm->completed == post_limit(sm) &&
 		       sm->posted == post_limit(sm) && sm->copy_done == sm->copy_issued;
-	return sm->copy_done == sm->total && sm->credited == sm->total &&
+	return sm->copy_done == sm->total && (sm->passive_peer || sm->credited == sm->total) &&
 	       (sm->write || sm->completed == sm->total) &&
 	       (sm->write || !sm->duration || sm->end_rx);
 }

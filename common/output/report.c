@@ -80,6 +80,11 @@ static const struct col cols[] = {
 	C(bounce_chunk, COL_NUMSTR),
 	C(bounce_copy, COL_STR),
 	C(bounce_blocks, COL_NUMSTR),
+	C(gpu_remote, COL_STR),
+	C(gpu_bus_id_remote, COL_STR),
+	C(gpu_name_remote, COL_STR),
+	C(nic_remote, COL_STR),
+	C(distance_remote, COL_STR),
 	C(run_id, COL_STR),	   C(looks, COL_LOOKS),
 	C(stop, COL_STR),
 	C(rep_bw_gbps, COL_REP_BW),
@@ -99,6 +104,7 @@ static const char csv_header[] =
     "kernel,libibverbs,nic_fw,ceiling_gbps,pct_of_ceiling,"
     "lat_min_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,lat_avg_us,"
     "tos,t_start_s,t_end_s,order,bounce_chunk,bounce_copy,bounce_blocks,"
+    "gpu_remote,gpu_bus_id_remote,gpu_name_remote,nic_remote,distance_remote,"
     "run_id,looks,stop,rep_bw_gbps,rep_t_start_s,rep_t_end_s";
 
 const char *gdr_csv_header(void)
@@ -333,6 +339,28 @@ enum gdr_val_type gdr_report_col_value(const struct gdr_result *r, size_t i, cha
 	"----------------------------------------------------------------------------------------" \
 	"----------------------"
 
+/* The first column: the path, or (GDR_TABLE_PAIRS) this side's and the peer's. */
+#define PATH_W	    8
+#define PATH_PAIR_W 15
+
+static int path_width(int flags)
+{
+	return flags & GDR_TABLE_PAIRS ? PATH_PAIR_W : PATH_W;
+}
+
+static const char *path_cell(const struct gdr_result *r, int flags, char *buf, size_t len)
+{
+	if (!(flags & GDR_TABLE_PAIRS))
+		return r->path;
+	snprintf(buf, len, "%s:%s", r->path, r->path_remote[0] ? r->path_remote : "?");
+	return buf;
+}
+
+static const char *path_head(int flags)
+{
+	return flags & GDR_TABLE_PAIRS ? "path:remote" : "path";
+}
+
 void gdr_table_header(FILE *out, int flags)
 {
 	/* perftest's units: MB/sec is 2^20 B/s, Gb/sec is 10^9 bit/s (perftest_resources.c). */
@@ -346,12 +374,13 @@ void gdr_table_header(FILE *out, int flags)
 	snprintf(max, sizeof(max), "BW max[%s]", u);
 	fprintf(out, "%s\n", TABLE_DASHES);
 	if (flags & GDR_TABLE_WIDE)
-		fprintf(out, " %-8s %-6s %-10s %-12s %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s\n",
-			"path", "verb", "#bytes", "#iterations", peak, avg, med, min, max,
-			"MsgRate[Mpps]", "%ceiling", "status");
+		fprintf(out, " %-*s %-6s %-10s %-12s %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s\n",
+			path_width(flags), path_head(flags), "verb", "#bytes", "#iterations", peak,
+			avg, med, min, max, "MsgRate[Mpps]", "%ceiling", "status");
 	else
-		fprintf(out, " %-8s %-6s %-10s %-12s %-16s %-19s %-14s %-9s %s\n", "path", "verb",
-			"#bytes", "#iterations", peak, avg, "MsgRate[Mpps]", "%ceiling", "status");
+		fprintf(out, " %-*s %-6s %-10s %-12s %-16s %-19s %-14s %-9s %s\n",
+			path_width(flags), path_head(flags), "verb", "#bytes", "#iterations", peak,
+			avg, "MsgRate[Mpps]", "%ceiling", "status");
 }
 
 /* A bandwidth cell: "-" when unknown (a repeat that completed nothing). */
@@ -399,11 +428,12 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int flags)
 {
 	/* MB/sec is perftest's 2^20 bytes/s: Gb/s * 10^9 / 8 / 2^20. */
 	double k = flags & GDR_TABLE_GBITS ? 1.0 : GDR_MBPS_PER_GBPS;
-	char peak[32], avg[32], med[32], min[32], max[32], rate[32], pct[32];
-	int wide = !!(flags & GDR_TABLE_WIDE), n;
+	char peak[32], avg[32], med[32], min[32], max[32], rate[32], pct[32], path[40];
+	int wide = !!(flags & GDR_TABLE_WIDE), n, pw = path_width(flags);
+	const char *pc = path_cell(r, flags, path, sizeof(path));
 
 	if (!is_measurement(r)) {
-		n = fprintf(out, " %-8s %-6s %-10llu %s", r->path, r->verb,
+		n = fprintf(out, " %-*s %-6s %-10llu %s", pw, pc, r->verb,
 			    (unsigned long long)r->size_bytes, r->status);
 		table_note(out, n, ": ", r->note[0] ? r->note : "(no reason given)", wide);
 		return;
@@ -420,12 +450,13 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int flags)
 	else
 		gdr_strlcpy(pct, "-", sizeof(pct));
 	if (wide)
-		n = fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s",
-			    r->path, r->verb, (unsigned long long)r->size_bytes,
-			    (unsigned long long)r->iters, peak, avg, med, min, max, rate, pct,
-			    r->status[0] ? r->status : "ok");
+		n = fprintf(
+		    out, " %-*s %-6s %-10llu %-12llu %-16s %-19s %-18s %-15s %-15s %-14s %-9s %s",
+		    pw, pc, r->verb, (unsigned long long)r->size_bytes,
+		    (unsigned long long)r->iters, peak, avg, med, min, max, rate, pct,
+		    r->status[0] ? r->status : "ok");
 	else
-		n = fprintf(out, " %-8s %-6s %-10llu %-12llu %-16s %-19s %-14s %-9s %s", r->path,
+		n = fprintf(out, " %-*s %-6s %-10llu %-12llu %-16s %-19s %-14s %-9s %s", pw, pc,
 			    r->verb, (unsigned long long)r->size_bytes,
 			    (unsigned long long)r->iters, peak, avg, rate, pct,
 			    r->status[0] ? r->status : "ok");
@@ -440,8 +471,8 @@ void gdr_table_row(FILE *out, const struct gdr_result *r, int flags)
 void gdr_table_header_lat(FILE *out, int flags)
 {
 	fprintf(out, "%s\n", TABLE_DASHES);
-	fprintf(out, " %-8s %-5s %-10s %-11s %-11s %-11s ", "path", "verb", "#bytes", "#iterations",
-		"t_min[usec]", "t_p50[usec]");
+	fprintf(out, " %-*s %-5s %-10s %-11s %-11s %-11s ", path_width(flags), path_head(flags),
+		"verb", "#bytes", "#iterations", "t_min[usec]", "t_p50[usec]");
 	if (flags & GDR_TABLE_WIDE)
 		fprintf(out, "%-11s ", "t_p90[usec]");
 	fprintf(out, "%-11s %-13s %-11s %-11s %s\n", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]",
@@ -465,7 +496,10 @@ void gdr_table_row_lat(FILE *out, const struct gdr_result *r, int flags)
 		else
 			gdr_strlcpy(c[i], "-", sizeof(c[i]));
 	}
-	n = fprintf(out, " %-8s %-5s %-10llu %-11llu %-11s %-11s ", r->path, r->verb,
+	char path[40];
+
+	n = fprintf(out, " %-*s %-5s %-10llu %-11llu %-11s %-11s ", path_width(flags),
+		    path_cell(r, flags, path, sizeof(path)), r->verb,
 		    (unsigned long long)r->size_bytes, (unsigned long long)r->iters, c[0], c[1]);
 	if (flags & GDR_TABLE_WIDE)
 		n += fprintf(out, "%-11s ", c[2]);

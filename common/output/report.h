@@ -81,6 +81,15 @@ struct gdr_result {
 	char bounce_copy[4];   /* ce | sm: who copied GPU <-> staging on this side */
 	char bounce_blocks[8]; /* sm: the copy kernel's blocks */
 	/*
+	 * Appended (issue 48): the peer's side of the row's combination, as its
+	 * BUF told it (gpu .. distance above are this side's, the row's host).
+	 */
+	char gpu_remote[16];
+	char gpu_bus_id_remote[32];
+	char gpu_name_remote[128];
+	char nic_remote[64];
+	char distance_remote[16];
+	/*
 	 * Appended (issue 51, docs/csv-json.md "Rounds"): the run the row belongs
 	 * to, the rounds rule it ran under, and every round's own numbers, so
 	 * that gdr-ab pairs each path with the reference measured in the same
@@ -95,7 +104,7 @@ struct gdr_result {
 };
 
 /* Number of CSV columns (and JSON keys) and the longest row gdr_csv_format writes. */
-#define GDR_CSV_COLUMNS 67
+#define GDR_CSV_COLUMNS 72
 #define GDR_CSV_ROW_MAX 16384
 /* The longest one column renders to (a list of GDR_REP_KEEP numbers). */
 #define GDR_COL_MAX 2560
@@ -155,7 +164,11 @@ int gdr_prom_rows_render(struct gdr_prom *p, const struct gdr_result *rows, size
  * bandwidth that is not finite prints "-" (e.g. no peak).
  */
 #define GDR_MBPS_PER_GBPS (1e9 / 8 / 1048576.0)
-enum { GDR_TABLE_GBITS = 1, GDR_TABLE_WIDE = 2 };
+/*
+ * GDR_TABLE_PAIRS: each side its own path (issue 48): the first column is
+ * "path:remote", this side's path and the peer's (host:peermem).
+ */
+enum { GDR_TABLE_GBITS = 1, GDR_TABLE_WIDE = 2, GDR_TABLE_PAIRS = 4 };
 #define GDR_TABLE_COLS 120
 void gdr_table_header(FILE *out, int flags);
 void gdr_table_row(FILE *out, const struct gdr_result *r, int flags);

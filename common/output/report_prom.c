@@ -45,10 +45,18 @@ int gdr_prom_rows_add(struct gdr_prom_rows *pr, const struct gdr_result *r)
 	return gdr_keep_add(&pr->k, r);
 }
 
-/* The labels every sample of a row has; size_bytes rendered into size. */
-#define ROW_LABELS 8
-static void row_labels(const struct gdr_result *r, struct gdr_prom_label *l, char *size,
-		       size_t slen)
+/* Per-side paths (issue 48): the peer's path, a label only where it is not the row's own. */
+static int has_remote(const struct gdr_result *r)
+{
+	return r->path_remote[0] && strcmp(r->path_remote, r->path);
+}
+
+/*
+ * The labels every sample of a row has (size_bytes rendered into size),
+ * path_remote too on a row whose sides differ; the count.
+ */
+#define ROW_LABELS 9
+static int row_labels(const struct gdr_result *r, struct gdr_prom_label *l, char *size, size_t slen)
 {
 	snprintf(size, slen, "%llu", (unsigned long long)r->size_bytes);
 	l[0] = (struct gdr_prom_label){ "host", r->host };
@@ -59,13 +67,18 @@ static void row_labels(const struct gdr_result *r, struct gdr_prom_label *l, cha
 	l[5] = (struct gdr_prom_label){ "path", r->path };
 	l[6] = (struct gdr_prom_label){ "verb", r->verb };
 	l[7] = (struct gdr_prom_label){ "size_bytes", size };
+	if (!has_remote(r))
+		return 8;
+	l[8] = (struct gdr_prom_label){ "path_remote", r->path_remote };
+	return 9;
 }
 
 static int same_labels(const struct gdr_result *a, const struct gdr_result *b)
 {
 	return a->size_bytes == b->size_bytes && !strcmp(a->host, b->host) &&
 	       !strcmp(a->peer, b->peer) && !strcmp(a->role, b->role) && !strcmp(a->gpu, b->gpu) &&
-	       !strcmp(a->nic, b->nic) && !strcmp(a->path, b->path) && !strcmp(a->verb, b->verb);
+	       !strcmp(a->nic, b->nic) && !strcmp(a->path, b->path) && !strcmp(a->verb, b->verb) &&
+	       !strcmp(has_remote(a) ? a->path_remote : "", has_remote(b) ? b->path_remote : "");
 }
 
 static size_t col_index(const char *name)
@@ -96,11 +109,12 @@ static void column_family(struct gdr_prom *p, const struct gdr_result *rows, con
 		if (!keep[i] || !is_ok(&rows[i]) ||
 		    gdr_report_col_value(&rows[i], c, cell, sizeof(cell)) != GDR_VAL_NUM)
 			continue;
-		row_labels(&rows[i], l, size, sizeof(size));
+		int nl = row_labels(&rows[i], l, size, sizeof(size));
+
 		if (stat)
-			l[ROW_LABELS] = (struct gdr_prom_label){ "stat", stat };
+			l[nl] = (struct gdr_prom_label){ "stat", stat };
 		snprintf(val, sizeof(val), "%s%s", cell, suffix);
-		gdr_prom_sample(p, l, ROW_LABELS + (stat != NULL), val);
+		gdr_prom_sample(p, l, nl + (stat != NULL), val);
 	}
 }
 
@@ -153,9 +167,10 @@ int gdr_prom_rows_render(struct gdr_prom *p, const struct gdr_result *rows, size
 	for (size_t i = 0; i < n; i++) {
 		if (!keep[i])
 			continue;
-		row_labels(&rows[i], l, size, sizeof(size));
-		l[ROW_LABELS] = (struct gdr_prom_label){ "status", rows[i].status };
-		gdr_prom_sample(p, l, ROW_LABELS + 1, "1");
+		int nl = row_labels(&rows[i], l, size, sizeof(size));
+
+		l[nl] = (struct gdr_prom_label){ "status", rows[i].status };
+		gdr_prom_sample(p, l, nl + 1, "1");
 	}
 	free(keep);
 	return p->err;

@@ -12,9 +12,20 @@
 #include "pattern.h"
 #include "util.h"
 
-const struct gdr_path_ops *gdr_path_ops_for(enum gdr_mem_kind kind)
+const struct gdr_path_ops *gdr_path_ops_for(enum gdr_mem_kind kind, enum gdr_mem_kind peer_kind)
 {
-	return kind == GDR_MEM_BOUNCE ? &gdr_path_bounce_ops : &gdr_path_rdma_ops;
+	return kind == GDR_MEM_BOUNCE || peer_kind == GDR_MEM_BOUNCE ? &gdr_path_bounce_ops
+								     : &gdr_path_rdma_ops;
+}
+
+int gdr_path_per_side(const struct gdr_path_env *e)
+{
+	return e->plan->sides != GDR_SIDES_SAME;
+}
+
+int gdr_path_lat_imm(const struct gdr_path *p)
+{
+	return p->kind != GDR_MEM_HOST || p->peer_kind != GDR_MEM_HOST;
 }
 
 unsigned int gdr_paths_recv_slots(const struct gdr_opts *o)
@@ -23,7 +34,8 @@ unsigned int gdr_paths_recv_slots(const struct gdr_opts *o)
 
 	/* Every path, listed or not: the server takes the number from the hello as it is. */
 	for (int k = 0; k < GDR_MEM__COUNT; k++) {
-		unsigned int v = gdr_path_ops_for((enum gdr_mem_kind)k)->recv_slots(o);
+		unsigned int v =
+		    gdr_path_ops_for((enum gdr_mem_kind)k, (enum gdr_mem_kind)k)->recv_slots(o);
 		if (v > n)
 			n = v;
 	}
@@ -86,13 +98,19 @@ static uint64_t max_size(const struct gdr_plan *p)
 	return m;
 }
 
-/* What this path's registration cost, in one line before its rows. */
-static void describe_reg(const struct gdr_mem *m, enum gdr_mem_kind kind)
+/*
+ * What this path's registration cost, in one line before its rows; with
+ * per-side paths the peer's path of the combination too.
+ */
+static void describe_reg(const struct gdr_path *p)
 {
-	char line[256];
+	const struct gdr_mem *m = &p->mem;
+	char line[256], peer[40] = "";
 	size_t n;
 
-	n = (size_t)snprintf(line, sizeof(line), "%s: %s", gdr_mem_kind_name(kind),
+	if (gdr_path_per_side(p->env))
+		snprintf(peer, sizeof(peer), " (peer: %s)", gdr_mem_kind_name(p->peer_kind));
+	n = (size_t)snprintf(line, sizeof(line), "%s%s: %s", gdr_mem_kind_name(p->kind), peer,
 			     m->reg_call ? m->reg_call : "registered");
 	if (m->gpu_alloc && n < sizeof(line))
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " on %s memory", m->gpu_alloc);
@@ -134,12 +152,14 @@ void gdr_path_alloc(struct gdr_path *p)
 	p->ok = 1;
 }
 
-void gdr_path_open(struct gdr_path *p, enum gdr_mem_kind kind, const struct gdr_path_env *env)
+void gdr_path_open(struct gdr_path *p, enum gdr_mem_kind kind, enum gdr_mem_kind peer_kind,
+		   const struct gdr_path_env *env)
 {
 	memset(p, 0, sizeof(*p));
-	p->ops = env->ops ? env->ops : gdr_path_ops_for(kind);
+	p->ops = env->ops ? env->ops : gdr_path_ops_for(kind, peer_kind);
 	p->env = env;
 	p->kind = kind;
+	p->peer_kind = peer_kind;
 	if (env->plan->latency) {
 		long page = sysconf(_SC_PAGESIZE);
 
@@ -151,7 +171,7 @@ void gdr_path_open(struct gdr_path *p, enum gdr_mem_kind kind, const struct gdr_
 	}
 	p->ops->open(p);
 	if (p->ok)
-		describe_reg(&p->mem, kind);
+		describe_reg(p);
 }
 
 void gdr_path_close(struct gdr_path *p)
@@ -197,21 +217,45 @@ void gdr_path_describe(const struct gdr_path *p, struct gdr_msg *m)
 		gdr_strlcpy(m->u.buf.text, p->skip, sizeof(m->u.buf.text));
 }
 
+/*
+ * A combination one side cannot run: per-side runs name each side that
+ * skipped ("client (local): ...; server (remote): ..."), others as before
+ * (this side's reason, else "server: ...").
+ */
+static void skip_note(struct gdr_path *p, const struct gdr_msg_buf *peer)
+{
+	const char *me = p->env->client ? "client" : "server";
+	const char *other = p->env->client ? "server" : "client";
+	char mine[sizeof(p->skip)];
+
+	if (!gdr_path_per_side(p->env)) {
+		if (p->ok)
+			snprintf(p->skip, sizeof(p->skip), "%s: %s", other, peer->text);
+		return;
+	}
+	gdr_strlcpy(mine, p->skip, sizeof(mine));
+	/* Both reasons in the 512-byte note, each cut to its share. */
+	if (!p->ok && !peer->ok)
+		snprintf(p->skip, sizeof(p->skip), "%s (local): %.300s; %s (remote): %.160s", me,
+			 mine, other, peer->text);
+	else if (!p->ok)
+		snprintf(p->skip, sizeof(p->skip), "%s (local): %.480s", me, mine);
+	else
+		snprintf(p->skip, sizeof(p->skip), "%s (remote): %s", other, peer->text);
+}
+
 int gdr_path_accept(struct gdr_path *p, const struct gdr_msg_buf *peer, char *why, size_t wlen)
 {
 	const struct gdr_plan *pl = p->env->plan;
 
-	if (peer->kind != p->kind) {
+	if (peer->kind != p->peer_kind) {
 		snprintf(why, wlen, "protocol error: peer answered path %s for %s",
 			 gdr_mem_kind_name((enum gdr_mem_kind)peer->kind),
-			 gdr_mem_kind_name(p->kind));
+			 gdr_mem_kind_name(p->peer_kind));
 		return -EPROTO;
 	}
-	if (!p->ok)
-		return 0;
-	if (!peer->ok) {
-		snprintf(p->skip, sizeof(p->skip), "%s: %s", p->env->client ? "server" : "client",
-			 peer->text);
+	if (!p->ok || !peer->ok) {
+		skip_note(p, peer);
 		p->ok = 0;
 		return 0;
 	}

@@ -39,6 +39,7 @@ struct gdr_path {
 	const struct gdr_path_ops *ops;
 	const struct gdr_path_env *env;
 	enum gdr_mem_kind kind;
+	enum gdr_mem_kind peer_kind; /* the peer's path of this combination (issue 48) */
 	struct gdr_mem mem;
 	int ok;			 /* 0: skipped on this side or the peer's, reason in skip */
 	int err;		 /* skipped here: the -errno of the allocation, when it failed */
@@ -84,19 +85,40 @@ struct gdr_path_ops {
 extern const struct gdr_path_ops gdr_path_rdma_ops;
 extern const struct gdr_path_ops gdr_path_bounce_ops;
 
-/* The table that runs kind. */
-const struct gdr_path_ops *gdr_path_ops_for(enum gdr_mem_kind kind);
+/*
+ * The table that runs kind on this side against peer_kind on the other: the
+ * bounce pipeline when either side stages (bounce on one side only: that
+ * side stages, the other's buffer is registered directly; path_bounce.c).
+ */
+const struct gdr_path_ops *gdr_path_ops_for(enum gdr_mem_kind kind, enum gdr_mem_kind peer_kind);
+/*
+ * Latency on a registered buffer, no staging (path_rdma.c): the RDMA paths'
+ * run_lat, and the bounce path's on the side whose buffer is registered directly.
+ */
+int gdr_path_rdma_run_lat(struct gdr_path *p, uint64_t size, double *samples, char *why,
+			  size_t wlen);
+/* Does the run tell each side's own path (GDR_SIDES_* not SAME): skip notes name the side. */
+int gdr_path_per_side(const struct gdr_path_env *e);
+/* WRITE latency: arrival told by the immediate (either side's buffer is not host memory). */
+int gdr_path_lat_imm(const struct gdr_path *p);
 /* Receive slots the paths of o->mem need (gdr_conn_connect). */
 unsigned int gdr_paths_recv_slots(const struct gdr_opts *o);
 
 /* ---- the session's calls (path.c) ------------------------------------------------------- */
 
-/* Open kind's buffers (p zeroed first); on a skip p->ok = 0 and p->skip says why. */
-void gdr_path_open(struct gdr_path *p, enum gdr_mem_kind kind, const struct gdr_path_env *env);
+/*
+ * Open kind's buffers (p zeroed first) for a combination with the peer's
+ * peer_kind; on a skip p->ok = 0 and p->skip says why.
+ */
+void gdr_path_open(struct gdr_path *p, enum gdr_mem_kind kind, enum gdr_mem_kind peer_kind,
+		   const struct gdr_path_env *env);
 void gdr_path_close(struct gdr_path *p);
 /* This side's BUF message. */
 void gdr_path_describe(const struct gdr_path *p, struct gdr_msg *m);
-/* Take the peer's BUF: 0 (p->ok = 0 when the peer skips), or -EPROTO with why. */
+/*
+ * Take the peer's BUF: 0 (p->ok = 0 when the peer skips), or -EPROTO with
+ * why. With per-side paths a skip names the side: "server (remote): ...".
+ */
 int gdr_path_accept(struct gdr_path *p, const struct gdr_msg_buf *peer, char *why, size_t wlen);
 /* --validate: the pattern into the sources, poison into the destinations. */
 int gdr_path_fill(struct gdr_path *p, char *why, size_t wlen);

@@ -3,6 +3,14 @@
  * pinned staging ring (bounce.h). Everything runs on QP 0; the peer reaches
  * our ring, not our GPU buffer; the passive side drives its half of the
  * pipeline in every repeat.
+ *
+ * Bounce on one side only (issue 48: bounce:host, peermem:bounce, ...): that
+ * side stages through its ring, the other side's buffer (host, dmabuf,
+ * peermem) is registered directly and is what the peer reaches. A client
+ * that stages reads from or writes into the server's buffer itself, and the
+ * server takes no part (the RDMA paths' way); a server that stages runs the
+ * pipeline as always, and the client's side of it moves its own buffer with
+ * no copy.
  */
 #include "config.h"
 
@@ -31,6 +39,16 @@ static unsigned int bounce_qps(const struct gdr_plan *plan)
 	return 1;
 }
 
+static int stages(const struct gdr_path *p)
+{
+	return p->kind == GDR_MEM_BOUNCE;
+}
+
+static int peer_stages(const struct gdr_path *p)
+{
+	return p->peer_kind == GDR_MEM_BOUNCE;
+}
+
 static void bounce_open(struct gdr_path *p)
 {
 	const struct gdr_plan *pl = p->env->plan;
@@ -39,16 +57,16 @@ static void bounce_open(struct gdr_path *p)
 				  sizeof(p->skip)) ||
 	    gdr_bounce_ring_check(pl->bounce_chunk, pl->bounce_slots, p->skip, sizeof(p->skip)))
 		return;
-	gdr_path_alloc(p);
+	gdr_path_alloc(p); /* the bounce buffers, or (staged by the peer) this side's own */
 }
 
-/* The peer reaches our staging ring only (QP 0). */
+/* The peer reaches our staging ring only (QP 0); without one, our buffer's half. */
 static void bounce_describe(const struct gdr_path *p, struct gdr_msg_buf *out)
 {
 	struct gdr_bounce_res br;
 
 	gdr_path_describe_halves(p, out);
-	if (gdr_mem_bounce_res(&p->mem, &br))
+	if (!stages(p) || gdr_mem_bounce_res(&p->mem, &br))
 		return;
 	memset(out->qp, 0, sizeof(out->qp));
 	out->qp[0].addr = (uintptr_t)br.ring;
@@ -58,7 +76,8 @@ static void bounce_describe(const struct gdr_path *p, struct gdr_msg_buf *out)
 
 static uint64_t bounce_need(const struct gdr_path *p, unsigned int q)
 {
-	(void)q;
+	if (!peer_stages(p))
+		return gdr_path_need_half(p, q);
 	return (uint64_t)p->env->plan->bounce_slots * p->env->plan->bounce_chunk;
 }
 
@@ -89,6 +108,9 @@ static int bounce_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *ou
 		.raddr = p->remote[0].addr,
 		.rkey = p->remote[0].rkey,
 		.rlen = p->remote[0].len,
+		/* A server that does not stage takes no part; a client always does. */
+		.peer_direct = !peer_stages(p),
+		.peer_passive = !peer_stages(p) && e->client,
 		.tx_depth = pl->tx_depth,
 		.stall_timeout = e->timeout,
 		.stop = e->stop,
@@ -96,7 +118,20 @@ static int bounce_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *ou
 	};
 	int r;
 
-	if (gdr_mem_bounce_res(&p->mem, &res)) {
+	if (!stages(p) && !e->client) {
+		/* The client stages and reaches our buffer itself: nothing to drive here. */
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
+	if (!stages(p)) {
+		/* The server stages: our side of its pipeline, on our registered buffer. */
+		memset(&res, 0, sizeof(res));
+		res.dptr = p->mem.addr;
+		res.len = p->mem.len;
+		res.chunk = pl->bounce_chunk;
+		res.slots = pl->bounce_slots;
+		res.lkey = p->mem.mr ? p->mem.mr->lkey : 0;
+	} else if (gdr_mem_bounce_res(&p->mem, &res)) {
 		snprintf(why, wlen, "bounce: buffers not open");
 		return -EINVAL;
 	}
@@ -135,6 +170,8 @@ static int lat_h2d(void *ctx)
 static int bounce_run_lat(struct gdr_path *p, uint64_t size, double *samples, char *why,
 			  size_t wlen)
 {
+	if (!stages(p)) /* the peer stages: ours is a registered buffer, arrival by immediate */
+		return gdr_path_rdma_run_lat(p, size, samples, why, wlen);
 	const struct gdr_path_env *e = p->env;
 	int w = gdr_path_is_write(e);
 	struct lat_copy copy = { .mem = &p->mem,
@@ -189,23 +226,46 @@ static int bounce_lat_skip(const struct gdr_path *p, uint64_t size, char *why, s
 
 static const char *bounce_lat_note(const struct gdr_path *p)
 {
-	if (!gdr_path_is_write(p->env))
-		return "post to completion of the READ from the peer's staging ring, plus "
-		       "the local copy to the GPU (the peer's GPU-to-ring copy is not per "
-		       "message)";
-	return "half round trip, both GPU copies included; arrival by immediate";
+	int w = gdr_path_is_write(p->env), client = p->env->client;
+
+	if (stages(p) && peer_stages(p))
+		return w ? "half round trip, both GPU copies included; arrival by immediate"
+			 : "post to completion of the READ from the peer's staging ring, plus "
+			   "the local copy to the GPU (the peer's GPU-to-ring copy is not per "
+			   "message)";
+	/* One side stages: which one, and what of it the sample holds. */
+	if (w)
+		return client == stages(p) ? "half round trip; the client stages (its GPU copies "
+					     "included), the server's buffer registered directly; "
+					     "arrival by immediate"
+					   : "half round trip; the server stages (its GPU copies "
+					     "included), the client's buffer registered directly; "
+					     "arrival by immediate";
+	return client == stages(p)
+		   ? "post to completion of the READ from the server's registered buffer into "
+		     "the client's staging ring, plus the client's copy to the GPU"
+		   : "post to completion of the READ from the server's staging ring into the "
+		     "client's registered buffer (the server's GPU-to-ring copy is not per "
+		     "message)";
 }
 
 static const char *bounce_row_note(const struct gdr_path *p, char *buf, size_t len)
 {
 	const struct gdr_plan *pl = p->env->plan;
-	char c[32], r[32];
+	const char *me = p->env->client ? "client" : "server";
+	const char *peer = p->env->client ? "server" : "client";
+	char c[32], r[32], one[96] = "";
 
+	/* Bounce on one side: the note names the side that stages, and the other's memory. */
+	if (!stages(p) || !peer_stages(p))
+		snprintf(one, sizeof(one), " on the %s only; %s %s registered directly",
+			 stages(p) ? me : peer, stages(p) ? peer : me,
+			 gdr_mem_kind_name(stages(p) ? p->peer_kind : p->kind));
 	/* The chunk used is the row's bounce_chunk column; the ring is what each side pins. */
-	snprintf(buf, len, "%sstaging %u x %s (%s per side)%s", pl->validate ? "validated; " : "",
+	snprintf(buf, len, "%sstaging %u x %s (%s%s)%s%s", pl->validate ? "validated; " : "",
 		 pl->bounce_slots, gdr_fmt_size(pl->bounce_chunk, c, sizeof(c)),
 		 gdr_fmt_size((uint64_t)pl->bounce_slots * pl->bounce_chunk, r, sizeof(r)),
-		 pl->qps > 1 ? "; QP 0 only" : "");
+		 one[0] ? "" : " per side", one, pl->qps > 1 ? "; QP 0 only" : "");
 	return buf;
 }
 

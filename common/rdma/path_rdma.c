@@ -63,10 +63,13 @@ static int rdma_run(struct gdr_path *p, uint64_t size, struct gdr_loop_out *out,
 	return gdr_loop_run(e->conn->data_cq, qps, pl->qps, &cfg, out, why, wlen);
 }
 
-/* The byte a host WRITE ping-pong polls; NULL where the CPU cannot poll (GPU memory). */
+/*
+ * The byte a host WRITE ping-pong polls; NULL where arrival is told by the
+ * immediate (a GPU buffer on either side: both sides must agree).
+ */
 static volatile uint8_t *lat_dst_last(const struct gdr_path *p, uint64_t size)
 {
-	if (!p->env->plan->latency || !gdr_path_is_write(p->env) || p->kind != GDR_MEM_HOST)
+	if (!p->env->plan->latency || !gdr_path_is_write(p->env) || gdr_path_lat_imm(p))
 		return NULL;
 	return (volatile uint8_t *)(uintptr_t)(p->mem.addr + gdr_path_dst_off(p, 0) + size - 1);
 }
@@ -86,14 +89,15 @@ static int rdma_lat_skip(const struct gdr_path *p, uint64_t size, char *why, siz
 	return 0;
 }
 
-static int rdma_run_lat(struct gdr_path *p, uint64_t size, double *samples, char *why, size_t wlen)
+int gdr_path_rdma_run_lat(struct gdr_path *p, uint64_t size, double *samples, char *why,
+			  size_t wlen)
 {
 	const struct gdr_path_env *e = p->env;
 	int w = gdr_path_is_write(e);
 	struct gdr_lat_cfg cfg = {
 		.write = w,
 		.initiator = e->client,
-		.imm = p->kind != GDR_MEM_HOST,
+		.imm = gdr_path_lat_imm(p),
 		.size = (uint32_t)size,
 		.iters = e->plan->iters,
 		.warmup = e->plan->warmup,
@@ -117,7 +121,7 @@ static const char *rdma_lat_note(const struct gdr_path *p)
 {
 	if (!gdr_path_is_write(p->env))
 		return "post to completion";
-	if (p->kind == GDR_MEM_HOST)
+	if (!gdr_path_lat_imm(p))
 		return "half round trip; arrival seen by polling the last byte";
 	return "half round trip; RDMA WRITE with immediate (GPU memory cannot be polled)";
 }
@@ -137,7 +141,7 @@ const struct gdr_path_ops gdr_path_rdma_ops = {
 	.need = gdr_path_need_half,
 	.layout = rdma_layout,
 	.run = rdma_run,
-	.run_lat = rdma_run_lat,
+	.run_lat = gdr_path_rdma_run_lat,
 	.lat_arm = rdma_lat_arm,
 	.lat_skip = rdma_lat_skip,
 	.lat_note = rdma_lat_note,

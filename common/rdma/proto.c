@@ -73,12 +73,12 @@ static void put_text(struct cur *c, const char *s)
 	c->pos += n;
 }
 
-/* Text from the peer: bounded, NUL-terminated, control characters replaced. */
-static int get_text(struct cur *c, char *out)
+/* Text from the peer into out[size]: bounded, NUL-terminated, control characters replaced. */
+static int get_text_n(struct cur *c, char *out, size_t size)
 {
 	uint64_t n = get(c, 2);
 
-	if (c->bad || n >= GDR_TEXT_MAX || c->pos + n > c->len)
+	if (c->bad || n >= size || c->pos + n > c->len)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		uint8_t ch = c->r[c->pos + i];
@@ -87,6 +87,36 @@ static int get_text(struct cur *c, char *out)
 	out[n] = '\0';
 	c->pos += n;
 	return 0;
+}
+
+static int get_text(struct cur *c, char *out)
+{
+	return get_text_n(c, out, GDR_TEXT_MAX);
+}
+
+/* The BUF's side description (version 4): each field as text, bounded by its own size. */
+static void enc_side(struct cur *c, const struct gdr_side_info *si)
+{
+	put_text(c, si->gpu);
+	put_text(c, si->gpu_bus_id);
+	put_text(c, si->gpu_name);
+	put_text(c, si->nic);
+	put_text(c, si->distance);
+}
+
+static int dec_side(struct cur *c, struct gdr_side_info *si, char *why, size_t wlen)
+{
+	const char *bad = get_text_n(c, si->gpu, sizeof(si->gpu))		  ? "gpu"
+			  : get_text_n(c, si->gpu_bus_id, sizeof(si->gpu_bus_id)) ? "gpu_bus_id"
+			  : get_text_n(c, si->gpu_name, sizeof(si->gpu_name))	  ? "gpu_name"
+			  : get_text_n(c, si->nic, sizeof(si->nic))		  ? "nic"
+			  : get_text_n(c, si->distance, sizeof(si->distance))	  ? "distance"
+										  : NULL;
+
+	if (!bad)
+		return 0;
+	snprintf(why, wlen, "BUF side %s: bad length", bad);
+	return -EBADMSG;
 }
 
 const char *gdr_msg_type_name(uint16_t type)
@@ -172,6 +202,14 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 		put(&c, p->gpu_allocs, 1);
 		put(&c, p->gpu_flags, 1);
 		put(&c, (uint16_t)p->tos, 2);
+		if (p->npairs > GDR_MAX_PAIRS)
+			return -EINVAL;
+		put(&c, p->sides, 1);
+		put(&c, p->npairs, 1);
+		for (unsigned int i = 0; i < p->npairs; i++) {
+			put(&c, p->pairs[i].client, 1);
+			put(&c, p->pairs[i].server, 1);
+		}
 		put(&c, p->repeat_min, 2);
 		put(&c, p->alpha_ppm, 4);
 		put(&c, p->margin_ppm, 4);
@@ -182,6 +220,13 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 	case GDR_MSG_ERROR:
 		put(&c, (uint32_t)m->u.error.code, 4);
 		put_text(&c, m->u.error.text);
+		if (m->type == GDR_MSG_ERROR)
+			break;
+		if (m->u.error.nmem > GDR_MEM__COUNT)
+			return -EINVAL;
+		put(&c, m->u.error.nmem, 1);
+		for (unsigned int i = 0; i < m->u.error.nmem; i++)
+			put(&c, m->u.error.mem[i], 1);
 		break;
 	case GDR_MSG_BUF:
 		if (m->u.buf.nqps > GDR_MAX_QPS)
@@ -196,6 +241,7 @@ int gdr_msg_encode(const struct gdr_msg *m, uint8_t *buf, size_t len)
 			put(&c, m->u.buf.qp[i].len, 8);
 		}
 		put_text(&c, m->u.buf.text);
+		enc_side(&c, &m->u.buf.side);
 		break;
 	case GDR_MSG_START:
 		put(&c, m->u.start.path, 1);
@@ -273,6 +319,51 @@ static int dec_meas(struct cur *c, struct gdr_msg_meas *m, char *why, size_t wle
 	return 0;
 }
 
+/* 1 when kind k is one of list[0..n). */
+static int has_kind(const uint8_t *list, unsigned int n, unsigned int k)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (list[i] == k)
+			return 1;
+	return 0;
+}
+
+/*
+ * The combinations against the rest of the plan: known paths, each pair
+ * once, the client's paths exactly mem[]; not named (GDR_SIDES_SAME): each
+ * path of mem[] on both sides, in its order. A client never sends
+ * GDR_SIDES_SERVER: the server chooses that itself.
+ */
+static int plan_pairs_check(const struct gdr_plan *p, char *why, size_t wlen)
+{
+	uint8_t clients[GDR_MAX_PAIRS];
+
+	if (p->sides > GDR_SIDES_CLIENT)
+		FAIL("plan sides %u out of range 0..%d", p->sides, GDR_SIDES_CLIENT);
+	if (p->npairs == 0)
+		FAIL("plan combination count 0 out of range 1..%d", GDR_MAX_PAIRS);
+	for (unsigned int i = 0; i < p->npairs; i++) {
+		const struct gdr_mem_pair *a = &p->pairs[i];
+
+		if (a->client >= GDR_MEM__COUNT || a->server >= GDR_MEM__COUNT)
+			FAIL("plan combination %u: path %u:%u unknown", i, a->client, a->server);
+		for (unsigned int j = 0; j < i; j++)
+			if (p->pairs[j].client == a->client && p->pairs[j].server == a->server)
+				FAIL("plan combination %u listed twice", i);
+		if (!has_kind(p->mem, p->nmem, a->client))
+			FAIL("plan combination %u: client path %u not in the plan's paths", i,
+			     a->client);
+		if (p->sides == GDR_SIDES_SAME &&
+		    (p->npairs != p->nmem || a->client != p->mem[i] || a->server != a->client))
+			FAIL("plan combination %u: not the plan's path on both sides", i);
+		clients[i] = a->client;
+	}
+	for (unsigned int i = 0; i < p->nmem; i++)
+		if (!has_kind(clients, p->npairs, p->mem[i]))
+			FAIL("plan path %u in no combination", p->mem[i]);
+	return 0;
+}
+
 static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 {
 	p->verb = (uint8_t)get(c, 1);
@@ -313,6 +404,14 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 	p->gpu_allocs = (uint8_t)get(c, 1);
 	p->gpu_flags = (uint8_t)get(c, 1);
 	p->tos = (int16_t)(uint16_t)get(c, 2);
+	p->sides = (uint8_t)get(c, 1);
+	p->npairs = (uint8_t)get(c, 1);
+	if (p->npairs > GDR_MAX_PAIRS)
+		FAIL("plan combination count %u out of range 1..%d", p->npairs, GDR_MAX_PAIRS);
+	for (unsigned int i = 0; i < p->npairs; i++) {
+		p->pairs[i].client = (unsigned char)get(c, 1);
+		p->pairs[i].server = (unsigned char)get(c, 1);
+	}
 	p->repeat_min = (uint16_t)get(c, 2);
 	p->alpha_ppm = (uint32_t)get(c, 4);
 	p->margin_ppm = (uint32_t)get(c, 4);
@@ -320,6 +419,8 @@ static int dec_plan(struct cur *c, struct gdr_plan *p, char *why, size_t wlen)
 	p->run_id = get(c, 8);
 	if (c->bad)
 		return 0; /* reported by the caller as truncated */
+	if (plan_pairs_check(p, why, wlen))
+		return -EBADMSG;
 	if (p->latency > 1)
 		FAIL("plan latency flag %u out of range", p->latency);
 	if (p->gpu_allocs == 0 || p->gpu_allocs >= 1u << GDR_GPU_ALLOC__COUNT)
@@ -397,6 +498,18 @@ int gdr_msg_decode(const uint8_t *buf, size_t len, struct gdr_msg *m, char *why,
 		if (m->u.error.code > 0 || m->u.error.code < -4095)
 			FAIL("%s code %d out of range", gdr_msg_type_name(m->type),
 			     m->u.error.code);
+		if (m->type == GDR_MSG_ERROR)
+			break;
+		m->u.error.nmem = (uint8_t)get(&c, 1);
+		if (m->u.error.nmem > GDR_MEM__COUNT)
+			FAIL("ACK path count %u out of range 0..%d", m->u.error.nmem,
+			     GDR_MEM__COUNT);
+		for (unsigned int i = 0; i < m->u.error.nmem; i++) {
+			m->u.error.mem[i] = (uint8_t)get(&c, 1);
+			if (m->u.error.mem[i] >= GDR_MEM__COUNT ||
+			    has_kind(m->u.error.mem, i, m->u.error.mem[i]))
+				FAIL("ACK path %u unknown or listed twice", m->u.error.mem[i]);
+		}
 		break;
 	case GDR_MSG_BUF:
 		m->u.buf.kind = (uint8_t)get(&c, 1);
@@ -420,6 +533,7 @@ int gdr_msg_decode(const uint8_t *buf, size_t len, struct gdr_msg *m, char *why,
 		}
 		if (get_text(&c, m->u.buf.text))
 			FAIL("BUF text: bad length");
+		r = dec_side(&c, &m->u.buf.side, why, wlen);
 		break;
 	case GDR_MSG_START:
 		m->u.start.path = (uint8_t)get(&c, 1);
@@ -531,6 +645,67 @@ void gdr_plan_from_opts(const struct gdr_opts *o, uint32_t seed, struct gdr_plan
 	p->alpha_ppm = (uint32_t)(o->alpha * 1e6 + 0.5);
 	p->margin_ppm = (uint32_t)(o->margin * 1e6 + 0.5);
 	p->size_us = (uint64_t)ceil(o->size_time * 1e6);
+	/* The combinations: as listed, every path with every --mem-remote one, or each alike. */
+	if (o->npairs) {
+		p->sides = GDR_SIDES_CLIENT;
+		for (unsigned int i = 0; i < o->npairs && i < GDR_MAX_PAIRS; i++)
+			p->pairs[p->npairs++] = o->mem_pairs[i];
+	} else {
+		p->sides = o->nmem_remote ? GDR_SIDES_CLIENT : GDR_SIDES_SAME;
+		for (unsigned int i = 0; i < o->nmem; i++) {
+			for (unsigned int j = 0; j < (o->nmem_remote ? o->nmem_remote : 1); j++) {
+				enum gdr_mem_kind r = o->nmem_remote ? o->mem_remote[j] : o->mem[i];
+
+				p->pairs[p->npairs++] =
+				    (struct gdr_mem_pair){ (unsigned char)o->mem[i],
+							   (unsigned char)r };
+			}
+		}
+	}
+}
+
+/* "host,peermem": the paths of list[0..n) (or of the combinations' server side). */
+static const char *kinds_text(const uint8_t *list, unsigned int n, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? "," : "",
+				      gdr_mem_kind_name((enum gdr_mem_kind)list[i]));
+	return buf;
+}
+
+int gdr_plan_server_side(struct gdr_plan *p, const uint8_t *own, unsigned int nown, char *why,
+			 size_t wlen)
+{
+	uint8_t named[GDR_MEM__COUNT];
+	unsigned int nnamed = 0, n = 0;
+	char a[64], b[64];
+
+	if (!nown)
+		return 0;
+	if (p->sides == GDR_SIDES_SAME) {
+		for (unsigned int i = 0; i < p->nmem; i++)
+			for (unsigned int j = 0; j < nown && n < GDR_MAX_PAIRS; j++)
+				p->pairs[n++] = (struct gdr_mem_pair){ p->mem[i], own[j] };
+		p->npairs = (uint8_t)n;
+		p->sides = GDR_SIDES_SERVER;
+		return 0;
+	}
+	for (unsigned int i = 0; i < p->npairs; i++)
+		if (!has_kind(named, nnamed, p->pairs[i].server))
+			named[nnamed++] = p->pairs[i].server;
+	for (unsigned int i = 0; i < nnamed; i++)
+		n += has_kind(own, nown, named[i]);
+	if (n == nnamed && n == nown)
+		return 0;
+	snprintf(why, wlen,
+		 "plan mismatch: the server's side: the client names %s (--mem-remote or --mem "
+		 "LOCAL:REMOTE), the server's --mem says %s (name it on one side, or the same "
+		 "paths on both)",
+		 kinds_text(named, nnamed, a, sizeof(a)), kinds_text(own, nown, b, sizeof(b)));
+	return -EINVAL;
 }
 
 static const char *alloc_names(unsigned int allocs)
@@ -605,13 +780,6 @@ int gdr_plan_check(const struct gdr_opts *s, const struct gdr_plan *p, char *why
 	      mine.gpu_flags & GDR_PLAN_DATA_DIRECT ? "given" : "not given",
 	      p->gpu_flags & GDR_PLAN_DATA_DIRECT ? "given" : "not given", "%s");
 	CHECK(GDR_SET_TOS, "-T/--tos", mine.tos, p->tos, "%d");
-	if ((s->set & GDR_SET_MEM) && (mine.nmem != p->nmem || memcmp(mine.mem, p->mem, p->nmem))) {
-		snprintf(why, wlen,
-			 "plan mismatch: --mem: server has %u path(s) starting with %s, "
-			 "client asks %u starting with %s",
-			 mine.nmem, gdr_mem_kind_name((enum gdr_mem_kind)mine.mem[0]), p->nmem,
-			 gdr_mem_kind_name((enum gdr_mem_kind)p->mem[0]));
-		return -EINVAL;
-	}
+	/* --mem is the server's own side, not the client's: gdr_plan_server_side. */
 	return 0;
 }

@@ -13,8 +13,13 @@
 #include "bidir.h"
 #include "options.h"
 
-#define GDR_PROTO_MAGIC	   0x50524447u /* "GDRP" */
-#define GDR_PROTO_VERSION  4	       /* 2: measurements carry their time line (-b); 3: the plan carries --gpu-alloc, the GPU registration flags and -T, and BUF says whether all paths are held (paths in turns); 4: rounds until decided (the plan's rounds rule and run id, ROUND) */
+#define GDR_PROTO_MAGIC 0x50524447u /* "GDRP" */
+#define GDR_PROTO_VERSION                                                                          \
+	4 /* 2: measurements carry their time line (-b); 3: the plan carries --gpu-alloc, the GPU  \
+	     registration flags and -T, and BUF says whether all paths are held (paths in turns);  \
+	     4: each side its own memory: the plan carries the combinations (client and server     \
+	     path), the plan's ACK the server's own paths, BUF its side's GPU, NIC and distance;   \
+	     rounds until decided: the plan carries the rounds rule and the run id, and ROUND */
 #define GDR_CTRL_MAX	   2048
 #define GDR_TEXT_MAX	   200
 #define GDR_HELLO_LEN	   18
@@ -65,6 +70,15 @@ struct gdr_plan {
 	uint8_t gpu_flags;  /* GDR_PLAN_* */
 	int16_t tos;	    /* -T/--tos, --tclass; -1 = not given */
 	/*
+	 * Appended in version 4 (issue 48): each side its own memory. The run's
+	 * combinations of the client's path and the server's (session_order.c
+	 * makes one entry of the rotation of each), and who chose the server's
+	 * side (GDR_SIDES_*). mem[] above stays the client's paths.
+	 */
+	uint8_t sides;
+	uint8_t npairs;
+	struct gdr_mem_pair pairs[GDR_MAX_PAIRS];
+	/*
 	 * Rounds (issue 51, decide.h): repeat is the most rounds a size takes,
 	 * repeat_min the fewest; equal: fixed rounds. The rule's error rate and
 	 * margin in parts per million, its time per size in us (0: none).
@@ -73,6 +87,13 @@ struct gdr_plan {
 	uint32_t alpha_ppm, margin_ppm;
 	uint64_t size_us;
 	uint64_t run_id; /* the rows' run_id, the same on both sides */
+};
+
+enum {
+	GDR_SIDES_SAME = 0,   /* not named: every pair is one path on both sides (as before) */
+	GDR_SIDES_CLIENT = 1, /* the client named it: --mem-remote, --mem LOCAL:REMOTE */
+	GDR_SIDES_SERVER =
+	    2, /* the server's own --mem chose it (set on both sides after the ACK) */
 };
 
 /* ROUND: the client's word after round `rounds` of size `size` (a look): go on or why not. */
@@ -105,6 +126,15 @@ struct gdr_remote_buf {
 	uint64_t len;
 };
 
+/* What a BUF tells of its side, for the peer's rows (the *_remote columns); "" unknown. */
+struct gdr_side_info {
+	char gpu[16];
+	char gpu_bus_id[32];
+	char gpu_name[128];
+	char nic[64];
+	char distance[16];
+};
+
 struct gdr_msg_buf {
 	uint8_t kind; /* enum gdr_mem_kind */
 	uint8_t ok;   /* 0: path skipped on this side, reason in text */
@@ -112,10 +142,11 @@ struct gdr_msg_buf {
 	uint16_t nqps;
 	struct gdr_remote_buf qp[GDR_MAX_QPS];
 	char text[GDR_TEXT_MAX];
+	struct gdr_side_info side; /* version 4 */
 };
 
-/* The run's paths: every --mem entry, the GPU ones once per --gpu-alloc. */
-#define GDR_MAX_PATHS (GDR_MEM__COUNT * GDR_GPU_ALLOC__COUNT)
+/* The run's paths: every combination, the GPU ones once per --gpu-alloc. */
+#define GDR_MAX_PATHS (GDR_MAX_PAIRS * GDR_GPU_ALLOC__COUNT)
 
 struct gdr_msg_start {
 	uint8_t path; /* index into the run's paths (session_order.c) */
@@ -152,6 +183,13 @@ struct gdr_msg {
 		struct {
 			int32_t code;
 			char text[GDR_TEXT_MAX];
+			/*
+			 * ACK of a PLAN (version 4): the server's own paths (its --mem),
+			 * which make the server's side of the plan; 0 = it adopts the
+			 * client's (gdr_plan_server_side). Not in an ERROR.
+			 */
+			uint8_t nmem;
+			uint8_t mem[GDR_MEM__COUNT];
 		} error; /* ERROR, ACK (code 0) */
 	} u;
 };
@@ -179,5 +217,14 @@ static inline uint32_t gdr_plan_duration_ms(double seconds)
  * explicitly must agree. 0, or -EINVAL with why naming the option and both values.
  */
 int gdr_plan_check(const struct gdr_opts *server, const struct gdr_plan *p, char *why, size_t wlen);
+/*
+ * The server's side (issue 48) from its own paths own[0..nown) (its --mem;
+ * nown 0: it adopts the plan as it is). A plan whose client did not name
+ * the server's side takes every client path with every own path (sides
+ * becomes GDR_SIDES_SERVER); one that named it must name the same paths, or
+ * -EINVAL with why naming both. The client applies the ACK's paths alike.
+ */
+int gdr_plan_server_side(struct gdr_plan *p, const uint8_t *own, unsigned int nown, char *why,
+			 size_t wlen);
 
 #endif

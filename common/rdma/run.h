@@ -53,6 +53,12 @@ struct gdr_run {
 	double duration;	/* -D, or the one --time-budget chose; 0: iteration mode */
 	const struct gdr_sync *sync; /* the launcher's hooks; NULL when run by hand */
 	const char *row_note;	     /* ahead of every row's note (--loopback); NULL: none */
+	/*
+	 * A server started by hand with --mem: its own side (issue 48), as in
+	 * perftest; NULL (a launched or --loopback server) adopts the client's.
+	 */
+	const enum gdr_mem_kind *server_mem;
+	unsigned int server_nmem;
 };
 
 /* The run the options describe, for a program started by hand. */
@@ -69,6 +75,10 @@ static inline void gdr_run_from_opts(struct gdr_run *r, const struct gdr_opts *o
 		.prom = o->prom,
 		.duration = o->duration,
 	};
+	if (!o->server && (o->set & GDR_SET_MEM)) {
+		r->server_mem = o->mem;
+		r->server_nmem = o->nmem;
+	}
 }
 
 #endif

@@ -116,15 +116,15 @@ void gdr_sess_ensure_cuda(struct sess *s)
 
 void gdr_sess_prepare(struct sess *s)
 {
-	for (unsigned int i = 0; i < s->plan.nmem; i++)
-		if (s->plan.mem[i] != GDR_MEM_HOST)
+	for (unsigned int i = 0; i < s->plan.npairs; i++)
+		if (gdr_sess_kind(s, i, 0) != GDR_MEM_HOST)
 			gdr_sess_ensure_cuda(s);
 	if (s->cuda && !s->have_topo)
 		gdr_sess_describe_topology(s);
 	if (s->plan.latency)
-		gdr_table_header_lat(stdout, gdr_opts_table(s->o));
+		gdr_table_header_lat(stdout, gdr_sess_table(s));
 	else
-		gdr_table_header(stdout, gdr_opts_table(s->o));
+		gdr_table_header(stdout, gdr_sess_table(s));
 	fflush(stdout);
 	s->env.bounce_chunk = s->plan.bounce_chunk;
 	s->env.bounce_slots = s->plan.bounce_slots;
@@ -145,21 +145,33 @@ void gdr_sess_prepare(struct sess *s)
 	};
 }
 
+int gdr_sess_table(const struct sess *s)
+{
+	return gdr_opts_table(s->o) | (s->plan.sides != GDR_SIDES_SAME ? GDR_TABLE_PAIRS : 0);
+}
+
 int gdr_sess_first_alloc(const struct sess *s, int a)
 {
 	return (s->plan.gpu_allocs & ((1u << a) - 1)) == 0;
 }
 
+enum gdr_mem_kind gdr_sess_kind(const struct sess *s, unsigned int pi, int peer)
+{
+	const struct gdr_mem_pair *pr = &s->plan.pairs[pi];
+
+	return (enum gdr_mem_kind)(s->client != peer ? pr->client : pr->server);
+}
+
 void gdr_sess_path_open(struct sess *s, struct gdr_sess_path *e)
 {
-	enum gdr_mem_kind kind = (enum gdr_mem_kind)s->plan.mem[e->pi];
+	enum gdr_mem_kind kind = gdr_sess_kind(s, e->pi, 0);
 
 	s->env.gpu_alloc = (enum gdr_gpu_alloc)e->alloc;
 	if (kind != GDR_MEM_HOST) {
 		gdr_sess_ensure_cuda(s);
 		s->env.cuda_why = s->cuda ? NULL : s->cuda_why;
 	}
-	gdr_path_open(&e->p, kind, &s->penv);
+	gdr_path_open(&e->p, kind, gdr_sess_kind(s, e->pi, 1), &s->penv);
 	e->open = 1;
 }
 

@@ -228,6 +228,7 @@ static int client_ready(struct sess *s, unsigned int ei)
 	gdr_sess_set_cur(s, e);
 	gdr_path_describe(&e->p, &m);
 	m.u.buf.held = (uint8_t)s->held;
+	gdr_sess_side_info(s, e->p.kind, &m.u.buf.side);
 	r = gdr_sess_send(s, &m);
 	if (!r)
 		r = gdr_sess_recv(s, &reply, GDR_MSG_BUF);
@@ -235,6 +236,7 @@ static int client_ready(struct sess *s, unsigned int ei)
 		r = gdr_path_accept(&e->p, &reply.u.buf, s->why, WHY);
 	if (r)
 		return r;
+	e->peer_side = reply.u.buf.side;
 	if (ei == 0)
 		gdr_sess_paths_mode(s, reply.u.buf.held);
 	e->ready = 1;
@@ -278,6 +280,19 @@ int gdr_sess_client_run(struct sess *s)
 		r = gdr_sess_recv(s, &reply, GDR_MSG_ACK);
 	if (r)
 		return r;
+	/* The server's own --mem chose its side: the same combinations as the server's. */
+	if (reply.u.error.nmem && s->plan.sides != GDR_SIDES_SAME) {
+		snprintf(s->why, WHY,
+			 "protocol error: the server chose its side for a plan that names it");
+		r = -EPROTO;
+	} else {
+		r = gdr_plan_server_side(&s->plan, reply.u.error.mem, reply.u.error.nmem, s->why,
+					 WHY);
+	}
+	if (r) {
+		gdr_ctl_send_error(&s->ctl, r, s->why);
+		return r;
+	}
 	gdr_sess_prepare(s);
 	r = gdr_sess_paths_build(s);
 	if (!r) {

@@ -47,7 +47,7 @@ struct gdr_acc {
  */
 struct gdr_sess_path {
 	struct gdr_path p;
-	unsigned int pi;       /* index into plan.mem */
+	unsigned int pi;       /* index into plan.pairs: the client's path and the server's */
 	int alloc;	       /* enum gdr_gpu_alloc its GPU buffer is made with */
 	int open;	       /* buffers held on this side */
 	int ready;	       /* BUF exchanged: p.ok says whether both sides measure it */
@@ -57,6 +57,7 @@ struct gdr_sess_path {
 	double t_start, t_end; /* the current size: first repeat's start, last one's end (s) */
 	double rep_t0, rep_t1; /* the repeat being measured: its start and end (s) */
 	int order;	       /* the current size: position in the rotation at its first repeat */
+	struct gdr_side_info peer_side; /* the peer's GPU, NIC, distance (its BUF) */
 };
 
 /* A bounce copy rate measured for the rows (session_rows.c), kept for the run. */
@@ -154,8 +155,12 @@ int gdr_sess_path_begin(struct sess *s, struct gdr_path *p);
 /* Once the plan is known: GPU, topology line, the table header; the paths' view. */
 void gdr_sess_prepare(struct sess *s);
 void gdr_sess_ensure_cuda(struct sess *s);
+/* The table's flags: the options', and per-side paths (path:remote) when the plan has them. */
+int gdr_sess_table(const struct sess *s);
 /* Is allocator a the first --gpu-alloc asks for (the host path runs with that one only)? */
 int gdr_sess_first_alloc(const struct sess *s, int a);
+/* The path of combination pi on this side (peer 0) or the peer's (peer 1). */
+enum gdr_mem_kind gdr_sess_kind(const struct sess *s, unsigned int pi, int peer);
 /* Open the buffers of e (the GPU first, when the path needs one). */
 void gdr_sess_path_open(struct sess *s, struct gdr_sess_path *e);
 void gdr_sess_path_close(struct sess *s, struct gdr_sess_path *e);
@@ -237,6 +242,8 @@ void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p);
 void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r);
 void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_path *p,
 			 uint64_t size);
+/* What this side's BUF tells the peer of it for a path of kind (the peer's *_remote columns). */
+void gdr_sess_side_info(struct sess *s, enum gdr_mem_kind kind, struct gdr_side_info *si);
 /*
  * A bounce row's ceiling (docs/bounce.md): the copy rate at the row's chunk,
  * measured on first use per chunk and copy mode; the server calls it before

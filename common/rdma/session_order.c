@@ -41,17 +41,23 @@ int gdr_sess_paths_build(struct sess *s)
 	unsigned int n = 0;
 
 	gdr_sess_paths_free(s);
-	s->paths = calloc((size_t)GDR_GPU_ALLOC__COUNT * GDR_MEM__COUNT, sizeof(*s->paths));
+	s->paths = calloc(GDR_MAX_PATHS, sizeof(*s->paths));
 	if (!s->paths) {
 		snprintf(s->why, WHY, "out of memory for the run's paths");
 		return -ENOMEM;
 	}
-	/* --gpu-alloc all: every GPU path once per allocator, host once (both sides alike). */
+	/*
+	 * One entry per combination of the client's path and the server's (each
+	 * side its own memory, issue 48); --gpu-alloc all: every combination with
+	 * a GPU side once per allocator, host on both sides once (both sides alike).
+	 */
 	for (int a = 0; a < GDR_GPU_ALLOC__COUNT; a++) {
 		if (!(s->plan.gpu_allocs & (1u << a)))
 			continue;
-		for (unsigned int pi = 0; pi < s->plan.nmem; pi++) {
-			if (!gdr_sess_first_alloc(s, a) && s->plan.mem[pi] == GDR_MEM_HOST)
+		for (unsigned int pi = 0; pi < s->plan.npairs; pi++) {
+			if (!gdr_sess_first_alloc(s, a) &&
+			    s->plan.pairs[pi].client == GDR_MEM_HOST &&
+			    s->plan.pairs[pi].server == GDR_MEM_HOST)
 				continue;
 			s->paths[n].pi = pi;
 			s->paths[n].alloc = a;

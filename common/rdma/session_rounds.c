@@ -15,11 +15,17 @@
 #include "session_int.h"
 #include "util.h"
 
+/* Host on both sides (gdr-ab's "host"): the reference of the ratios. */
+static int is_host(const struct gdr_path *p)
+{
+	return p->kind == GDR_MEM_HOST && p->peer_kind == GDR_MEM_HOST;
+}
+
 /* The reference of the ratios: host's entry when it measures, else the first that does. */
 static int reference(const struct sess *s)
 {
 	for (unsigned int i = 0; i < s->npaths; i++) {
-		if (s->paths[i].p.ok && s->paths[i].p.kind == GDR_MEM_HOST)
+		if (s->paths[i].p.ok && is_host(&s->paths[i].p))
 			return (int)i;
 	}
 	for (unsigned int i = 0; i < s->npaths; i++) {
@@ -66,7 +72,7 @@ void gdr_sess_rounds_mode(struct sess *s)
 	printf("rounds: %u to %u per size, until each path's ratio to %s is known within "
 	       "1 -+ %g %% or beyond (error rate %g %% over %u intervals and %u looks)\n",
 	       p->repeat_min, p->repeat,
-	       ref >= 0 && s->paths[ref].p.kind == GDR_MEM_HOST ? "host" : "the first path",
+	       ref >= 0 && is_host(&s->paths[ref].p) ? "host" : "the first path",
 	       100 * ro->rule.margin, 100 * ro->rule.alpha, ro->family, ro->k);
 }
 

@@ -66,6 +66,48 @@ static void acc_add(struct gdr_acc *a, const struct gdr_msg_meas *cli,
 	a->n++;
 }
 
+/* This side's GPU and NIC columns for a path of kind (the topology, then CUDA's view). */
+static void local_side(struct sess *s, enum gdr_mem_kind kind, struct gdr_result *r)
+{
+	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
+	if (kind == GDR_MEM_HOST || !s->cuda)
+		return;
+	if (s->have_topo)
+		gdr_topo_fill_result(&s->topo, r);
+	/* CUDA's own view of the GPU wins over the topology's. */
+	snprintf(r->gpu, sizeof(r->gpu), "%d", s->gpu.ordinal);
+	gdr_strlcpy(r->gpu_bus_id, s->gpu.bus_id, sizeof(r->gpu_bus_id));
+	gdr_strlcpy(r->gpu_name, s->gpu.name, sizeof(r->gpu_name));
+}
+
+void gdr_sess_side_info(struct sess *s, enum gdr_mem_kind kind, struct gdr_side_info *si)
+{
+	struct gdr_result r;
+
+	memset(&r, 0, sizeof(r));
+	local_side(s, kind, &r);
+	gdr_strlcpy(si->gpu, r.gpu, sizeof(si->gpu));
+	gdr_strlcpy(si->gpu_bus_id, r.gpu_bus_id, sizeof(si->gpu_bus_id));
+	gdr_strlcpy(si->gpu_name, r.gpu_name, sizeof(si->gpu_name));
+	gdr_strlcpy(si->nic, r.nic, sizeof(si->nic));
+	gdr_strlcpy(si->distance, r.distance, sizeof(si->distance));
+}
+
+/* The peer's side of the row's combination, as its BUF told it. */
+static void remote_side(const struct sess *s, const struct gdr_path *p, struct gdr_result *r)
+{
+	const struct gdr_side_info *si = s->cur ? &s->cur->peer_side : NULL;
+
+	gdr_strlcpy(r->path_remote, gdr_mem_kind_name(p->peer_kind), sizeof(r->path_remote));
+	if (!si)
+		return;
+	gdr_strlcpy(r->gpu_remote, si->gpu, sizeof(r->gpu_remote));
+	gdr_strlcpy(r->gpu_bus_id_remote, si->gpu_bus_id, sizeof(r->gpu_bus_id_remote));
+	gdr_strlcpy(r->gpu_name_remote, si->gpu_name, sizeof(r->gpu_name_remote));
+	gdr_strlcpy(r->nic_remote, si->nic, sizeof(r->nic_remote));
+	gdr_strlcpy(r->distance_remote, si->distance, sizeof(r->distance_remote));
+}
+
 void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_path *p,
 			 uint64_t size)
 {
@@ -76,7 +118,7 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	gdr_strlcpy(r->role, s->client ? "client" : "server", sizeof(r->role));
 	gdr_strlcpy(r->verb, gdr_verb_name((enum gdr_verb)s->plan.verb), sizeof(r->verb));
 	gdr_strlcpy(r->path, gdr_mem_kind_name(kind), sizeof(r->path));
-	gdr_strlcpy(r->path_remote, gdr_mem_kind_name(kind), sizeof(r->path_remote));
+	remote_side(s, p, r);
 	r->size_bytes = size;
 	r->qps = p->ops->qps(&s->plan);
 	r->tx_depth = s->plan.tx_depth;
@@ -86,7 +128,6 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	r->cpu_util_pct = -1;
 	if (s->plan.run_id)
 		snprintf(r->run_id, sizeof(r->run_id), "%016" PRIx64, s->plan.run_id);
-	gdr_strlcpy(r->nic, s->conn.nic, sizeof(r->nic));
 	{
 		int tc = gdr_conn_traffic_class(&s->conn);
 
@@ -95,14 +136,7 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	}
 	if (s->run->label)
 		gdr_strlcpy(r->label, s->run->label, sizeof(r->label));
-	if (kind != GDR_MEM_HOST && s->cuda) {
-		if (s->have_topo)
-			gdr_topo_fill_result(&s->topo, r);
-		/* CUDA's own view of the GPU wins over the topology's. */
-		snprintf(r->gpu, sizeof(r->gpu), "%d", s->gpu.ordinal);
-		gdr_strlcpy(r->gpu_bus_id, s->gpu.bus_id, sizeof(r->gpu_bus_id));
-		gdr_strlcpy(r->gpu_name, s->gpu.name, sizeof(r->gpu_name));
-	}
+	local_side(s, kind, r);
 	{
 		int drv = 0;
 
@@ -113,8 +147,16 @@ void gdr_sess_row_common(struct sess *s, struct gdr_result *r, const struct gdr_
 	}
 	gdr_ceiling_row(s->conn.verbs, s->conn.port_num, s->conn.nic,
 			kind != GDR_MEM_HOST && s->cuda ? s->gpu.bus_id : NULL, r);
-	if (kind == GDR_MEM_BOUNCE)
+	if (kind == GDR_MEM_BOUNCE || p->peer_kind == GDR_MEM_BOUNCE)
 		gdr_bounce_fill_row(r, &s->env, size);
+	if (kind != GDR_MEM_BOUNCE && p->peer_kind == GDR_MEM_BOUNCE) {
+		/*
+		 * Only the peer stages: the chunk is the pipeline's, the copies and
+		 * their rate (the ceiling's other half) the peer's, in its row.
+		 */
+		r->bounce_copy[0] = r->bounce_blocks[0] = '\0';
+		r->ceiling_gbps = 0;
+	}
 }
 
 /* A row to the CSV, the JSON and, launched with MPI, to what rank 0 gathers. */
@@ -162,9 +204,9 @@ void gdr_sess_emit_row(struct sess *s, const struct gdr_result *r)
 		gdr_strlcpy(rr.note, note, sizeof(rr.note));
 	}
 	if (s->plan.latency)
-		gdr_table_row_lat(stdout, &rr, gdr_opts_table(s->o));
+		gdr_table_row_lat(stdout, &rr, gdr_sess_table(s));
 	else
-		gdr_table_row(stdout, &rr, gdr_opts_table(s->o));
+		gdr_table_row(stdout, &rr, gdr_sess_table(s));
 	fflush(stdout);
 	record(s, &rr);
 }
@@ -197,8 +239,8 @@ const struct gdr_sess_copy *gdr_sess_bounce_copy(struct sess *s, uint64_t size)
 }
 
 /* A bounce row: min(NIC, copy at the row's chunk) in place of the links' ceiling. */
-static void bounce_ceiling(struct sess *s, struct gdr_result *r, uint64_t size, char *note,
-			   size_t len)
+static void bounce_ceiling(struct sess *s, const struct gdr_path *p, struct gdr_result *r,
+			   uint64_t size, char *note, size_t len)
 {
 	const struct gdr_sess_copy *c = gdr_sess_bounce_copy(s, size);
 	struct gdr_bounce_ceiling b = {
@@ -212,6 +254,17 @@ static void bounce_ceiling(struct sess *s, struct gdr_result *r, uint64_t size, 
 		.why = c->why,
 	};
 
+	/*
+	 * Bounce on this side only: one copy per chunk, ours, one way (the
+	 * producer's to the ring, the consumer's from it); both sides staging,
+	 * the slower of the two ways bounds the pair.
+	 */
+	if (p->peer_kind != GDR_MEM_BOUNCE) {
+		if (gdr_path_is_write(&s->penv) == s->client)
+			b.h2d = INFINITY;
+		else
+			b.d2h = INFINITY;
+	}
 	b.nic.limit = "";
 	if (s->conn.nic[0])
 		gdr_ceiling_live(s->conn.verbs, s->conn.port_num, s->conn.nic, NULL, &b.nic);
@@ -241,7 +294,7 @@ void gdr_sess_emit_measured(struct sess *s, const struct gdr_path *p, uint64_t s
 	r.msg_rate_mpps = a->n ? a->mps_sum / a->n : 0;
 	r.cpu_util_pct = a->n ? a->cpu_sum / a->n : -1;
 	if (p->kind == GDR_MEM_BOUNCE && !s->plan.bidir)
-		bounce_ceiling(s, &r, size, ceil_note, sizeof(ceil_note));
+		bounce_ceiling(s, p, &r, size, ceil_note, sizeof(ceil_note));
 	gdr_ceiling_pct(&r);
 	gdr_strlcpy(r.status, status, sizeof(r.status));
 	if (note)
@@ -304,7 +357,7 @@ void gdr_sess_emit_skipped(struct sess *s, const struct gdr_path *p)
 		gdr_strlcpy(r.note, p->skip, sizeof(r.note));
 		add_major_note(s, &r);
 		if (i == 0) {
-			gdr_table_row(stdout, &r, gdr_opts_table(s->o));
+			gdr_table_row(stdout, &r, gdr_sess_table(s));
 			fflush(stdout);
 		}
 		record(s, &r);

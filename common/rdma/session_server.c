@@ -172,10 +172,10 @@ static int server_ready(struct sess *s, unsigned int ei)
 	r = gdr_sess_recv(s, &bufmsg, GDR_MSG_BUF);
 	if (r)
 		return r;
-	if (bufmsg.u.buf.kind != s->plan.mem[e->pi]) {
+	if (bufmsg.u.buf.kind != gdr_sess_kind(s, e->pi, 1)) {
 		snprintf(s->why, WHY, "protocol error: client offered path %s, plan says %s",
 			 gdr_mem_kind_name((enum gdr_mem_kind)bufmsg.u.buf.kind),
-			 gdr_mem_kind_name((enum gdr_mem_kind)s->plan.mem[e->pi]));
+			 gdr_mem_kind_name(gdr_sess_kind(s, e->pi, 1)));
 		return -EPROTO;
 	}
 	if (!e->open)
@@ -185,6 +185,8 @@ static int server_ready(struct sess *s, unsigned int ei)
 		gdr_sess_paths_mode(s, bufmsg.u.buf.held);
 	gdr_path_describe(&e->p, &m);
 	m.u.buf.held = (uint8_t)s->held;
+	gdr_sess_side_info(s, e->p.kind, &m.u.buf.side);
+	e->peer_side = bufmsg.u.buf.side;
 	r = gdr_path_accept(&e->p, &bufmsg.u.buf, s->why, WHY);
 	if (!r)
 		r = gdr_sess_send(s, &m);
@@ -222,10 +224,23 @@ int gdr_sess_server_run(struct sess *s)
 		gdr_ctl_send_error(&s->ctl, r, s->why);
 		return r;
 	}
-	/* The plan is the server's own from here on: its options stay as given. */
+	/*
+	 * The plan is the server's own from here on: its options stay as given.
+	 * Its own --mem makes the server's side (issue 48); the ACK tells the
+	 * client which, so that both build the same combinations.
+	 */
 	s->plan = m.u.plan;
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_ACK;
+	for (unsigned int i = 0; i < s->run->server_nmem && i < GDR_MEM__COUNT; i++)
+		m.u.error.mem[m.u.error.nmem++] = (uint8_t)s->run->server_mem[i];
+	r = gdr_plan_server_side(&s->plan, m.u.error.mem, m.u.error.nmem, s->why, WHY);
+	if (r) {
+		gdr_ctl_send_error(&s->ctl, r, s->why);
+		return r;
+	}
+	if (s->plan.sides != GDR_SIDES_SERVER)
+		m.u.error.nmem = 0; /* the client's plan stands as it is */
 	r = gdr_sess_send(s, &m);
 	if (!r) {
 		gdr_sess_prepare(s);

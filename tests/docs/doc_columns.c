@@ -4,7 +4,8 @@
  *   doc_columns csv        the CSV header (also the JSON keys, in order)
  *   doc_columns table      the bandwidth table's header lines, default and
  *                          --wide, in MB/sec and Gb/sec, then the latency
- *                          table's, default and --wide (one a line)
+ *                          table's, default and --wide (one a line); each
+ *                          again with per-side paths (path:remote)
  */
 #include <stdio.h>
 #include <string.h>
@@ -46,12 +47,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "table")) {
-		for (i = 0; i < sizeof(bw_flags) / sizeof(bw_flags[0]); i++)
-			if (table_line(gdr_table_header, bw_flags[i]))
+		for (int pairs = 0; pairs <= GDR_TABLE_PAIRS; pairs += GDR_TABLE_PAIRS) {
+			for (i = 0; i < sizeof(bw_flags) / sizeof(bw_flags[0]); i++)
+				if (table_line(gdr_table_header, bw_flags[i] | pairs))
+					return 1;
+			if (table_line(gdr_table_header_lat, pairs) ||
+			    table_line(gdr_table_header_lat, GDR_TABLE_WIDE | pairs))
 				return 1;
-		if (table_line(gdr_table_header_lat, 0) ||
-		    table_line(gdr_table_header_lat, GDR_TABLE_WIDE))
-			return 1;
+		}
 		return 0;
 	}
 	fprintf(stderr, "usage: doc_columns csv|table\n");

@@ -4,7 +4,7 @@
 # earlier files as they were.
 . "$top_srcdir/tests/doctor/lib.sh"
 cd "$top_srcdir/tests/doctor/roots" || exit 1
-plan 35
+plan 36
 
 # Relative, as in test_roots.sh: nothing in a golden depends on the checkout's path.
 xml=../../topo/hostbridges.xml

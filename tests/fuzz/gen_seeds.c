@@ -59,9 +59,23 @@ int main(int argc, char **argv)
 	m.type = GDR_MSG_PLAN;
 	gdr_plan_from_opts(&o, 0xdeadbeef, &m.u.plan);
 	bad |= seed(dir, "plan", &m);
+	/* Each side its own memory (version 4): the combinations the client names. */
+	char *sides[] = { "gdr_write_bw", "--mem", "all:all", "--validate", "x", NULL };
+	if (gdr_opts_parse(&o, GDR_VERB_WRITE, 5, sides))
+		return 1;
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_PLAN;
+	gdr_plan_from_opts(&o, 0xfeedface, &m.u.plan);
+	bad |= seed(dir, "plan-sides", &m);
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_ACK;
 	bad |= seed(dir, "ack", &m);
+	/* The plan's ACK from a server whose own --mem chose its side. */
+	m.u.error.nmem = 2;
+	m.u.error.mem[0] = GDR_MEM_PEERMEM;
+	m.u.error.mem[1] = GDR_MEM_HOST;
+	bad |= seed(dir, "ack-paths", &m);
+	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_ERROR;
 	m.u.error.code = -22;
 	strcpy(m.u.error.text, "plan mismatch: -q/--qp: server has 2, client asks 4");
@@ -74,6 +88,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		m.u.buf.qp[i] = (struct gdr_remote_buf){ 0x7f0000000000ull + i * 0x200000ull,
 							 0x1000 + i, 0x200000 };
+	strcpy(m.u.buf.side.gpu, "0");
+	strcpy(m.u.buf.side.gpu_bus_id, "0000:10:00.0");
+	strcpy(m.u.buf.side.gpu_name, "Fake GPU 0");
+	strcpy(m.u.buf.side.nic, "rxe0");
+	strcpy(m.u.buf.side.distance, "unknown");
 	bad |= seed(dir, "buf", &m);
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_BUF;

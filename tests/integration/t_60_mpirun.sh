@@ -187,6 +187,25 @@ sys.exit(0 if isinstance(rows, list) and len(rows) == $((np * 12)) else 1)"
 		PORT=$((PORT + 10))
 	done
 
+	# Each side its own memory (issue 48): every rank has the same command line;
+	# the client rank takes --mem, the server rank --mem-remote (its own --mem is
+	# its client's). Rank 0's aggregate names each line client:server.
+	out=$TMP/sides.out
+	launch 2 "$out" --mem host,bounce --mem-remote peermem -n 30 -s 4K --timeout 60 \
+		--report_gbits --csv "$TMP/sides.csv"
+	LOGS="$out $TMP/sides.csv"
+	check "MPI -np 2 --mem host,bounce --mem-remote peermem: mpirun exits 0" [ "$MRC" = 0 ]
+	check "... the client rank's rows host:peermem and bounce:peermem, the server rank's the other way" \
+		csv_check "$TMP/sides.csv" 'count:4:r["status"] == "ok"' \
+		'count:1:(r["role"], r["path"], r["path_remote"]) == ("client", "host", "peermem")' \
+		'count:1:(r["role"], r["path"], r["path_remote"]) == ("client", "bounce", "peermem")' \
+		'count:1:(r["role"], r["path"], r["path_remote"]) == ("server", "peermem", "host")' \
+		'count:1:(r["role"], r["path"], r["path_remote"]) == ("server", "peermem", "bounce")'
+	check "... rank 0's aggregate: one line per combination, client:server" bash -c "
+		grep -Eq '^ write +host:peermem +4096 +[0-9.]+ +1/1 ' '$out' &&
+		grep -Eq '^ write +bounce:peermem +4096 +[0-9.]+ +1/1 ' '$out'"
+	PORT=$((PORT + 10))
+
 	# A failed rank still takes part in the gather: pair 1's client is sent to an
 	# unreachable server, so it fails, and the others give up at the next barrier
 	# (--timeout): rank 0 hears from every rank, names the failed ones, writes

@@ -49,6 +49,9 @@ const char *const contract[] = {
 	"t_start_s",	"t_end_s",	  "order",
 	/* appended: bounce (docs/bounce.md) */
 	"bounce_chunk", "bounce_copy",	  "bounce_blocks",
+	/* appended: the peer's side of the combination (issue 48, docs/csv-json.md) */
+	"gpu_remote",	"gpu_bus_id_remote", "gpu_name_remote",
+	"nic_remote",	"distance_remote",
 	/* appended: the run and its rounds (issue 51, docs/csv-json.md "Rounds") */
 	"run_id",	"looks",	  "stop",
 	"rep_bw_gbps",	"rep_t_start_s",  "rep_t_end_s",
@@ -119,12 +122,12 @@ int parse_record(const char **s, char f[][FIELD_LEN], int max)
 	}
 }
 
-char fields[FIELDS_MAX][FIELD_LEN];
+char fields[MAXFIELDS][FIELD_LEN];
 
 int parse_line(const char *line)
 {
 	const char *p = line;
-	int n = parse_record(&p, fields, FIELDS_MAX);
+	int n = parse_record(&p, fields, MAXFIELDS);
 
 	assert_true(n > 0);
 	assert_string_equal(p, ""); /* exactly one record */
@@ -164,6 +167,11 @@ void fill(struct gdr_result *r)
 	strcpy(r->pcie_bridges, "1");
 	strcpy(r->gpu_numa, "0");
 	strcpy(r->nic_numa, "0");
+	strcpy(r->gpu_remote, "1");
+	strcpy(r->gpu_bus_id_remote, "0000:3b:00.0");
+	strcpy(r->gpu_name_remote, "NVIDIA H200");
+	strcpy(r->nic_remote, "mlx5_1");
+	strcpy(r->distance_remote, "PXB");
 	strcpy(r->note, "");
 	strcpy(r->label, "run-1");
 	strcpy(r->version, "0.1.0");

@@ -12,15 +12,16 @@
 
 extern const char *const contract[];
 extern const int report_ncols;
-#define NCOLS	  report_ncols
+#define NCOLS report_ncols
+/* Room for every column and then some: a row with one field too many must show. */
+#define MAXFIELDS 80
 #define COL(name) col_index(name)
 
 int col_index(const char *name);
-/* Room for every column, and for the longest (a list of GDR_REP_KEEP rounds). */
-#define FIELDS_MAX 80
-#define FIELD_LEN  GDR_COL_MAX
+/* Room for the longest column (a list of GDR_REP_KEEP rounds). */
+#define FIELD_LEN GDR_COL_MAX
 int parse_record(const char **s, char f[][FIELD_LEN], int max);
-extern char fields[FIELDS_MAX][FIELD_LEN];
+extern char fields[MAXFIELDS][FIELD_LEN];
 int parse_line(const char *line);
 void fill(struct gdr_result *r);
 

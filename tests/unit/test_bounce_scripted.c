@@ -353,6 +353,129 @@ static void test_plan_check(void **state)
 	assert_non_null(strstr(why, "max_msg_sz"));
 }
 
+/*
+ * Bounce on one side only (issue 48): the side that stages runs the pipeline
+ * alone against a passive peer whose buffer is registered directly (a WRITE
+ * producer, a READ consumer). Driven in random orders with in-order copy and
+ * send completions: it never waits for the peer (no receives, credits or
+ * end notices), never reuses a staging slot before the chunk in it is done
+ * with, starts no timed chunk before the warm-up is delivered, and finishes
+ * with every chunk delivered, in iteration and in duration mode.
+ */
+static void alone(int write, uint64_t size, uint64_t chunk, unsigned int slots, uint64_t warmup,
+		  uint64_t iters, int duration, unsigned int seed)
+{
+	struct gdr_bounce_sm sm;
+	uint64_t slot[16], copying = 0, c, v, steps = 0;
+	unsigned int ncopy = 0, r = seed;
+	char why[256];
+
+	assert_true(slots <= 16);
+	for (unsigned int i = 0; i < slots; i++)
+		slot[i] = UINT64_MAX;
+	assert_int_equal(
+	    gdr_bounce_sm_init(&sm, write, write, size, chunk, slots, 4, 0, warmup, iters), 0);
+	gdr_bounce_sm_passive_peer(&sm);
+	if (duration)
+		assert_int_equal(gdr_bounce_sm_open(&sm), 0);
+	while (!gdr_bounce_sm_finished(&sm)) {
+		assert_true(++steps < 1000000);
+		assert_int_equal(gdr_bounce_sm_receives(&sm, 16), 0);
+		assert_false(gdr_bounce_sm_can_credit(&sm, &v));
+		assert_false(gdr_bounce_sm_can_end(&sm, &v));
+		r = r * 1103515245u + 12345u;
+		switch ((r >> 16) % 5) {
+		case 0: /* a copy starts: D2H before the WRITE, H2D after the READ */
+			if (!gdr_bounce_sm_can_copy(&sm, &c))
+				break;
+			if (write) {
+				/* The slot's last chunk went out: its WRITE completed. */
+				assert_true(slot[c % slots] == UINT64_MAX ||
+					    slot[c % slots] < sm.completed);
+				/* No timed chunk before the warm-up is in the peer's memory. */
+				assert_true(c < sm.barrier || sm.completed >= sm.barrier);
+			} else {
+				assert_int_equal(slot[c % slots], c); /* read in, not yet copied */
+			}
+			gdr_bounce_sm_did_copy(&sm);
+			ncopy++;
+			break;
+		case 1: /* the oldest copy completes (one stream) */
+			if (!ncopy)
+				break;
+			if (write)
+				slot[copying % slots] = copying;
+			else
+				slot[copying % slots] = UINT64_MAX;
+			copying++;
+			ncopy--;
+			gdr_bounce_sm_copy_done(&sm);
+			break;
+		case 2: /* a WRITE from a staged slot, or a READ into a free one */
+			if (!gdr_bounce_sm_can_post(&sm, &c))
+				break;
+			if (write) {
+				assert_int_equal(slot[c % slots], c);
+			} else {
+				assert_true(slot[c % slots] == UINT64_MAX);
+				assert_true(c < sm.barrier || sm.copy_done >= sm.barrier);
+			}
+			gdr_bounce_sm_did_post(&sm);
+			break;
+		case 3: /* the oldest WRITE or READ completes */
+			if (sm.completed == sm.posted)
+				break;
+			if (!write)
+				slot[sm.completed % slots] = sm.completed;
+			assert_int_equal(gdr_bounce_sm_post_done(&sm, why, sizeof(why)), 0);
+			break;
+		default: /* duration mode: the timed side ends the run */
+			if (duration && sm.open && sm.posted > sm.barrier + 3)
+				assert_int_equal(gdr_bounce_sm_close(&sm), 0);
+			break;
+		}
+	}
+	assert_false(sm.open);
+	assert_int_equal((sm.total - sm.barrier) % sm.cpm, 0);
+	assert_true(sm.total > sm.barrier);
+	if (!duration)
+		assert_int_equal(sm.total, (warmup + iters) * sm.cpm);
+	assert_int_equal(gdr_bounce_sm_delivered(&sm), sm.total);
+	assert_int_equal(sm.posted, sm.total);
+	assert_int_equal(sm.completed, sm.total);
+	assert_int_equal(sm.copy_done, sm.total);
+	assert_int_equal(sm.credited, 0); /* no credit ever went out */
+}
+
+static void test_passive_peer(void **state)
+{
+	(void)state;
+	for (unsigned int seed = 1; seed <= 40; seed++) {
+		alone(1, 12288, 4096, 2, 2, 5, 0, seed); /* WRITE: 3 chunks a message, 2 slots */
+		alone(0, 12288, 4096, 2, 2, 5, 0, seed); /* READ */
+		alone(1, 10000, 4096, 1, 1, 3, 0, seed); /* a partial last chunk, 1 slot */
+		alone(0, 4096, 4096, 3, 0, 7, 0, seed);	 /* no warm-up */
+		alone(1, 8192, 4096, 4, 2, 1, 1, seed);	 /* duration mode */
+		alone(0, 8192, 4096, 4, 2, 1, 1, seed);
+	}
+}
+
+/* Without a passive peer the same consumer waits for the producer's readies. */
+static void test_passive_peer_needed(void **state)
+{
+	struct gdr_bounce_sm sm;
+	uint64_t c;
+
+	(void)state;
+	assert_int_equal(gdr_bounce_sm_init(&sm, 0, 0, 4096, 4096, 2, 4, 0, 0, 2), 0);
+	assert_false(gdr_bounce_sm_can_post(&sm, &c));
+	assert_int_equal(gdr_bounce_sm_receives(&sm, 16), 2);
+	gdr_bounce_sm_passive_peer(&sm);
+	assert_true(gdr_bounce_sm_can_post(&sm, &c));
+	assert_int_equal(c, 0);
+	assert_int_equal(gdr_bounce_sm_receives(&sm, 16), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +489,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_announce),
 		cmocka_unit_test(test_hostile_credit),
 		cmocka_unit_test(test_hostile_end),
+		cmocka_unit_test(test_passive_peer),
+		cmocka_unit_test(test_passive_peer_needed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -378,6 +378,43 @@ static void test_setup_server(void **state)
 	launched_as(NULL, NULL, NULL);
 }
 
+/*
+ * Each side its own memory under a launcher (issue 48): every rank has the
+ * same argv, so a server rank's --mem is its client's and not a side of its
+ * own (it adopts the plan, whose --mem-remote is its side), and it picks its
+ * local rank's GPU for a --mem-remote GPU path. By hand, a server's --mem is
+ * its side, and --mem-remote there is refused.
+ */
+static void test_setup_sides(void **state)
+{
+	char *srv[] = { "gdr_write_bw", "--launch=no-mpi", "--mem", "host",
+			"--mem-remote", "peermem",	   NULL };
+	char *own[] = { "gdr_write_bw", "--mem", "bounce,host", NULL };
+	char *bad[] = { "gdr_write_bw", "--mem-remote", "peermem", NULL };
+	struct gdr_opts o;
+	struct gdr_launched x;
+	volatile sig_atomic_t stop = 0;
+	int argc = 3, usage = -1;
+	char **argv = bad;
+
+	(void)state;
+	launched_as("0", "2", "1"); /* server of pair 0 */
+	setup_frozen(srv, &o, &x);
+	assert_null(x.run.server_mem);
+	assert_int_equal(x.run.server_nmem, 0);
+	assert_string_equal(x.run.gpu, "1"); /* peermem on this side: the local rank's GPU */
+	gdr_launch_finish(&x, 0);
+	launched_as(NULL, NULL, NULL);
+	setup_frozen(own, &o, &x);
+	assert_int_equal(x.run.server_nmem, 2);
+	assert_int_equal(x.run.server_mem[0], GDR_MEM_BOUNCE);
+	assert_int_equal(x.run.server_mem[1], GDR_MEM_HOST);
+	gdr_launch_finish(&x, 0);
+	assert_int_equal(gdr_opts_parse(&o, GDR_VERB_WRITE, argc, argv), 0);
+	assert_int_equal(gdr_launch_setup(&x, &o, &argc, &argv, &stop, &usage), -EINVAL);
+	assert_int_equal(usage, 1);
+}
+
 static void test_setup_unlaunched(void **state)
 {
 	char *argv[] = {
@@ -415,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_setup_client),
 		cmocka_unit_test(test_setup_server),
 		cmocka_unit_test(test_setup_unlaunched),
+		cmocka_unit_test(test_setup_sides),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

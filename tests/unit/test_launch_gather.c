@@ -244,6 +244,55 @@ static void test_print(void **state)
 	gdr_rows_free(&r[1]);
 }
 
+/* A row of one side of a per-side combination (issue 48): its own path, the peer's. */
+static struct gdr_result side_row(const char *role, const char *path, const char *remote, double bw)
+{
+	struct gdr_result r = row(role, path, 4096, bw, "ok", "", 0);
+
+	snprintf(r.path_remote, sizeof(r.path_remote), "%s", remote);
+	return r;
+}
+
+/*
+ * Each side its own memory: a line per combination, the client's path then
+ * the server's (a server row's own path is the server's), host:peermem and
+ * host:host apart; the table's first column path:remote.
+ */
+static void test_aggregate_per_side(void **state)
+{
+	struct gdr_rank_rows r[2] = { { 0 } };
+	struct gdr_agg *l;
+	unsigned int n;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	add(&r[0], side_row("server", "peermem", "host", 9));
+	add(&r[0], side_row("server", "host", "host", 9));
+	add(&r[1], side_row("client", "host", "peermem", 1.5));
+	add(&r[1], side_row("client", "host", "host", 2.5));
+	assert_int_equal(gdr_rows_aggregate(r, 2, &l, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(l[0].path, "host");
+	assert_string_equal(l[0].path_server, "peermem");
+	assert_true(l[0].total_gbps == 1.5 && l[0].npairs == 1);
+	assert_string_equal(l[1].path_server, "host");
+	assert_true(l[1].total_gbps == 2.5 && l[1].npairs == 1);
+	free(l);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	gdr_rows_print(f, r, 2, 1);
+	fclose(f);
+	assert_non_null(strstr(text, " path:remote     verb "));
+	assert_non_null(strstr(text, " peermem:host    write  4096 "));
+	assert_non_null(strstr(text, " write  host:peermem 4096       1.500            1/1    \n"));
+	assert_non_null(strstr(text, " write  host     4096       2.500            1/1    \n"));
+	free(text);
+	gdr_rows_free(&r[0]);
+	gdr_rows_free(&r[1]);
+}
+
 /* Without MPI the gather says so instead of pretending; with it, it is there. */
 static void test_no_mpi(void **state)
 {
@@ -268,10 +317,15 @@ static void test_no_mpi(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pack_roundtrip), cmocka_unit_test(test_pack_empty),
-		cmocka_unit_test(test_unpack_refuses), cmocka_unit_test(test_unpack_terminates),
-		cmocka_unit_test(test_aggregate),      cmocka_unit_test(test_aggregate_failed_rank),
-		cmocka_unit_test(test_print),	       cmocka_unit_test(test_no_mpi),
+		cmocka_unit_test(test_pack_roundtrip),
+		cmocka_unit_test(test_pack_empty),
+		cmocka_unit_test(test_unpack_refuses),
+		cmocka_unit_test(test_unpack_terminates),
+		cmocka_unit_test(test_aggregate),
+		cmocka_unit_test(test_aggregate_failed_rank),
+		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_no_mpi),
+		cmocka_unit_test(test_aggregate_per_side),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,7 +108,7 @@ static void test_perftest_options(void **state)
 static void test_nearest_option(void **state)
 {
 	static const struct option opts[] = {
-		{ .name = "report_gbits" }, { .name = "help" }, { .name = "qp" },
+		{ .name = "report_gbits" }, { .name = "help" },	  { .name = "qp" },
 		{ .name = "topology-xml" }, { .name = "repeat" }, {},
 	};
 
@@ -315,6 +315,13 @@ static void test_rounds_options(void **state)
 	assert_true(o.repeat_min == GDR_ROUNDS_MIN && o.repeat == GDR_ROUNDS_MAX);
 	assert_int_equal(PARSE(&o, "--mem", "host,bounce", "--repeat", "3", "srv"), 0);
 	assert_true(o.repeat_min == 3 && o.repeat == 3);
+	/* Each side its own memory (issue 48): the combinations count, not this side's paths. */
+	assert_int_equal(PARSE(&o, "--mem", "host", "--mem-remote", "host,dmabuf", "srv"), 0);
+	assert_true(o.repeat_min == GDR_ROUNDS_MIN && o.repeat == GDR_ROUNDS_MAX);
+	assert_int_equal(PARSE(&o, "--mem", "dmabuf:peermem", "srv"), 0);
+	assert_true(o.repeat_min == 1 && o.repeat == 1);
+	assert_int_equal(PARSE(&o, "--mem", "dmabuf:peermem,peermem:peermem", "srv"), 0);
+	assert_true(o.repeat_min == GDR_ROUNDS_MIN && o.repeat == GDR_ROUNDS_MAX);
 	assert_int_equal(PARSE(&o, "--mem", "all", "--alpha", "5%", "--margin", "10",
 			       "--time-per-size", "30", "srv"),
 			 0);
@@ -370,6 +377,138 @@ static void test_mem_and_gpu(void **state)
 	assert_string_equal(o.gpu, "0000:3b:00.0");
 	assert_int_equal(o.nmem, 1);
 	assert_int_equal(o.mem[0], GDR_MEM_DMABUF);
+}
+
+static int parse_err(struct gdr_opts *o, int argc, char **argv, char *err, size_t len);
+
+/* The combination k of o's --mem LOCAL:REMOTE list is client:server. */
+static void assert_pair(const struct gdr_opts *o, unsigned int k, enum gdr_mem_kind client,
+			enum gdr_mem_kind server)
+{
+	assert_true(k < o->npairs);
+	assert_int_equal(o->mem_pairs[k].client, client);
+	assert_int_equal(o->mem_pairs[k].server, server);
+}
+
+/*
+ * Each side its own memory (issue 48): --mem-remote names the server's side,
+ * --mem LOCAL:REMOTE each combination (all on a side: every path); this
+ * side's paths stay in o->mem (each once, in order).
+ */
+static void test_mem_per_side(void **state)
+{
+	struct gdr_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--mem", "host", "--mem-remote", "peermem,bounce", "srv"), 0);
+	assert_int_equal(o.nmem, 1);
+	assert_int_equal(o.nmem_remote, 2);
+	assert_int_equal(o.mem_remote[0], GDR_MEM_PEERMEM);
+	assert_int_equal(o.mem_remote[1], GDR_MEM_BOUNCE);
+	assert_int_equal(o.npairs, 0);
+	assert_true(o.set & GDR_SET_MEM_REMOTE);
+	assert_int_equal(PARSE(&o, "--mem", "all", "--mem-remote", "all", "srv"), 0);
+	assert_int_equal(o.nmem, GDR_MEM__COUNT);
+	assert_int_equal(o.nmem_remote, GDR_MEM__COUNT);
+	/* --mem-remote alone: this side keeps its default (host; every path with --gpu). */
+	assert_int_equal(PARSE(&o, "--mem-remote", "dmabuf", "srv"), 0);
+	assert_int_equal(o.nmem, 1);
+	assert_int_equal(o.mem[0], GDR_MEM_HOST);
+	assert_int_equal(PARSE(&o, "--gpu", "0", "--mem-remote", "host", "srv"), 0);
+	assert_int_equal(o.nmem, GDR_MEM__COUNT);
+	/* perftest's --use_cuda chooses this side; --mem-remote the other. */
+	assert_int_equal(PARSE(&o, "--use_cuda=0", "--mem-remote", "host", "srv"), 0);
+	assert_int_equal(o.mem[0], GDR_MEM_PEERMEM);
+	assert_int_equal(o.mem_remote[0], GDR_MEM_HOST);
+
+	assert_int_equal(PARSE(&o, "--mem", "dmabuf:dmabuf,peermem:peermem,dmabuf:peermem", "srv"),
+			 0);
+	assert_int_equal(o.npairs, 3);
+	assert_pair(&o, 0, GDR_MEM_DMABUF, GDR_MEM_DMABUF);
+	assert_pair(&o, 1, GDR_MEM_PEERMEM, GDR_MEM_PEERMEM);
+	assert_pair(&o, 2, GDR_MEM_DMABUF, GDR_MEM_PEERMEM);
+	assert_int_equal(o.nmem, 2); /* dmabuf, peermem: each once, in order */
+	assert_int_equal(o.mem[0], GDR_MEM_DMABUF);
+	assert_int_equal(o.mem[1], GDR_MEM_PEERMEM);
+	assert_int_equal(o.nmem_remote, 0);
+	assert_true(o.set & GDR_SET_MEM_REMOTE);
+	assert_true(o.set & GDR_SET_MEM);
+	/* all on a side: every path there, in the paths' order. */
+	assert_int_equal(PARSE(&o, "--mem", "host:all", "srv"), 0);
+	assert_int_equal(o.npairs, GDR_MEM__COUNT);
+	assert_pair(&o, 3, GDR_MEM_HOST, GDR_MEM_BOUNCE);
+	assert_int_equal(o.nmem, 1);
+	assert_int_equal(PARSE(&o, "--mem", "all:all", "srv"), 0);
+	assert_int_equal(o.npairs, GDR_MAX_PAIRS);
+	assert_pair(&o, 5, GDR_MEM_DMABUF, GDR_MEM_DMABUF);
+	assert_int_equal(o.nmem, GDR_MEM__COUNT);
+	assert_int_equal(PARSE(&o, "--mem", "bounce:host,host:bounce", "srv"), 0);
+	assert_pair(&o, 0, GDR_MEM_BOUNCE, GDR_MEM_HOST);
+	assert_pair(&o, 1, GDR_MEM_HOST, GDR_MEM_BOUNCE);
+	/* A later --mem replaces an earlier one, combinations and all. */
+	assert_int_equal(PARSE(&o, "--mem", "host:peermem", "--mem", "bounce", "srv"), 0);
+	assert_int_equal(o.npairs, 0);
+	assert_false(o.set & GDR_SET_MEM_REMOTE);
+	assert_int_equal(o.mem[0], GDR_MEM_BOUNCE);
+	/* Nothing named: no remote side, as before. */
+	assert_int_equal(PARSE(&o, "--mem", "host,peermem", "srv"), 0);
+	assert_false(o.set & GDR_SET_MEM_REMOTE);
+	/* The latency tools take the same options. */
+	assert_int_equal(
+	    gdr_opts_parse_tool(&o, GDR_VERB_READ, 1, 5,
+				ARGV("--mem", "bounce", "--mem-remote", "host", "srv")),
+	    0);
+	assert_int_equal(gdr_lat_opts_check(&o), 0);
+	assert_int_equal(o.mem_remote[0], GDR_MEM_HOST);
+}
+
+/* The refusals of the per-side options name the option, the value and why. */
+static void test_mem_per_side_refused(void **state)
+{
+	static const struct {
+		const char *args[6];
+		const char *want;
+	} bad[] = {
+		{ { "--mem-remote", "gpu", "srv" }, "--mem-remote 'gpu': unknown path 'gpu'" },
+		{ { "--mem-remote", "host,host", "srv" }, "path 'host' listed twice" },
+		{ { "--mem-remote", ",", "srv" }, "--mem-remote ',': empty list" },
+		{ { "--mem", "host:gpu", "srv" }, "--mem 'host:gpu': unknown path 'gpu'" },
+		{ { "--mem", "host,dmabuf:peermem", "srv" },
+		  "entry 'host' is not LOCAL:REMOTE (with one, give every entry as LOCAL:REMOTE" },
+		{ { "--mem", "host:peermem:dmabuf", "srv" }, "is not LOCAL:REMOTE" },
+		{ { "--mem", "host:peermem,host:peermem", "srv" },
+		  "combination 'host:peermem' listed twice" },
+		{ { "--mem", "host:all,host:bounce", "srv" },
+		  "combination 'host:bounce' listed twice" },
+		{ { "--mem", ":", "srv" }, "unknown path ''" },
+		{ { "--mem", "host:peermem", "--mem-remote", "host", "srv" },
+		  "--mem LOCAL:REMOTE and --mem-remote exclude each other: both name the server's "
+		  "side" },
+		{ { "--mem-remote", "host", "--persistent" },
+		  "--mem-remote and --persistent exclude each other: the client names the server's "
+		  "side; a server chooses its own with --mem" },
+		{ { "--mem-remote", "host", "--loopback" }, "--mem-remote and --loopback exclude" },
+		{ { "--mem", "host:host", "--sweep", "pairs" },
+		  "--mem LOCAL:REMOTE and --sweep exclude each other: a sweep measures each path "
+		  "on "
+		  "both sides" },
+		{ { "--use_cuda=0", "--mem", "host:peermem", "srv" },
+		  "--use_cuda* aliases and --mem exclude each other" },
+	};
+	char err[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[8] = { "gdr_write_bw" };
+		int argc = 1;
+		struct gdr_opts o;
+
+		while (argc < 7 && bad[i].args[argc - 1])
+			argv[argc] = (char *)bad[i].args[argc - 1], argc++;
+		assert_int_equal(parse_err(&o, argc, argv, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, bad[i].want))
+			fail_msg("case %zu: stderr '%s' lacks '%s'", i, err, bad[i].want);
+	}
 }
 
 /* The GPU path options of docs/gpu-paths.md. */
@@ -713,10 +852,11 @@ static void test_unknown_option_message(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(parse_err(&o, ARGC("--report-gbits"), ARGV("--report-gbits"), err,
-				   sizeof(err)),
-			 -EINVAL);
-	assert_non_null(strstr(err, "unknown option '--report-gbits' (did you mean --report_gbits?"));
+	assert_int_equal(
+	    parse_err(&o, ARGC("--report-gbits"), ARGV("--report-gbits"), err, sizeof(err)),
+	    -EINVAL);
+	assert_non_null(
+	    strstr(err, "unknown option '--report-gbits' (did you mean --report_gbits?"));
 	assert_int_equal(parse_err(&o, ARGC("--rep"), ARGV("--rep"), err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "ambiguous option '--rep': --report_gbits, --repeat"));
 	assert_int_equal(parse_err(&o, ARGC("-r", "128"), ARGV("-r", "128"), err, sizeof(err)),
@@ -767,6 +907,8 @@ int main(void)
 		cmocka_unit_test(test_sizes_long_min),
 		cmocka_unit_test(test_cq_mod_capped),
 		cmocka_unit_test(test_mem_and_gpu),
+		cmocka_unit_test(test_mem_per_side),
+		cmocka_unit_test(test_mem_per_side_refused),
 		cmocka_unit_test(test_launch_and_server_modes),
 		cmocka_unit_test(test_sweep_options),
 		cmocka_unit_test(test_every_value_option_needs_a_value),

@@ -244,6 +244,42 @@ static void test_rows_render(void **state)
 	gdr_prom_free(&p);
 }
 
+/*
+ * Each side its own memory (issue 48): host:host and host:peermem of one size
+ * are two series, the second labelled path_remote; a row whose sides agree
+ * keeps the labels it always had.
+ */
+static void test_rows_per_side(void **state)
+{
+	struct gdr_result r[3];
+	struct gdr_prom p;
+	const char *text;
+	size_t len;
+
+	(void)state;
+	row(&r[0], "host", "ok", 4096, 10);
+	strcpy(r[0].path_remote, "host");
+	row(&r[1], "host", "ok", 4096, 20);
+	strcpy(r[1].path_remote, "peermem");
+	row(&r[2], "host", "ok", 4096, 30); /* host:peermem again: left out */
+	strcpy(r[2].path_remote, "peermem");
+	assert_int_equal(gdr_prom_init(&p), 0);
+	assert_int_equal(gdr_prom_rows_render(&p, r, 3), 0);
+	text = gdr_prom_text(&p, &len);
+	assert_non_null(text);
+	assert_non_null(strstr(text,
+			       "gdrperf_bw_gbps{host=\"nodeA\",peer=\"nodeB\",role=\"client\","
+			       "gpu=\"GPU0\",nic=\"mlx5_0\",path=\"host\",verb=\"write\","
+			       "size_bytes=\"4096\"} 10.000\n"));
+	assert_non_null(strstr(text,
+			       "gdrperf_bw_gbps{host=\"nodeA\",peer=\"nodeB\",role=\"client\","
+			       "gpu=\"GPU0\",nic=\"mlx5_0\",path=\"host\",verb=\"write\","
+			       "size_bytes=\"4096\",path_remote=\"peermem\"} 20.000\n"));
+	assert_null(strstr(text, "} 30.000"));
+	keep("bench-per-side", text);
+	gdr_prom_free(&p);
+}
+
 static void test_rows_file(void **state)
 {
 	struct gdr_prom_rows *pr;
@@ -316,11 +352,9 @@ static void test_failed_write_keeps_old(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escaping),
-		cmocka_unit_test(test_names_and_families),
-		cmocka_unit_test(test_rows_render),
-		cmocka_unit_test(test_rows_file),
-		cmocka_unit_test(test_failed_write_keeps_old),
+		cmocka_unit_test(test_escaping),    cmocka_unit_test(test_names_and_families),
+		cmocka_unit_test(test_rows_render), cmocka_unit_test(test_rows_per_side),
+		cmocka_unit_test(test_rows_file),   cmocka_unit_test(test_failed_write_keeps_old),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

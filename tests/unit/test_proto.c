@@ -246,9 +246,17 @@ static void test_plan_gpu_fields(void **state)
 	struct gdr_msg in = { .type = GDR_MSG_PLAN }, out;
 	uint8_t buf[GDR_CTRL_MAX];
 	char why[256];
-	char *ac[] = { "x",		    "--gpu-alloc",     "all", "--dmabuf-mapping", "pcie",
-		       "--disable_pcie_relaxed", "--use_data_direct", "-T",  "106",
-		       "srv",		    NULL };
+	char *ac[] = { "x",
+		       "--gpu-alloc",
+		       "all",
+		       "--dmabuf-mapping",
+		       "pcie",
+		       "--disable_pcie_relaxed",
+		       "--use_data_direct",
+		       "-T",
+		       "106",
+		       "srv",
+		       NULL };
 	char *a0[] = { "x", NULL };
 	char *a1[] = { "x", "--gpu-alloc", "memalloc", NULL };
 	char *a2[] = { "x", "--dmabuf-mapping", "default", NULL };
@@ -261,8 +269,8 @@ static void test_plan_gpu_fields(void **state)
 	gdr_plan_from_opts(&cli, 1, &in.u.plan);
 	roundtrip(&in, &out);
 	assert_int_equal(out.u.plan.gpu_allocs, (1u << GDR_GPU_ALLOC__COUNT) - 1);
-	assert_int_equal(out.u.plan.gpu_flags, GDR_PLAN_DMABUF_PCIE | GDR_PLAN_NO_RELAXED |
-						   GDR_PLAN_DATA_DIRECT);
+	assert_int_equal(out.u.plan.gpu_flags,
+			 GDR_PLAN_DMABUF_PCIE | GDR_PLAN_NO_RELAXED | GDR_PLAN_DATA_DIRECT);
 	assert_int_equal(out.u.plan.tos, 106);
 	/* The default: memalloc only, no flags, no ToS. */
 	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 1, a0), 0);
@@ -366,6 +374,229 @@ static void test_rounds_fields(void **state)
 	assert_non_null(strstr(why, "ROUND fields out of range"));
 }
 
+/* The client's plan of argv (a client: the last argument is its server). */
+static void plan_of(struct gdr_plan *p, char **argv)
+{
+	struct gdr_opts o;
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	assert_int_equal(gdr_opts_parse(&o, GDR_VERB_WRITE, argc, argv), 0);
+	gdr_plan_from_opts(&o, 7, p);
+}
+
+/*
+ * Issue 48: the plan carries the combinations (the client's path and the
+ * server's) and who named the server's side, appended at its end; nothing
+ * named: each path on both sides, as before.
+ */
+static void test_plan_pairs(void **state)
+{
+	char *same[] = { "x", "--mem", "host,bounce", "srv", NULL };
+	char *remote[] = {
+		"x", "--mem", "host,peermem", "--mem-remote", "bounce,host", "srv", NULL
+	};
+	char *pairs[] = { "x", "--mem", "dmabuf:peermem,peermem:dmabuf", "srv", NULL };
+	struct gdr_msg in = { .type = GDR_MSG_PLAN }, out;
+
+	(void)state;
+	plan_of(&in.u.plan, same);
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.plan.sides, GDR_SIDES_SAME);
+	assert_int_equal(out.u.plan.npairs, 2);
+	assert_int_equal(out.u.plan.pairs[1].client, GDR_MEM_BOUNCE);
+	assert_int_equal(out.u.plan.pairs[1].server, GDR_MEM_BOUNCE);
+	/* Every client path with every --mem-remote path, client path by client path. */
+	plan_of(&in.u.plan, remote);
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.plan.sides, GDR_SIDES_CLIENT);
+	assert_int_equal(out.u.plan.npairs, 4);
+	assert_int_equal(out.u.plan.pairs[0].client, GDR_MEM_HOST);
+	assert_int_equal(out.u.plan.pairs[0].server, GDR_MEM_BOUNCE);
+	assert_int_equal(out.u.plan.pairs[3].client, GDR_MEM_PEERMEM);
+	assert_int_equal(out.u.plan.pairs[3].server, GDR_MEM_HOST);
+	plan_of(&in.u.plan, pairs);
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.plan.sides, GDR_SIDES_CLIENT);
+	assert_int_equal(out.u.plan.npairs, 2);
+	assert_int_equal(out.u.plan.nmem, 2);
+	assert_int_equal(out.u.plan.pairs[0].client, GDR_MEM_DMABUF);
+	assert_int_equal(out.u.plan.pairs[0].server, GDR_MEM_PEERMEM);
+}
+
+/* The plan's last fields: repeat_min (2), alpha_ppm, margin_ppm (4 each), size_us, run_id (8 each). */
+#define PLAN_ROUNDS_LEN 26
+
+/* A plan whose combinations do not hold together is refused, naming the field. */
+static void test_plan_pairs_hostile(void **state)
+{
+	char *remote[] = { "x", "--mem", "host,peermem", "--mem-remote", "bounce", "srv", NULL };
+	char *same[] = { "x", "--mem", "host,bounce", "srv", NULL };
+	struct gdr_msg in = { .type = GDR_MSG_PLAN };
+	uint8_t buf[GDR_CTRL_MAX];
+	struct gdr_msg out;
+	char why[256];
+	int n;
+
+	(void)state;
+	plan_of(&in.u.plan, remote);
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	/* Before the rounds rule (PLAN_ROUNDS_LEN bytes): sides, npairs, then client/server per pair. */
+	size_t at = (size_t)n - PLAN_ROUNDS_LEN - 2 * in.u.plan.npairs - 2;
+	assert_int_equal(buf[at], GDR_SIDES_CLIENT);
+	assert_int_equal(buf[at + 1], 2);
+	/* GDR_SIDES_SERVER is the server's own to choose: never from a client. */
+	assert_int_equal(decode_patched(&in, at, GDR_SIDES_SERVER, why), -EBADMSG);
+	assert_non_null(strstr(why, "plan sides 2"));
+	assert_int_equal(decode_patched(&in, at + 1, 0, why), -EBADMSG);
+	assert_non_null(strstr(why, "combination count"));
+	assert_int_equal(decode_patched(&in, at + 1, GDR_MAX_PAIRS + 1, why), -EBADMSG);
+	assert_int_equal(decode_patched(&in, at + 3, 9, why), -EBADMSG);
+	assert_non_null(strstr(why, "unknown"));
+	/* The second pair made a copy of the first: listed twice. */
+	assert_int_equal(decode_patched(&in, at + 4, GDR_MEM_HOST, why), -EBADMSG);
+	assert_non_null(strstr(why, "listed twice"));
+	/* A client path that is not one of the plan's paths. */
+	assert_int_equal(decode_patched(&in, at + 2, GDR_MEM_DMABUF, why), -EBADMSG);
+	assert_non_null(strstr(why, "not in the plan's paths"));
+	/* Every plan path in some combination. */
+	in.u.plan.npairs = 1;
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "in no combination"));
+	/* Not named: each path on both sides, so a different server path is refused. */
+	plan_of(&in.u.plan, same);
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	at = (size_t)n - PLAN_ROUNDS_LEN - 2 * in.u.plan.npairs - 2;
+	assert_int_equal(decode_patched(&in, at + 3, GDR_MEM_PEERMEM, why), -EBADMSG);
+	assert_non_null(strstr(why, "not the plan's path on both sides"));
+	assert_int_equal(decode_patched(&in, at, GDR_SIDES_CLIENT, why), 0);
+	/* Every prefix is refused, the new fields included. */
+	for (int len = 0; len < n; len++)
+		assert_int_not_equal(gdr_msg_decode(buf, (size_t)len, &out, why, sizeof(why)), 0);
+}
+
+/* The plan's ACK carries the server's own paths; an ERROR does not. */
+static void test_ack_paths(void **state)
+{
+	struct gdr_msg in, out;
+	uint8_t buf[GDR_CTRL_MAX];
+	char why[256];
+	int n;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.type = GDR_MSG_ACK;
+	in.u.error.nmem = 2;
+	in.u.error.mem[0] = GDR_MEM_PEERMEM;
+	in.u.error.mem[1] = GDR_MEM_HOST;
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.error.nmem, 2);
+	assert_int_equal(out.u.error.mem[0], GDR_MEM_PEERMEM);
+	assert_int_equal(out.u.error.mem[1], GDR_MEM_HOST);
+	/* A path twice, or unknown. */
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	assert_int_equal(decode_patched(&in, (size_t)n - 1, GDR_MEM_PEERMEM, why), -EBADMSG);
+	assert_non_null(strstr(why, "ACK path"));
+	assert_int_equal(decode_patched(&in, (size_t)n - 1, 4, why), -EBADMSG);
+	assert_int_equal(decode_patched(&in, (size_t)n - 3, 5, why), -EBADMSG);
+	assert_non_null(strstr(why, "ACK path count"));
+	in.u.error.nmem = GDR_MEM__COUNT + 1;
+	assert_int_equal(gdr_msg_encode(&in, buf, sizeof(buf)), -EINVAL);
+	/* An ERROR ends at its text. */
+	in.type = GDR_MSG_ERROR;
+	in.u.error.code = -EINVAL;
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	assert_int_equal(n, 12 + 4 + 2);
+	roundtrip(&in, &out);
+	assert_int_equal(out.u.error.nmem, 0);
+}
+
+/* BUF tells its side's GPU, NIC and distance, each bounded by its own field. */
+static void test_buf_side(void **state)
+{
+	struct gdr_msg in, out;
+	uint8_t buf[GDR_CTRL_MAX];
+	char why[256];
+	int n;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.type = GDR_MSG_BUF;
+	in.u.buf.kind = GDR_MEM_PEERMEM;
+	in.u.buf.ok = 1;
+	in.u.buf.nqps = GDR_MAX_QPS;
+	memset(in.u.buf.text, 'r', sizeof(in.u.buf.text) - 1);
+	strcpy(in.u.buf.side.gpu, "3");
+	strcpy(in.u.buf.side.gpu_bus_id, "0000:3b:00.0");
+	memset(in.u.buf.side.gpu_name, 'N', sizeof(in.u.buf.side.gpu_name) - 1);
+	strcpy(in.u.buf.side.nic, "mlx5_1");
+	strcpy(in.u.buf.side.distance, "PXB");
+	/* The largest BUF still fits a control message. */
+	roundtrip(&in, &out);
+	assert_string_equal(out.u.buf.side.gpu, "3");
+	assert_string_equal(out.u.buf.side.gpu_bus_id, "0000:3b:00.0");
+	assert_int_equal(strlen(out.u.buf.side.gpu_name), sizeof(in.u.buf.side.gpu_name) - 1);
+	assert_string_equal(out.u.buf.side.nic, "mlx5_1");
+	assert_string_equal(out.u.buf.side.distance, "PXB");
+	/* distance (the last field: 2 length bytes, 3 text) claims 16 bytes: its field's size. */
+	n = gdr_msg_encode(&in, buf, sizeof(buf));
+	buf[n - 5] = 16;
+	buf[n - 4] = 0;
+	assert_int_equal(gdr_msg_decode(buf, (size_t)n, &out, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "BUF side distance"));
+	/* Control characters from the peer are replaced, as in every text. */
+	strcpy(in.u.buf.side.nic, "a\033[2J");
+	roundtrip(&in, &out);
+	assert_string_equal(out.u.buf.side.nic, "a?[2J");
+}
+
+/*
+ * The server's own --mem makes the server's side: every client path with
+ * every own path when the client named none; the client's named side must
+ * name the same paths, or the mismatch names both.
+ */
+static void test_plan_server_side(void **state)
+{
+	char *same[] = { "x", "--mem", "host,peermem", "srv", NULL };
+	char *remote[] = { "x", "--mem", "host", "--mem-remote", "bounce,peermem", "srv", NULL };
+	const uint8_t own[] = { GDR_MEM_PEERMEM, GDR_MEM_BOUNCE };
+	struct gdr_plan p;
+	struct gdr_opts srv;
+	char *a1[] = { "x", "--mem", "bounce", NULL };
+	char why[256] = "";
+
+	(void)state;
+	plan_of(&p, same);
+	/* No own paths: the plan as it is. */
+	assert_int_equal(gdr_plan_server_side(&p, own, 0, why, sizeof(why)), 0);
+	assert_int_equal(p.sides, GDR_SIDES_SAME);
+	assert_int_equal(p.npairs, 2);
+	assert_int_equal(gdr_plan_server_side(&p, own, 2, why, sizeof(why)), 0);
+	assert_int_equal(p.sides, GDR_SIDES_SERVER);
+	assert_int_equal(p.npairs, 4);
+	assert_int_equal(p.pairs[0].client, GDR_MEM_HOST);
+	assert_int_equal(p.pairs[0].server, GDR_MEM_PEERMEM);
+	assert_int_equal(p.pairs[1].server, GDR_MEM_BOUNCE);
+	assert_int_equal(p.pairs[3].client, GDR_MEM_PEERMEM);
+	assert_int_equal(p.pairs[3].server, GDR_MEM_BOUNCE);
+	/* Named by the client: the same paths in any order agree, the plan unchanged. */
+	plan_of(&p, remote);
+	assert_int_equal(gdr_plan_server_side(&p, own, 2, why, sizeof(why)), 0);
+	assert_int_equal(p.sides, GDR_SIDES_CLIENT);
+	assert_int_equal(p.pairs[0].server, GDR_MEM_BOUNCE);
+	/* Different paths: a mismatch naming both. */
+	assert_int_equal(gdr_plan_server_side(&p, own, 1, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "plan mismatch: the server's side: the client names "
+				    "bounce,peermem (--mem-remote or --mem LOCAL:REMOTE), the "
+				    "server's --mem says peermem"));
+	/* The server's --mem is no longer a contradiction of the client's. */
+	plan_of(&p, same);
+	assert_int_equal(gdr_opts_parse(&srv, GDR_VERB_WRITE, 3, a1), 0);
+	assert_int_equal(gdr_plan_check(&srv, &p, why, sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +605,9 @@ int main(void)
 		cmocka_unit_test(test_text_sanitised), cmocka_unit_test(test_hello),
 		cmocka_unit_test(test_plan_check),     cmocka_unit_test(test_plan_gpu_fields),
 		cmocka_unit_test(test_rounds_fields),
+		cmocka_unit_test(test_plan_pairs),	 cmocka_unit_test(test_plan_pairs_hostile),
+		cmocka_unit_test(test_ack_paths),	 cmocka_unit_test(test_buf_side),
+		cmocka_unit_test(test_plan_server_side),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

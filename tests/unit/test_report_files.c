@@ -88,10 +88,10 @@ static void test_csv_header_once(void **state)
 
 	text = slurp(path);
 	p = text;
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_string_equal(fields[0], "timestamp");
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+		assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 		assert_string_equal(fields[0], "2026-11-29T21:25:51Z");
 	}
 	assert_string_equal(fields[COL("path")], "bounce");
@@ -143,9 +143,10 @@ static void test_csv_torn_last_row(void **state)
 	gdr_csv_close(csv);
 	p = slurp(path);
 	assert_int_equal(count_lines(p), 3);
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), 3); /* the fragment, on its own line */
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS),
+			 3); /* the fragment, on its own line */
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_string_equal(fields[COL("path")], "dmabuf");
 	assert_string_equal(p, "");
 }

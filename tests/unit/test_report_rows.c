@@ -31,7 +31,7 @@ static void test_header(void **state)
 	(void)state;
 	snprintf(line, sizeof(line), "%s\n", gdr_csv_header());
 	p = line;
-	n = parse_record(&p, fields, FIELDS_MAX);
+	n = parse_record(&p, fields, MAXFIELDS);
 	assert_int_equal(n, NCOLS);
 	assert_int_equal(n, GDR_CSV_COLUMNS);
 	for (int i = 0; i < NCOLS; i++)
@@ -66,6 +66,18 @@ static void test_row_values(void **state)
 	assert_string_equal(fields[COL("status")], "ok");
 	assert_string_equal(fields[COL("note")], "");
 	assert_string_equal(fields[COL("version")], "0.1.0");
+	/* Each side its own memory (issue 48): the peer's path and its side, after bounce_blocks.
+	 */
+	assert_string_equal(fields[COL("path_remote")], "peermem");
+	assert_int_equal(COL("gpu_remote"), COL("bounce_blocks") + 1);
+	assert_string_equal(fields[COL("gpu_remote")], "1");
+	assert_string_equal(fields[COL("gpu_bus_id_remote")], "0000:3b:00.0");
+	assert_string_equal(fields[COL("gpu_name_remote")], "NVIDIA H200");
+	assert_string_equal(fields[COL("nic_remote")], "mlx5_1");
+	assert_string_equal(fields[COL("distance_remote")], "PXB");
+	/* The run and its rounds (issue 51) follow them. */
+	assert_int_equal(COL("run_id"), COL("distance_remote") + 1);
+	assert_int_equal(COL("rep_t_end_s"), NCOLS - 1);
 }
 
 static void test_unknowns_empty(void **state)
@@ -253,6 +265,62 @@ static void test_table(void **state)
 	free(buf);
 }
 
+/*
+ * Per-side paths (issue 48): the first column is this side's path and the
+ * peer's, "path:remote", wide enough for peermem:peermem; the default
+ * bandwidth table still fits 120 columns, the latency table's 7 more (its
+ * columns are as wide as their headers).
+ */
+static void test_table_pairs(void **state)
+{
+	struct gdr_result r;
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, longest = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	fill(&r);
+	r.bw_avg_gbps = 8.0;
+	r.bw_peak_gbps = 123456.789;
+	gdr_table_header(f, GDR_TABLE_PAIRS | GDR_TABLE_GBITS);
+	gdr_table_row(f, &r, GDR_TABLE_PAIRS | GDR_TABLE_GBITS);
+	strcpy(r.path, "peermem");
+	strcpy(r.status, "skipped");
+	strcpy(r.note, "server (remote): rxeB: ibv_reg_dmabuf_mr: Operation not supported");
+	gdr_table_row(f, &r, GDR_TABLE_PAIRS);
+	fflush(f);
+	assert_non_null(strstr(buf, " path:remote     verb   #bytes     #iterations"));
+	assert_non_null(
+	    strstr(buf, " dmabuf:peermem  write  1048576    5000         123456.789       8.000"));
+	assert_non_null(
+	    strstr(buf, " peermem:peermem write  1048576    skipped: server (remote): "));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strlen(line) > longest)
+			longest = strlen(line);
+	assert_true(longest <= GDR_TABLE_COLS);
+	fclose(f);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	r.lat_p50_us = 3.5;
+	strcpy(r.status, "ok");
+	r.note[0] = '\0';
+	gdr_table_header_lat(f, GDR_TABLE_PAIRS);
+	gdr_table_row_lat(f, &r, GDR_TABLE_PAIRS);
+	fclose(f);
+	assert_non_null(strstr(buf, " path:remote     verb  #bytes     #iterations t_min[usec]"));
+	assert_non_null(strstr(buf, " peermem:peermem write 1048576    5000        "));
+	longest = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strlen(line) > longest)
+			longest = strlen(line);
+	assert_true(longest <= GDR_TABLE_COLS + 7);
+	free(buf);
+}
+
 /* The default table fits 120 columns, a long note wrapped below its row; --wide has all. */
 static void test_table_width(void **state)
 {
@@ -309,7 +377,7 @@ static void test_latency_columns(void **state)
 	(void)state;
 	fill(&r);
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_string_equal(fields[COL("lat_p50_us")], "");
 	assert_string_equal(fields[COL("lat_avg_us")], "");
 	r.bw_peak_gbps = r.bw_avg_gbps = r.bw_median_gbps = r.bw_min_gbps = r.bw_max_gbps = NAN;
@@ -323,7 +391,7 @@ static void test_latency_columns(void **state)
 	r.lat_avg_us = 2.5;
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
 	p = row;
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_string_equal(fields[COL("lat_min_us")], "1.500");
 	assert_string_equal(fields[COL("lat_p50_us")], "2.250");
 	assert_string_equal(fields[COL("lat_p999_us")], "5.000");
@@ -367,7 +435,7 @@ static void test_time_columns(void **state)
 	(void)state;
 	gdr_result_init(&r);
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_string_equal(fields[COL("t_start_s")], "");
 	assert_string_equal(fields[COL("t_end_s")], "");
 	assert_string_equal(fields[COL("order")], "");
@@ -376,7 +444,7 @@ static void test_time_columns(void **state)
 	r.order = 0;
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
 	p = row;
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_string_equal(fields[COL("t_start_s")], "0.500000");
 	assert_string_equal(fields[COL("t_end_s")], "12.250000");
 	assert_string_equal(fields[COL("order")], "0");
@@ -399,7 +467,7 @@ static void test_round_columns(void **state)
 	(void)state;
 	fill(&r);
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_string_equal(fields[COL("run_id")], "00c0ffee12345678");
 	assert_string_equal(fields[COL("looks")], "11");
 	assert_string_equal(fields[COL("stop")], "decided");
@@ -414,18 +482,18 @@ static void test_round_columns(void **state)
 	}
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
 	p = row;
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_non_null(strstr(fields[COL("rep_bw_gbps")], "0.000123456;1.00012;"));
 	assert_non_null(strstr(fields[COL("rep_t_end_s")], ";86527.123456"));
 	r.rep_bw_gbps[5] = NAN;
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
 	p = row;
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_string_equal(fields[COL("rep_bw_gbps")], "");
 	strcpy(r.status, "skipped");
 	assert_true(gdr_csv_format(&r, row, sizeof(row)) > 0);
 	p = row;
-	assert_int_equal(parse_record(&p, fields, FIELDS_MAX), NCOLS);
+	assert_int_equal(parse_record(&p, fields, MAXFIELDS), NCOLS);
 	assert_string_equal(fields[COL("looks")], "");
 	assert_string_equal(fields[COL("rep_t_start_s")], "");
 	assert_string_equal(fields[COL("run_id")], "00c0ffee12345678");
@@ -463,6 +531,7 @@ int main(void)
 		/* the text table; a result as initialised */
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_width),
+		cmocka_unit_test(test_table_pairs),
 		cmocka_unit_test(test_time_columns),
 		cmocka_unit_test(test_round_columns),
 		cmocka_unit_test(test_result_init),

@@ -138,8 +138,8 @@ static const struct gdr_ctl_ops mem_ops = {
 /* What one side's paths were asked to do. */
 struct record {
 	unsigned int opens, closes, skip_path; /* skip_path: 1 + index of a path to skip */
-	int short_kind;		   /* opens of this path kind (+1) fail for want of memory, */
-	unsigned int short_times;  /* this many times */
+	int short_kind;		  /* opens of this path kind (+1) fail for want of memory, */
+	unsigned int short_times; /* this many times */
 	unsigned int nruns;
 	uint64_t run_size[MAXCALLS];
 	int run_cpus[MAXCALLS]; /* CPUs the running thread was allowed during each run */
@@ -148,7 +148,9 @@ struct record {
 	double wobble;
 	unsigned int nlat, lat_with_samples;
 	uint64_t lat_size[MAXCALLS];
-	size_t src_len, dst_len; /* of the last path opened */
+	size_t src_len, dst_len;	  /* of the last path opened */
+	unsigned int open_kind[MAXCALLS]; /* each open: kind * 10 + the peer's kind */
+	unsigned int skip_kind;		  /* 1 + a kind this side cannot open */
 };
 
 static struct record rec[2]; /* [0] client, [1] server */
@@ -162,9 +164,14 @@ static void fake_open(struct gdr_path *p)
 {
 	struct record *r = rec_of(p);
 
-	r->opens++;
+	assert_true(r->opens < MAXCALLS);
+	r->open_kind[r->opens++] = (unsigned int)p->kind * 10 + (unsigned int)p->peer_kind;
 	r->src_len = p->src_len;
 	r->dst_len = p->dst_len;
+	if (r->skip_kind == (unsigned int)p->kind + 1) {
+		snprintf(p->skip, sizeof(p->skip), "fake: %s not here", gdr_mem_kind_name(p->kind));
+		return;
+	}
 	if (r->skip_path == r->opens) {
 		snprintf(p->skip, sizeof(p->skip), "fake: path %u skipped here", r->opens - 1);
 		return;
@@ -389,8 +396,7 @@ static char *cli_args[] = { "x", "--sizes",   "64:256", "--repeat", "2", "-n",
 static char *srv_args[] = { "x", "--timeout", "2", NULL };
 
 /* A client of cli's options on the four paths and a server, both keeping their rows. */
-static void rows_init(struct side *c, struct side *sv, struct rows *ck, struct rows *sk,
-		      char **cli)
+static void rows_init(struct side *c, struct side *sv, struct rows *ck, struct rows *sk, char **cli)
 {
 	side_init(c, 1, &s2c, &c2s, cli);
 	side_init(sv, 0, &c2s, &s2c, srv_args);
@@ -515,7 +521,8 @@ static void check_pinning(char **cli, char **srv, unsigned int nruns, uint64_t p
 	for (int k = 0; k < 2; k++) {
 		assert_int_equal(rec[k].nruns, nruns);
 		for (unsigned int i = 0; i < rec[k].nruns; i++)
-			assert_int_equal(rec[k].run_cpus[i], rec[k].run_size[i] <= pinned_upto ? 1 : n);
+			assert_int_equal(rec[k].run_cpus[i],
+					 rec[k].run_size[i] <= pinned_upto ? 1 : n);
 	}
 	assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
 	assert_true(CPU_EQUAL(&before, &after));
@@ -525,8 +532,8 @@ static void check_pinning(char **cli, char **srv, unsigned int nruns, uint64_t p
 
 static void test_pinned_repeats(void **state)
 {
-	static char *cli[] = { "x",	    "--sizes", "64:256", "--repeat", "2",  "-n",
-			       "5",	    "--timeout", "2",	   "--pin", "peer", NULL };
+	static char *cli[] = { "x", "--sizes",	 "64:256", "--repeat", "2",    "-n",
+			       "5", "--timeout", "2",	   "--pin",    "peer", NULL };
 	static char *srv[] = { "x", "--timeout", "2", "--pin", NULL };
 
 	(void)state;
@@ -535,8 +542,8 @@ static void test_pinned_repeats(void **state)
 
 static void test_not_pinned(void **state)
 {
-	static char *cli[] = { "x",	    "--sizes", "64:256", "--repeat", "2",    "-n",
-			       "5",	    "--timeout", "2",	   "--no-pin", "peer", NULL };
+	static char *cli[] = { "x", "--sizes",	 "64:256", "--repeat", "2",    "-n",
+			       "5", "--timeout", "2",	   "--no-pin", "peer", NULL };
 	static char *srv[] = { "x", "--timeout", "2", "--no-pin", NULL };
 
 	(void)state;
@@ -546,11 +553,12 @@ static void test_not_pinned(void **state)
 }
 
 /* A thread that may run on one CPU only is left as it is; release puts back what it took. */
-/* gdr_read_bw pins each repeat of messages up to 1 MiB by default, on both sides; --no-pin turns it off. */
+/* gdr_read_bw pins each repeat of messages up to 1 MiB by default, on both sides; --no-pin turns it
+ * off. */
 static void test_read_pinned_by_default(void **state)
 {
-	static char *cli[] = { "x",	    "--sizes", "64:256", "--repeat", "2",    "-n",
-			       "5",	    "--timeout", "2",	   "--no-pin", "peer", NULL };
+	static char *cli[] = { "x", "--sizes",	 "64:256", "--repeat", "2",    "-n",
+			       "5", "--timeout", "2",	   "--no-pin", "peer", NULL };
 	static char *srv[] = { "x", "--timeout", "2", "--no-pin", NULL };
 
 	(void)state;
@@ -567,9 +575,11 @@ static void test_read_pinned_by_default(void **state)
  */
 static void test_read_pins_small_only(void **state)
 {
-	static char *cli[] = { "x", "--sizes", "512K:2M", "-n", "2", "--timeout", "2", "peer", NULL };
-	static char *all[] = { "x",  "--sizes", "512K:2M", "-n",   "2",
-			       "--timeout", "2",       "--pin",   "peer", NULL };
+	static char *cli[] = {
+		"x", "--sizes", "512K:2M", "-n", "2", "--timeout", "2", "peer", NULL
+	};
+	static char *all[] = { "x",	    "--sizes", "512K:2M", "-n",	  "2",
+			       "--timeout", "2",       "--pin",	  "peer", NULL };
 	static char *srv[] = { "x", "--timeout", "2", NULL };
 	static char *srv_pin[] = { "x", "--timeout", "2", "--pin", NULL };
 
@@ -625,7 +635,8 @@ static void test_skipped_path(void **state)
 	side_init(&c, 1, &s2c, &c2s, cli_args);
 	side_init(&sv, 0, &c2s, &s2c, srv_args);
 	c.o.nmem = 2;
-	c.o.mem[0] = c.o.mem[1] = GDR_MEM_HOST;
+	c.o.mem[0] = GDR_MEM_HOST;
+	c.o.mem[1] = GDR_MEM_PEERMEM; /* each combination once (the plan refuses a repeat) */
 	rec[1].skip_path = 2;
 	run_pair(&c, &sv);
 	assert_int_equal(c.r, 0);
@@ -665,6 +676,139 @@ static void test_gpu_alloc_in_plan(void **state)
 	assert_int_equal(c.end.sent[GDR_MSG_BUF], 1 + GDR_GPU_ALLOC__COUNT);
 	assert_int_equal(sv.end.sent[GDR_MSG_BUF], 1 + GDR_GPU_ALLOC__COUNT);
 	assert_int_equal(rec[0].opens, rec[1].opens);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* Rows of k whose path and path_remote are path and remote, and their status. */
+static unsigned int count_rows(const struct rows *k, const char *path, const char *remote,
+			       const char *status)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < k->n; i++)
+		n += !strcmp(k->r[i].path, path) && !strcmp(k->r[i].path_remote, remote) &&
+		     !strcmp(k->r[i].status, status);
+	return n;
+}
+
+/*
+ * Each side its own memory (issue 48): the client names the server's side
+ * (--mem-remote), each combination is one entry of the rotation, each side
+ * opens its own path of it, and the rows say both (path_remote the peer's).
+ * A combination one side cannot open is skipped on both with that side named.
+ */
+static void test_per_side(void **state)
+{
+	struct side c, sv;
+	struct rows ck, sk;
+	char *cli[] = { "x",
+			"--sizes",
+			"64:128",
+			"-n",
+			"5",
+			"--timeout",
+			"2",
+			"--mem",
+			"host",
+			"--mem-remote",
+			"peermem,bounce,dmabuf",
+			"--repeat",
+			"1",
+			"peer",
+			NULL };
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli);
+	side_init(&sv, 0, &c2s, &s2c, srv_args);
+	side_rows(&c, &ck);
+	side_rows(&sv, &sk);
+	rec[1].skip_kind = GDR_MEM_DMABUF + 1; /* the server has no dmabuf */
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(c.s->npaths, 3);
+	/* Each side opened its own path of each combination, knowing the peer's. */
+	assert_int_equal(rec[0].opens, 3);
+	assert_int_equal(rec[1].opens, 3);
+	for (unsigned int i = 0; i < 3; i++) {
+		unsigned int srv =
+		    (unsigned int[]){ GDR_MEM_PEERMEM, GDR_MEM_BOUNCE, GDR_MEM_DMABUF }[i];
+
+		assert_int_equal(rec[0].open_kind[i], GDR_MEM_HOST * 10 + srv);
+		assert_int_equal(rec[1].open_kind[i], srv * 10 + GDR_MEM_HOST);
+	}
+	/* Two combinations ran, in turns: 2 sizes x 2 each side. */
+	assert_int_equal(rec[0].nruns, 4);
+	assert_int_equal(rec[1].nruns, 4);
+	assert_int_equal(count_rows(&ck, "host", "peermem", "ok"), 2);
+	assert_int_equal(count_rows(&ck, "host", "bounce", "ok"), 2);
+	assert_int_equal(count_rows(&sk, "peermem", "host", "ok"), 2);
+	assert_int_equal(count_rows(&sk, "bounce", "host", "ok"), 2);
+	/* The one the server cannot run: skipped on both sides, the side named. */
+	assert_int_equal(count_rows(&ck, "host", "dmabuf", "skipped"), 2);
+	assert_int_equal(count_rows(&sk, "dmabuf", "host", "skipped"), 2);
+	for (unsigned int i = 0; i < ck.n; i++)
+		if (!strcmp(ck.r[i].status, "skipped"))
+			assert_string_equal(ck.r[i].note, "server (remote): fake: dmabuf not here");
+	for (unsigned int i = 0; i < sk.n; i++)
+		if (!strcmp(sk.r[i].status, "skipped"))
+			assert_string_equal(sk.r[i].note, "server (local): fake: dmabuf not here");
+	side_free(&c);
+	side_free(&sv);
+}
+
+/*
+ * As perftest: the server's own --mem chooses its side, the client names
+ * nothing. Every client path meets every server path; the ACK tells the
+ * client which, and its rows say so.
+ */
+static void test_server_chooses(void **state)
+{
+	struct side c, sv;
+	struct rows ck, sk;
+	char *cli[] = { "x", "--sizes", "64:64",       "-n",   "5", "--timeout",
+			"2", "--mem",	"host,bounce", "peer", NULL };
+	char *srv[] = { "x", "--timeout", "2", "--mem", "peermem", NULL };
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli);
+	side_init(&sv, 0, &c2s, &s2c, srv);
+	side_rows(&c, &ck);
+	side_rows(&sv, &sk);
+	run_pair(&c, &sv);
+	assert_int_equal(c.r, 0);
+	assert_int_equal(sv.r, 0);
+	assert_int_equal(c.s->plan.sides, GDR_SIDES_SERVER);
+	assert_int_equal(sv.s->plan.sides, GDR_SIDES_SERVER);
+	assert_int_equal(count_rows(&ck, "host", "peermem", "ok"), 1);
+	assert_int_equal(count_rows(&ck, "bounce", "peermem", "ok"), 1);
+	assert_int_equal(count_rows(&sk, "peermem", "host", "ok"), 1);
+	assert_int_equal(count_rows(&sk, "peermem", "bounce", "ok"), 1);
+	assert_int_equal(ck.n, 2);
+	side_free(&c);
+	side_free(&sv);
+}
+
+/* Both name the server's side, differently: both stop, the message names both. */
+static void test_both_name_server_side(void **state)
+{
+	struct side c, sv;
+	char *cli[] = { "x", "--timeout", "2", "--mem-remote", "bounce", "peer", NULL };
+	char *srv[] = { "x", "--timeout", "2", "--mem", "peermem,host", NULL };
+	const char *want = "plan mismatch: the server's side: the client names bounce "
+			   "(--mem-remote or --mem LOCAL:REMOTE), the server's --mem says "
+			   "peermem,host";
+
+	(void)state;
+	side_init(&c, 1, &s2c, &c2s, cli);
+	side_init(&sv, 0, &c2s, &s2c, srv);
+	run_pair(&c, &sv);
+	assert_int_equal(sv.r, -EINVAL);
+	assert_non_null(strstr(sv.s->why, want));
+	assert_int_equal(c.r, -EINVAL);
+	assert_non_null(strstr(c.s->why, want));
+	assert_int_equal(rec[0].opens + rec[1].opens, 0);
 	side_free(&c);
 	side_free(&sv);
 }
@@ -888,8 +1032,8 @@ static int rows_overlap(const struct rows *k, uint64_t size)
  */
 static void test_rotation(void **state)
 {
-	static char *cli[] = { "x", "--sizes", "64:128", "--repeat", "3",  "-n",
-			       "5", "--timeout", "2",      "peer",	NULL };
+	static char *cli[] = { "x", "--sizes",	 "64:128", "--repeat", "3", "-n",
+			       "5", "--timeout", "2",	   "peer",     NULL };
 	struct side c, sv;
 	struct rows ck, sk;
 
@@ -936,8 +1080,8 @@ static void test_rotation(void **state)
 }
 
 /* One size, two repeats: the server's peermem short of memory (test_path_major_fallback, ...). */
-static char *one_size_args[] = { "x", "--sizes", "64:64", "--repeat", "2", "-n",
-				 "5", "--timeout", "2",	      "peer",	  NULL };
+static char *one_size_args[] = { "x", "--sizes",   "64:64", "--repeat", "2", "-n",
+				 "5", "--timeout", "2",	    "peer",	NULL };
 
 /*
  * The server cannot hold every path at once (its peermem is short of memory
@@ -974,7 +1118,7 @@ static void test_path_major_fallback(void **state)
 			assert_string_equal(r->status, "ok");
 			assert_int_equal(r->order, i);
 			assert_non_null(strstr(r->note, "path-major: the server could not hold "
-							 "every path's buffers at once"));
+							"every path's buffers at once"));
 		}
 	}
 	side_free(&c);
@@ -1024,8 +1168,8 @@ static void test_short_alone_skipped(void **state)
 /* Latency takes turns too: the rows of one size overlap in time. */
 static void test_latency_rotation(void **state)
 {
-	static char *cli[] = { "x", "--sizes", "64:64", "--repeat", "3", "-n",
-			       "4", "--timeout", "2", "peer",	      NULL };
+	static char *cli[] = { "x", "--sizes",	 "64:64", "--repeat", "3", "-n",
+			       "4", "--timeout", "2",	  "peer",     NULL };
 	struct side c, sv;
 	struct rows ck, sk;
 
@@ -1266,6 +1410,9 @@ int main(void)
 		cmocka_unit_test(test_pin_here),
 		cmocka_unit_test_setup(test_skipped_path, setup),
 		cmocka_unit_test_setup(test_gpu_alloc_in_plan, setup),
+		cmocka_unit_test_setup(test_per_side, setup),
+		cmocka_unit_test_setup(test_server_chooses, setup),
+		cmocka_unit_test_setup(test_both_name_server_side, setup),
 		cmocka_unit_test_setup(test_failed_repeat, setup),
 		cmocka_unit_test_setup(test_read_pins_small_only, setup),
 		cmocka_unit_test_setup(test_latency, setup),
