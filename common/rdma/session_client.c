@@ -209,10 +209,8 @@ static int client_look(struct sess *s, unsigned int si, unsigned int rounds, int
 	if (r)
 		return r;
 	*more = stop == GDR_ROUND_MORE;
-	if (!*more) {
-		s->rounds.stop = gdr_round_stop_name(stop);
-		gdr_sess_end_size(s, si, -1);
-	}
+	if (!*more)
+		gdr_sess_rounds_end(s, si, rounds, stop);
 	return 0;
 }
 

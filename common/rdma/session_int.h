@@ -222,6 +222,11 @@ void gdr_sess_rounds_mode(struct sess *s);
  */
 unsigned int gdr_sess_rounds_decide(struct sess *s, unsigned int rounds);
 /* A measured row's rounds: how many, the rule's K, why they stopped, each one's numbers. */
+/*
+ * A size's rounds are over (ROUND said stop, on either side): its rows, then
+ * one line under them that says how many rounds it took and why they ended.
+ */
+void gdr_sess_rounds_end(struct sess *s, unsigned int si, unsigned int rounds, unsigned int stop);
 void gdr_sess_rounds_fill(const struct sess *s, struct gdr_result *r, const struct gdr_acc *a);
 
 /* session_place.c */

@@ -102,6 +102,21 @@ unsigned int gdr_sess_rounds_decide(struct sess *s, unsigned int rounds)
 	return GDR_ROUND_MORE;
 }
 
+void gdr_sess_rounds_end(struct sess *s, unsigned int si, unsigned int rounds, unsigned int stop)
+{
+	static const char *const why[GDR_ROUND__END] = {
+		[GDR_ROUND_DECIDED] = "decided: every ratio known within the margin or beyond it",
+		[GDR_ROUND_MAX] = "not decided: the most rounds --repeat allows",
+		[GDR_ROUND_BUDGET] = "not decided: --time-per-size spent",
+		[GDR_ROUND_NOTHING] = "nothing to decide: fewer than two paths measured",
+	};
+
+	s->rounds.stop = gdr_round_stop_name(stop);
+	gdr_sess_end_size(s, si, -1);
+	if (stop < GDR_ROUND__END && why[stop])
+		printf("   %u rounds: %s\n", rounds, why[stop]);
+}
+
 void gdr_sess_rounds_fill(const struct sess *s, struct gdr_result *r, const struct gdr_acc *a)
 {
 	r->repeats = a->n;

@@ -153,10 +153,8 @@ static int server_look(struct sess *s, unsigned int si, unsigned int rounds, int
 		return -EPROTO;
 	}
 	*more = m.u.round.stop == GDR_ROUND_MORE;
-	if (!*more) {
-		s->rounds.stop = gdr_round_stop_name(m.u.round.stop);
-		gdr_sess_end_size(s, si, -1);
-	}
+	if (!*more)
+		gdr_sess_rounds_end(s, si, rounds, m.u.round.stop);
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_ACK;
 	return gdr_sess_send(s, &m);

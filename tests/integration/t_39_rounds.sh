@@ -93,6 +93,9 @@ wait_server
 check "read_bw --time-per-size 0.001: both exit 0" [ "$CRC" = 0 -a "$SRC" = 0 ]
 check "read_bw --time-per-size: 3 rounds, stopped by the time budget" \
 	rounds "$TMP/budget.csv" 3:20 3..3 "time budget,decided"
+check "each side says under the size's rows how many rounds it took and why" bash -c "
+	grep -Eq '^   3 rounds: (not decided: --time-per-size spent|decided: every ratio)' '$TMP/cli.out' &&
+	grep -Eq '^   3 rounds: (not decided: --time-per-size spent|decided: every ratio)' '$TMP/srv.out'"
 
 # The default with two paths and no --repeat: rounds until decided, 5:40.
 server gdr_write_bw --timeout 60
