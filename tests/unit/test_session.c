@@ -928,6 +928,28 @@ static void test_malformed(void **state)
 	side_free(&c);
 }
 
+/*
+ * A server thread fed by hand: c's plan (of args) sent to it, its ACK read;
+ * then the test plays the client's messages itself.
+ */
+static void server_by_hand(struct side *c, struct side *sv, char **args, struct end *cli,
+			   pthread_t *t)
+{
+	struct gdr_msg m;
+	char why[256];
+
+	side_init(c, 1, &s2c, &c2s, args);
+	side_init(sv, 0, &c2s, &s2c, srv_args);
+	memset(&m, 0, sizeof(m));
+	m.type = GDR_MSG_PLAN;
+	gdr_plan_from_opts(&c->o, 1, &m.u.plan);
+	assert_int_equal(mem_send(cli, &m, why, sizeof(why)), 0);
+	quiet();
+	assert_int_equal(pthread_create(t, NULL, server_thread, sv), 0);
+	assert_int_equal(mem_recv(cli, &m, 5, 0, why, sizeof(why)), 0);
+	assert_int_equal(m.type, GDR_MSG_ACK);
+}
+
 /* A START for another size than the plan's next: the server refuses it by name. */
 static void test_server_checks_start(void **state)
 {
@@ -939,16 +961,7 @@ static void test_server_checks_start(void **state)
 	pthread_t t;
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, cli_args);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	memset(&m, 0, sizeof(m));
-	m.type = GDR_MSG_PLAN;
-	gdr_plan_from_opts(&c.o, 1, &m.u.plan);
-	assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
-	quiet();
-	assert_int_equal(pthread_create(&t, NULL, server_thread, &sv), 0);
-	assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
-	assert_int_equal(m.type, GDR_MSG_ACK);
+	server_by_hand(&c, &sv, cli_args, &cli, &t);
 	memset(&m, 0, sizeof(m));
 	m.type = GDR_MSG_BUF;
 	m.u.buf.kind = GDR_MEM_HOST;
@@ -1343,16 +1356,7 @@ static void test_server_checks_round(void **state)
 	pthread_t t;
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, round_cli);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	memset(&m, 0, sizeof(m));
-	m.type = GDR_MSG_PLAN;
-	gdr_plan_from_opts(&c.o, 1, &m.u.plan);
-	assert_int_equal(mem_send(&cli, &m, why, sizeof(why)), 0);
-	quiet();
-	assert_int_equal(pthread_create(&t, NULL, server_thread, &sv), 0);
-	assert_int_equal(mem_recv(&cli, &m, 5, 0, why, sizeof(why)), 0);
-	assert_int_equal(m.type, GDR_MSG_ACK);
+	server_by_hand(&c, &sv, round_cli, &cli, &t);
 	for (uint8_t kind = GDR_MEM_HOST; kind <= GDR_MEM_DMABUF; kind++) {
 		memset(&m, 0, sizeof(m));
 		m.type = GDR_MSG_BUF;
