@@ -35,7 +35,7 @@ void gdr_sess_describe_topology(struct sess *s)
 {
 	struct gdr_topo *t = gdr_sess_topo(s);
 	struct gdr_nccl_env nenv;
-	char why[256], line[512], safe[4 * sizeof(line) + 1];
+	char why[256], line[1024], safe[4 * sizeof(line) + 1];
 
 	if (!t)
 		return;

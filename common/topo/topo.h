@@ -42,13 +42,13 @@ struct gdr_topo_nic {
 	char bus_id[GDR_BUSID_LEN]; /* "" when not a PCI device */
 	int numa;		    /* -1 unknown */
 	char link[32];
-	char why[160]; /* why it is not on PCI in this topology; "" when it is */
+	char why[512]; /* why it is not on PCI in this topology (a --root path in it); "" when it is */
 };
 
 /* One GPU x NIC pair: everything the result line and the CSV columns need. */
 struct gdr_topo_pair {
 	enum gdr_topo_class cls;
-	char reason[192]; /* why UNKNOWN (or SYS for lack of locality); "" otherwise */
+	char reason[576]; /* why UNKNOWN (or SYS for lack of locality); "" otherwise */
 	int gpu_index;	  /* -1 when the GPU is not in the topology */
 	char gpu_bus_id[GDR_BUSID_LEN];
 	char gpu_name[96];

@@ -88,8 +88,11 @@ void gdr_topo_msg(char *buf, size_t len, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
+	int n = vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+	/* A message cut at the buffer's end says so, never a silently shorter cause. */
+	if (n >= 0 && (size_t)n >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
 }
 
 void gdr_topo_obj_busid(hwloc_obj_t pci, char *out, size_t len)

@@ -41,7 +41,7 @@ struct gdr_topo_path {
 void gdr_topo_classify(hwloc_obj_t a, hwloc_obj_t b, struct gdr_topo_path *p);
 /* NUMA node (os index) of an I/O object's locality, -1 when not exactly one. */
 int gdr_topo_io_numa(hwloc_obj_t io);
-/* snprintf for messages, where cutting a long path short is fine. */
+/* snprintf for messages: one cut at the buffer's end ends in "...". */
 void gdr_topo_msg(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* PCIe link of a PCI object: sysfs on this system, hwloc's GB/s otherwise. */

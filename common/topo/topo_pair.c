@@ -15,7 +15,7 @@ static void unknown(struct gdr_topo_pair *p, const char *fmt, const char *arg)
 {
 	p->cls = GDR_TOPO_UNKNOWN;
 	p->bridges = p->switches = p->host_bridges = -1;
-	snprintf(p->reason, sizeof(p->reason), fmt, arg);
+	gdr_topo_msg(p->reason, sizeof(p->reason), fmt, arg);
 }
 
 /*
@@ -173,7 +173,7 @@ const char *gdr_topo_numa_text(int n, char *buf, size_t len)
 const char *gdr_topo_describe(const struct gdr_topo_pair *p, const struct gdr_nccl_env *env,
 			      char *buf, size_t len)
 {
-	char gpu[160], dist[256], verdict[160], na[12], nb[12];
+	char gpu[160], dist[640], verdict[160], na[12], nb[12];
 
 	if (p->gpu_index >= 0)
 		snprintf(gpu, sizeof(gpu), "GPU%d %s (%s)", p->gpu_index, p->gpu_name,

@@ -631,6 +631,54 @@ static void test_sysfs_fallback(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * A --root deep enough that the NIC's reason names a 300-byte path: the cause
+ * after the path is whole (a CI checkout path once cut "No such file or
+ * directory" to "No such file or"); past the buffer the cut ends in "...".
+ */
+static void test_sysfs_reason_long_root(void **state)
+{
+	char root[600], deep[1200], link[4096], why[512], cmd[1400];
+	struct gdr_topo *t;
+	struct gdr_topo_pair p;
+	size_t n;
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/gdr-topo-long-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	snprintf(deep, sizeof(deep), "%s", root);
+	while (strlen(deep) < 300)
+		strcat(deep, "/a-directory-name-of-some-length");
+	snprintf(cmd, sizeof(cmd), "%s/sys/class/infiniband/rxe0", deep + strlen(root) + 1);
+	mkdirs(root, cmd);
+	assert_int_equal(gdr_topo_load(&t, xml("switches.xml", link, sizeof(link)), deep, why,
+				       sizeof(why)), 0);
+	p = pair(t, "0000:03:00.0", "rxe0");
+	assert_int_equal(p.cls, GDR_TOPO_UNKNOWN);
+	n = strlen(p.reason);
+	assert_true(n > 300);
+	assert_non_null(strstr(p.reason, "/sys/class/infiniband/rxe0/device: "));
+	assert_string_equal(p.reason + n - strlen(": No such file or directory)"),
+			    ": No such file or directory)");
+	gdr_topo_free(t);
+
+	/* A root longer than the reason can hold: cut, and the cut says so. */
+	while (strlen(deep) < 700)
+		strcat(deep, "/a-directory-name-of-some-length");
+	snprintf(cmd, sizeof(cmd), "%s/sys/class/infiniband/rxe0", deep + strlen(root) + 1);
+	mkdirs(root, cmd);
+	assert_int_equal(gdr_topo_load(&t, xml("switches.xml", link, sizeof(link)), deep, why,
+				       sizeof(why)), 0);
+	p = pair(t, "0000:03:00.0", "rxe0");
+	n = strlen(p.reason);
+	assert_true(n >= 500);
+	assert_string_equal(p.reason + n - 3, "...");
+	assert_int_equal(strncmp(p.reason, "rxe0: not a PCI device (", 24), 0);
+	gdr_topo_free(t);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_load(void **state)
 {
 	struct gdr_topo *t;
@@ -724,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_nccl_settings), cmocka_unit_test(test_nccl_defaults),
 		cmocka_unit_test(test_gpu_ranges),    cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_describe),      cmocka_unit_test(test_sysfs_fallback),
+		cmocka_unit_test(test_sysfs_reason_long_root),
 		cmocka_unit_test(test_load),	      cmocka_unit_test(test_real_exports),
 		cmocka_unit_test(test_bind),	      cmocka_unit_test(test_fill_result),
 	};
