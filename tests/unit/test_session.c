@@ -693,6 +693,30 @@ static unsigned int count_rows(const struct rows *k, const char *path, const cha
 }
 
 /*
+ * A client with CLI and a server with SRV (srv_args when NULL) run to the end,
+ * each side's rows kept; WOBBLE > 0 makes dmabuf that noisy, PAIRS > 1 says
+ * the pair was launched with others. Both sides must exit 0; the caller frees
+ * the sides.
+ */
+static void pair_run(char **cli, char **srv, double wobble, int pairs, struct side *c,
+		     struct side *sv, struct rows *ck, struct rows *sk)
+{
+	if (wobble > 0) {
+		rec[0].wobble_kind = GDR_MEM_DMABUF + 1;
+		rec[0].wobble = wobble;
+	}
+	side_init(c, 1, &s2c, &c2s, cli);
+	side_init(sv, 0, &c2s, &s2c, srv ? srv : srv_args);
+	side_rows(c, ck);
+	side_rows(sv, sk);
+	if (pairs > 1)
+		ck->sy.pairs = sk->sy.pairs = pairs;
+	run_pair(c, sv);
+	assert_int_equal(c->r, 0);
+	assert_int_equal(sv->r, 0);
+}
+
+/*
  * Each side its own memory (issue 48): the client names the server's side
  * (--mem-remote), each combination is one entry of the rotation, each side
  * opens its own path of it, and the rows say both (path_remote the peer's).
@@ -719,14 +743,8 @@ static void test_per_side(void **state)
 			NULL };
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, cli);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	side_rows(&c, &ck);
-	side_rows(&sv, &sk);
 	rec[1].skip_kind = GDR_MEM_DMABUF + 1; /* the server has no dmabuf */
-	run_pair(&c, &sv);
-	assert_int_equal(c.r, 0);
-	assert_int_equal(sv.r, 0);
+	pair_run(cli, NULL, 0, 1, &c, &sv, &ck, &sk);
 	assert_int_equal(c.s->npaths, 3);
 	/* Each side opened its own path of each combination, knowing the peer's. */
 	assert_int_equal(rec[0].opens, 3);
@@ -772,13 +790,7 @@ static void test_server_chooses(void **state)
 	char *srv[] = { "x", "--timeout", "2", "--mem", "peermem", NULL };
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, cli);
-	side_init(&sv, 0, &c2s, &s2c, srv);
-	side_rows(&c, &ck);
-	side_rows(&sv, &sk);
-	run_pair(&c, &sv);
-	assert_int_equal(c.r, 0);
-	assert_int_equal(sv.r, 0);
+	pair_run(cli, srv, 0, 1, &c, &sv, &ck, &sk);
 	assert_int_equal(c.s->plan.sides, GDR_SIDES_SERVER);
 	assert_int_equal(sv.s->plan.sides, GDR_SIDES_SERVER);
 	assert_int_equal(count_rows(&ck, "host", "peermem", "ok"), 1);
@@ -1249,13 +1261,7 @@ static void test_rounds_decided(void **state)
 	struct rows ck, sk;
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, round_cli);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	side_rows(&c, &ck);
-	side_rows(&sv, &sk);
-	run_pair(&c, &sv);
-	assert_int_equal(c.r, 0);
-	assert_int_equal(sv.r, 0);
+	pair_run(round_cli, NULL, 0, 1, &c, &sv, &ck, &sk);
 	assert_int_equal(rec[0].nruns, 2 * 2 * 5);
 	assert_int_equal(c.end.sent[GDR_MSG_ROUND], 2);
 	assert_int_equal(c.end.sent[GDR_MSG_START], 20);
@@ -1273,15 +1279,7 @@ static void test_rounds_max(void **state)
 	struct rows ck, sk;
 
 	(void)state;
-	rec[0].wobble_kind = GDR_MEM_DMABUF + 1;
-	rec[0].wobble = 0.3;
-	side_init(&c, 1, &s2c, &c2s, round_cli);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	side_rows(&c, &ck);
-	side_rows(&sv, &sk);
-	run_pair(&c, &sv);
-	assert_int_equal(c.r, 0);
-	assert_int_equal(sv.r, 0);
+	pair_run(round_cli, NULL, 0.3, 1, &c, &sv, &ck, &sk);
 	assert_int_equal(rec[0].nruns, 2 * 2 * 9);
 	assert_int_equal(c.end.sent[GDR_MSG_ROUND], 2 * 3); /* rounds 5, 7 and 9 */
 	check_round_rows(&ck, 9, "max rounds", 3);
@@ -1299,15 +1297,7 @@ static void test_rounds_budget(void **state)
 	struct rows ck, sk;
 
 	(void)state;
-	rec[0].wobble_kind = GDR_MEM_DMABUF + 1;
-	rec[0].wobble = 0.3;
-	side_init(&c, 1, &s2c, &c2s, cli);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	side_rows(&c, &ck);
-	side_rows(&sv, &sk);
-	run_pair(&c, &sv);
-	assert_int_equal(c.r, 0);
-	assert_int_equal(sv.r, 0);
+	pair_run(cli, NULL, 0.3, 1, &c, &sv, &ck, &sk);
 	check_round_rows(&ck, 5, "time budget", 3);
 	check_round_rows(&sk, 5, "time budget", 3);
 	side_free(&c);
@@ -1327,16 +1317,9 @@ static void test_rounds_launched(void **state)
 			"--timeout", "2", "peer", NULL };
 
 	(void)state;
-	side_init(&c, 1, &s2c, &c2s, cli);
+	pair_run(cli, NULL, 0, 2, &c, &sv, &ck, &sk);
 	assert_int_equal(c.o.repeat_min, GDR_ROUNDS_MIN);
 	assert_int_equal(c.o.repeat, GDR_ROUNDS_MAX);
-	side_init(&sv, 0, &c2s, &s2c, srv_args);
-	side_rows(&c, &ck);
-	side_rows(&sv, &sk);
-	ck.sy.pairs = sk.sy.pairs = 2;
-	run_pair(&c, &sv);
-	assert_int_equal(c.r, 0);
-	assert_int_equal(sv.r, 0);
 	assert_int_equal(c.end.sent[GDR_MSG_ROUND], 0);
 	assert_int_equal(rec[0].nruns, 2 * 2 * GDR_ROUNDS_MIN);
 	check_round_rows(&ck, GDR_ROUNDS_MIN, "fixed", 1);

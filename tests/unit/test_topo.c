@@ -631,6 +631,26 @@ static void test_sysfs_fallback(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* rxe0 with no device link under ROOT/DIRS (DIRS made up to LEN bytes): its pair. */
+static struct gdr_topo_pair deep_root_pair(const char *root, char *deep, size_t dlen, size_t len)
+{
+	char link[4096], why[512], rel[1200];
+	struct gdr_topo *t;
+	struct gdr_topo_pair p;
+
+	while (strlen(deep) < len && strlen(deep) + 40 < dlen)
+		strcat(deep, "/a-directory-name-of-some-length");
+	snprintf(rel, sizeof(rel), "%s/sys/class/infiniband/rxe0", deep + strlen(root) + 1);
+	mkdirs(root, rel);
+	assert_int_equal(gdr_topo_load(&t, xml("switches.xml", link, sizeof(link)), deep, why,
+				       sizeof(why)), 0);
+	p = pair(t, "0000:03:00.0", "rxe0");
+	gdr_topo_free(t);
+	assert_int_equal(p.cls, GDR_TOPO_UNKNOWN);
+	assert_int_equal(strncmp(p.reason, "rxe0: not a PCI device (", 24), 0);
+	return p;
+}
+
 /*
  * A --root deep enough that the NIC's reason names a 300-byte path: the cause
  * after the path is whole (a CI checkout path once cut "No such file or
@@ -638,43 +658,24 @@ static void test_sysfs_fallback(void **state)
  */
 static void test_sysfs_reason_long_root(void **state)
 {
-	char root[600], deep[1200], link[4096], why[512], cmd[1400];
-	struct gdr_topo *t;
+	char root[] = "/tmp/gdr-topo-long-XXXXXX", deep[1200], cmd[256];
+	const char *cause = ": No such file or directory)";
 	struct gdr_topo_pair p;
 	size_t n;
 
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/gdr-topo-long-XXXXXX");
 	assert_non_null(mkdtemp(root));
 	snprintf(deep, sizeof(deep), "%s", root);
-	while (strlen(deep) < 300)
-		strcat(deep, "/a-directory-name-of-some-length");
-	snprintf(cmd, sizeof(cmd), "%s/sys/class/infiniband/rxe0", deep + strlen(root) + 1);
-	mkdirs(root, cmd);
-	assert_int_equal(gdr_topo_load(&t, xml("switches.xml", link, sizeof(link)), deep, why,
-				       sizeof(why)), 0);
-	p = pair(t, "0000:03:00.0", "rxe0");
-	assert_int_equal(p.cls, GDR_TOPO_UNKNOWN);
+	p = deep_root_pair(root, deep, sizeof(deep), 300);
 	n = strlen(p.reason);
 	assert_true(n > 300);
 	assert_non_null(strstr(p.reason, "/sys/class/infiniband/rxe0/device: "));
-	assert_string_equal(p.reason + n - strlen(": No such file or directory)"),
-			    ": No such file or directory)");
-	gdr_topo_free(t);
-
+	assert_string_equal(p.reason + n - strlen(cause), cause);
 	/* A root longer than the reason can hold: cut, and the cut says so. */
-	while (strlen(deep) < 700)
-		strcat(deep, "/a-directory-name-of-some-length");
-	snprintf(cmd, sizeof(cmd), "%s/sys/class/infiniband/rxe0", deep + strlen(root) + 1);
-	mkdirs(root, cmd);
-	assert_int_equal(gdr_topo_load(&t, xml("switches.xml", link, sizeof(link)), deep, why,
-				       sizeof(why)), 0);
-	p = pair(t, "0000:03:00.0", "rxe0");
+	p = deep_root_pair(root, deep, sizeof(deep), 700);
 	n = strlen(p.reason);
 	assert_true(n >= 500);
 	assert_string_equal(p.reason + n - 3, "...");
-	assert_int_equal(strncmp(p.reason, "rxe0: not a PCI device (", 24), 0);
-	gdr_topo_free(t);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
 }
